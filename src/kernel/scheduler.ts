@@ -1,0 +1,610 @@
+/**
+ * The scheduler core of one agent (SPEC §2). Theory of operation:
+ *
+ * A plain synchronous object. Every call receives `nowMs`, mutates the containers, emits trace events
+ * and returns its decision; nothing here waits, reads a clock or performs I/O. The agent driver calls
+ * it at submissions and at every safe point (the boundary between two steps of the running task).
+ *
+ * Containers: the immediate slot, four level queues (FIFO per level) sharing one bound with the slot,
+ * the queued FIFO, and the suspend stack. An interrupt that can preempt the running task takes the
+ * immediate slot and *arms* a preemption; the running task yields at its next safe point. Anything
+ * that cannot arm now (critical section, cooldown, level) waits in its level queue and is re-armed at
+ * a later safe point or when the cooldown timer fires.
+ *
+ * Every admitted task is in exactly one place (running, immediate, a level queue, the queued FIFO, or
+ * the stack) until its single terminal event. Nothing is dropped without a counter and a trace event.
+ * With `verify` on, the whole-state invariants (O1, STACK, LIFO, QUEUED, DRAIN, BALANCE) are checked
+ * after every mutation; O(1) guards are always on.
+ */
+import { assert } from './assert.ts';
+import { Deque } from './deque.ts';
+import {
+  assertLevel,
+  canPreempt,
+  effectiveLevel,
+  LEVELS_HIGH_TO_LOW,
+  STACK_DEPTH_MAX,
+  type Level,
+  type TaskClass,
+} from './levels.ts';
+import { SuspendStack } from './suspend-stack.ts';
+import type { ArmReason, DeferReason, PickSource, Terminal, TerminalReason, TraceBody, Tracer } from './trace.ts';
+import { checkSchedulerInvariants } from './scheduler-invariants.ts';
+import { type SchedulerCounters, newCounters, copyCounters } from './counters.ts';
+
+export interface SchedulerConfig {
+  /** Bound of the queued FIFO, and the shared bound of the immediate slot plus the level queues. */
+  readonly maxQueue: number;
+  /** A task cannot be preempted again until this long after its last suspension (G2). */
+  readonly cooldownMs: number;
+  /** Kernel-created queued tasks may exceed `maxQueue` by at most this many (SPEC §2.8). */
+  readonly selfLoopExtraMax: number;
+  /** Run the O(n) whole-state invariant checks after every mutation. */
+  readonly verify: boolean;
+}
+
+export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
+  maxQueue: 256,
+  cooldownMs: 2000,
+  selfLoopExtraMax: 64,
+  verify: false,
+};
+
+/** The scheduler's record of a task. The agent driver keeps the frame; this is only what ranks it. */
+export class SchedTask {
+  preemptCount = 0;
+  lastSuspendedAtMs: number | null = null;
+  started = false;
+
+  constructor(
+    readonly id: string,
+    readonly cls: TaskClass,
+    readonly level: Level | null,
+    readonly kernel: boolean,
+  ) {}
+}
+
+export type SubmitOutcome =
+  /** Waiting in a container; `armed` when it took the immediate slot and armed a preemption. */
+  | { readonly kind: 'admitted'; readonly armed: boolean }
+  /** Ended at once: queue full (skipped), overflow victim (dropped), self-loop full (dropped). */
+  | { readonly kind: 'ended'; readonly terminal: Terminal };
+
+export interface Pick {
+  readonly task: SchedTask;
+  readonly from: PickSource;
+}
+
+export type SafePointDecision = 'continue' | 'suspended';
+
+export type SchedulerEffect =
+  | { readonly type: 'timer.set'; readonly atMs: number }
+  | { readonly type: 'timer.clear' };
+
+export interface TaskView {
+  readonly id: string;
+  readonly cls: TaskClass;
+  readonly level: Level | null;
+  readonly effectiveLevel: number;
+  readonly preemptCount: number;
+  readonly lastSuspendedAtMs: number | null;
+}
+
+export interface StackEntryView {
+  readonly task: TaskView;
+  readonly effAtSuspend: number;
+  readonly by: string;
+  readonly suspendedAtMs: number;
+}
+
+export interface SchedulerDump {
+  readonly agent: string;
+  readonly running: TaskView | null;
+  readonly immediate: TaskView | null;
+  /** The id of the task whose preemption is armed (always the immediate occupant), or null. */
+  readonly armed: string | null;
+  readonly levelQueues: Readonly<Record<Level, readonly TaskView[]>>;
+  readonly queue: readonly TaskView[];
+  /** Bottom to top. */
+  readonly stack: readonly StackEntryView[];
+  readonly critical: boolean;
+  readonly cooldownTimerAtMs: number | null;
+  readonly counters: SchedulerCounters;
+  readonly stackDepthMax: number;
+}
+
+export class Scheduler {
+  private running: SchedTask | null = null;
+  private immediate: SchedTask | null = null;
+  private armed: SchedTask | null = null;
+  private readonly levelQueues: Record<Level, Deque<SchedTask>> = {
+    1: new Deque(),
+    2: new Deque(),
+    3: new Deque(),
+    4: new Deque(),
+  };
+  /** Tasks in the level queues (the immediate slot is counted separately). */
+  private levelQueued = 0;
+  private readonly queue = new Deque<SchedTask>();
+  private readonly stack = new SuspendStack<SchedTask>();
+  private critical = false;
+  private cooldownTimerAtMs: number | null = null;
+  private lastFinished: string | null = null;
+  private lastNowMs = -Infinity;
+  /** Every admitted task that has no terminal event yet, by id. */
+  private readonly live = new Map<string, SchedTask>();
+  private created = 0;
+  private terminals = 0;
+  private effects: SchedulerEffect[] = [];
+  private readonly counters: SchedulerCounters = newCounters();
+  readonly config: SchedulerConfig;
+
+  constructor(
+    readonly agent: string,
+    config: Partial<SchedulerConfig> = {},
+    private readonly tracer: Tracer | null = null,
+  ) {
+    this.config = { ...DEFAULT_SCHEDULER_CONFIG, ...config };
+    assert(
+      Number.isInteger(this.config.maxQueue) && this.config.maxQueue >= 1,
+      `CONFIG: maxQueue must be an integer >= 1, got ${this.config.maxQueue}`,
+    );
+    assert(this.config.cooldownMs >= 0, `CONFIG: cooldownMs must be >= 0, got ${this.config.cooldownMs}`);
+  }
+
+  // ---------------------------------------------------------------- submissions
+
+  /** A queued input (SPEC §2.8). `kernel` tasks bypass the FIFO bound by at most `selfLoopExtraMax`. */
+  submitQueued(id: string, nowMs: number, kernel = false): SubmitOutcome {
+    const task = this.admit(id, 'queued', null, kernel, nowMs);
+    const bound = kernel ? this.config.maxQueue + this.config.selfLoopExtraMax : this.config.maxQueue;
+    if (this.queue.length >= bound) {
+      const terminal: Terminal = kernel
+        ? { kind: 'dropped', reason: 'self_loop_full' }
+        : { kind: 'skipped', reason: 'queue_full' };
+      if (kernel) this.counters.dropped += 1;
+      else {
+        this.counters.backpressure += 1;
+        this.emit(nowMs, { type: 'backpressure', task: id, queueLen: this.queue.length });
+      }
+      this.end(task, terminal, nowMs);
+      return this.checked({ kind: 'ended', terminal });
+    }
+    this.queue.push(task);
+    this.counters.enqueued += 1;
+    return this.checked({ kind: 'admitted', armed: false });
+  }
+
+  /** An interrupt whose level is already resolved (routing and clamping happen before the core). */
+  submitInterrupt(id: string, level: number, nowMs: number, kernel = false): SubmitOutcome {
+    assertLevel(level);
+    const task = this.admit(id, 'interrupt', level, kernel, nowMs);
+    return this.checked(this.register(task, nowMs));
+  }
+
+  /**
+   * A submission refused before the containers (intake checks, invalid input): it still counts as a
+   * task of this agent and gets its terminal event here, so BALANCE holds.
+   */
+  refuse(id: string, cls: TaskClass, level: Level | null, reason: TerminalReason, nowMs: number): Terminal {
+    const task = this.admit(id, cls, level, false, nowMs);
+    if (reason === 'invalid') {
+      this.counters.rejected += 1;
+      this.emit(nowMs, { type: 'task.rejected', task: id, reason });
+    }
+    const terminal: Terminal = { kind: 'skipped', reason };
+    this.end(task, terminal, nowMs);
+    this.checked(null);
+    return terminal;
+  }
+
+  // ---------------------------------------------------------------- running
+
+  /** SPEC §2.5: the next task to run, or null when idle. Resuming counts `resumed`. */
+  pick(nowMs: number): Pick | null {
+    this.tick(nowMs);
+    assert(this.running === null, `I1: pick while ${this.running?.id ?? ''} is running`);
+    let pick: Pick | null = null;
+    const slot = this.immediate;
+    if (slot !== null) {
+      this.immediate = null;
+      pick = { task: slot, from: 'immediate' };
+    } else {
+      const head = this.highestHead();
+      const top = this.stack.top();
+      if (top !== undefined && (head === undefined || effectiveLevel(top.task) >= (head.level ?? 0))) {
+        pick = { task: this.resume(nowMs), from: 'stack' };
+      } else if (head !== undefined) {
+        this.takeHead(head);
+        pick = { task: head, from: 'level' };
+      } else {
+        const next = this.queue.shift();
+        if (next !== undefined) pick = { task: next, from: 'queue' };
+      }
+    }
+    if (pick !== null) {
+      this.running = pick.task;
+      if (!pick.task.started) {
+        pick.task.started = true;
+        this.emit(nowMs, { type: 'task.start', task: pick.task.id, from: pick.from });
+      }
+    }
+    return this.checked(pick);
+  }
+
+  /**
+   * SPEC §2.4: called before every step of the running task. Re-arms a deferred preemption, then
+   * yields (suspends the running task, cursor unchanged) if a preemption is armed above it and the
+   * stack has room. `step` names the step the task would run next; it is recorded in the trace.
+   */
+  safePoint(nowMs: number, step: string): SafePointDecision {
+    this.tick(nowMs);
+    const running = this.requireRunning('safePoint');
+    this.tryArmFromQueues(running, nowMs, 'rearm');
+    const armed = this.armed;
+    if (
+      armed !== null &&
+      !this.critical &&
+      effectiveLevel(armed) > effectiveLevel(running) &&
+      this.stack.canSuspend()
+    ) {
+      this.suspend(running, armed, step, nowMs);
+      return this.checked('suspended');
+    }
+    return this.checked('continue');
+  }
+
+  /** Ends the running task with its terminal event. Clears the arm and any critical section. */
+  finishRunning(terminal: Terminal, nowMs: number): SchedTask {
+    this.tick(nowMs);
+    const task = this.requireRunning('finishRunning');
+    if (this.critical) this.leaveCritical(nowMs);
+    this.running = null;
+    this.armed = null;
+    this.lastFinished = task.id;
+    this.counters.executed += 1;
+    this.end(task, terminal, nowMs);
+    return this.checked(task);
+  }
+
+  enterCritical(nowMs: number): void {
+    this.tick(nowMs);
+    const running = this.requireRunning('enterCritical');
+    assert(!this.critical, `CRITICAL: ${running.id} entered a critical section twice`);
+    this.critical = true;
+    this.emit(nowMs, { type: 'critical.enter', task: running.id });
+    this.checked(null);
+  }
+
+  leaveCritical(nowMs: number): void {
+    this.tick(nowMs);
+    const running = this.requireRunning('leaveCritical');
+    assert(this.critical, `CRITICAL: ${running.id} left a critical section it was not in`);
+    this.critical = false;
+    this.emit(nowMs, { type: 'critical.leave', task: running.id });
+    this.checked(null);
+  }
+
+  /**
+   * The cooldown timer requested through a `timer.set` effect fired (SPEC §2.3 step 4). Returns true
+   * when it armed a preemption (the driver then cancels a running model stream).
+   */
+  cooldownTimerFired(nowMs: number): boolean {
+    this.tick(nowMs);
+    const atMs = this.cooldownTimerAtMs;
+    assert(atMs !== null && nowMs >= atMs, `TIMER: cooldown timer fired at ${nowMs} but none was due`);
+    this.cooldownTimerAtMs = null;
+    const running = this.running;
+    const armed = running !== null && this.tryArmFromQueues(running, nowMs, 'cooldown_end');
+    return this.checked(armed);
+  }
+
+  /** Effects for the outside world (timer requests), in order; the caller executes them. */
+  takeEffects(): SchedulerEffect[] {
+    const effects = this.effects;
+    if (effects.length > 0) this.effects = [];
+    return effects;
+  }
+
+  noteModelCancelled(): void {
+    this.counters.cancelledModelCalls += 1;
+  }
+
+  noteLateChunk(): void {
+    this.counters.lateChunksDiscarded += 1;
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  runningTask(): SchedTask | null {
+    return this.running;
+  }
+
+  isCritical(): boolean {
+    return this.critical;
+  }
+
+  stackDepth(): number {
+    return this.stack.depth;
+  }
+
+  canSuspend(): boolean {
+    return this.stack.canSuspend();
+  }
+
+  isInCooldown(task: SchedTask, nowMs: number): boolean {
+    return task.lastSuspendedAtMs !== null && nowMs - task.lastSuspendedAtMs < this.config.cooldownMs;
+  }
+
+  /** Tasks admitted and not yet terminal. */
+  pendingCount(): number {
+    return this.live.size;
+  }
+
+  /** A deep copy of the whole state (SPEC §7). O(n). */
+  dump(): SchedulerDump {
+    const view = (t: SchedTask): TaskView => ({
+      id: t.id,
+      cls: t.cls,
+      level: t.level,
+      effectiveLevel: effectiveLevel(t),
+      preemptCount: t.preemptCount,
+      lastSuspendedAtMs: t.lastSuspendedAtMs,
+    });
+    const q = this.levelQueues;
+    return {
+      agent: this.agent,
+      running: this.running === null ? null : view(this.running),
+      immediate: this.immediate === null ? null : view(this.immediate),
+      armed: this.armed?.id ?? null,
+      levelQueues: {
+        1: q[1].toArray().map(view),
+        2: q[2].toArray().map(view),
+        3: q[3].toArray().map(view),
+        4: q[4].toArray().map(view),
+      },
+      queue: this.queue.toArray().map(view),
+      stack: this.stack.list().map((e) => ({
+        task: view(e.task),
+        effAtSuspend: e.effAtSuspend,
+        by: e.by,
+        suspendedAtMs: e.suspendedAtMs,
+      })),
+      critical: this.critical,
+      cooldownTimerAtMs: this.cooldownTimerAtMs,
+      counters: copyCounters(this.counters),
+      stackDepthMax: STACK_DEPTH_MAX,
+    };
+  }
+
+  /** Whole-state bookkeeping for the invariant checks. */
+  balance(): { created: number; terminals: number; live: ReadonlyMap<string, SchedTask> } {
+    return { created: this.created, terminals: this.terminals, live: this.live };
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private admit(id: string, cls: TaskClass, level: Level | null, kernel: boolean, nowMs: number): SchedTask {
+    this.tick(nowMs);
+    assert(!this.live.has(id), `ID: task id ${id} is already live on ${this.agent}`);
+    const task = new SchedTask(id, cls, level, kernel);
+    this.live.set(id, task);
+    this.created += 1;
+    this.emit(nowMs, { type: 'task.submitted', task: id, class: cls, level, kernel });
+    return task;
+  }
+
+  /** SPEC §2.3. */
+  private register(task: SchedTask, nowMs: number): SubmitOutcome {
+    const level = task.level as Level;
+    this.counters.interruptsByLevel[level] += 1;
+    this.emit(nowMs, { type: 'interrupt.registered', task: task.id, level });
+    const running = this.running;
+    if (running === null) return this.place(task, nowMs);
+    let deferral: DeferReason | null = null;
+    if (this.critical) deferral = 'critical';
+    else if (!canPreempt(task, running)) deferral = 'level';
+    else if (this.isInCooldown(running, nowMs)) {
+      deferral = 'cooldown';
+      this.requestCooldownTimer(running, nowMs);
+    } else if (this.immediate !== null && effectiveLevel(task) <= effectiveLevel(this.immediate)) {
+      deferral = 'level';
+    }
+    if (deferral !== null) {
+      this.emit(nowMs, { type: 'preempt.deferred', task: task.id, victim: running.id, reason: deferral });
+      return this.place(task, nowMs);
+    }
+    if (this.containersFull()) this.dropVictim(null, task, nowMs);
+    let evicted = this.immediate;
+    if (evicted !== null && this.containersFull()) {
+      // Only with maxQueue = 1: no level-queue head could make room, so the evicted occupant has
+      // nowhere to go and is the overflow victim.
+      this.dropTask(evicted, task, nowMs);
+      this.immediate = null;
+      evicted = null;
+    }
+    if (evicted !== null) {
+      this.immediate = null;
+      this.levelQueues[evicted.level as Level].push(evicted);
+      this.levelQueued += 1;
+    }
+    this.immediate = task;
+    this.counters.enqueued += 1;
+    this.arm(task, running, 'register', evicted?.id ?? null, nowMs);
+    return { kind: 'admitted', armed: true };
+  }
+
+  /** Appends a non-arming interrupt to its level queue, applying the overflow rule. */
+  private place(task: SchedTask, nowMs: number): SubmitOutcome {
+    if (this.containersFull()) {
+      const victim = this.dropVictim(task, task, nowMs);
+      if (victim === task) return { kind: 'ended', terminal: { kind: 'dropped', reason: 'interrupt_overflow' } };
+    }
+    this.levelQueues[task.level as Level].push(task);
+    this.levelQueued += 1;
+    this.counters.enqueued += 1;
+    return { kind: 'admitted', armed: false };
+  }
+
+  private containersFull(): boolean {
+    return this.levelQueued + (this.immediate === null ? 0 : 1) >= this.config.maxQueue;
+  }
+
+  /**
+   * SPEC §2.3 step 3: the victim is the oldest task of the lowest level among the level-queue heads
+   * and the newcomer (the newest of its level). Returns the victim, or null if there was none.
+   */
+  private dropVictim(newcomer: SchedTask | null, cause: SchedTask, nowMs: number): SchedTask | null {
+    let victim: SchedTask | null = null;
+    for (let level = 1 as Level; level <= 4; level = (level + 1) as Level) {
+      const head = this.levelQueues[level].peek();
+      if (head !== undefined) {
+        victim = head;
+        break;
+      }
+      if (newcomer !== null && newcomer.level === level) {
+        victim = newcomer;
+        break;
+      }
+    }
+    if (victim === null) return null;
+    if (victim !== newcomer) {
+      this.levelQueues[victim.level as Level].shift();
+      this.levelQueued -= 1;
+    }
+    this.dropTask(victim, cause, nowMs);
+    return victim;
+  }
+
+  private dropTask(victim: SchedTask, cause: SchedTask, nowMs: number): void {
+    this.counters.rejected += 1;
+    this.counters.dropped += 1;
+    this.emit(nowMs, { type: 'queue.drop', victim: victim.id, for: cause.id, level: victim.level as Level });
+    this.end(victim, { kind: 'dropped', reason: 'interrupt_overflow' }, nowMs);
+  }
+
+  private arm(task: SchedTask, victim: SchedTask, reason: ArmReason, evicted: string | null, nowMs: number): void {
+    assert(task.cls === 'interrupt', `QUEUED: queued task ${task.id} cannot arm a preemption`);
+    assert(
+      effectiveLevel(task) > effectiveLevel(victim),
+      `STRICT: ${task.id} (eff ${effectiveLevel(task)}) armed against ${victim.id} (eff ${effectiveLevel(victim)})`,
+    );
+    const level = task.level as Level;
+    this.armed = task;
+    this.counters.preemptsByLevel[level] += 1;
+    this.emit(nowMs, { type: 'preempt.armed', task: task.id, victim: victim.id, level, reason, evicted });
+  }
+
+  /**
+   * Deferred preemption (SPEC §2.4 a, §2.3 step 4): when nothing is armed, the slot is empty, no
+   * critical section holds and the running task is out of cooldown, the first level-queue head that
+   * can preempt it moves to the immediate slot and is armed. In cooldown, a timer is requested instead.
+   */
+  private tryArmFromQueues(running: SchedTask, nowMs: number, reason: ArmReason): boolean {
+    if (this.armed !== null || this.immediate !== null || this.critical) return false;
+    let candidate: SchedTask | null = null;
+    for (const level of LEVELS_HIGH_TO_LOW) {
+      const head = this.levelQueues[level].peek();
+      if (head !== undefined && canPreempt(head, running)) {
+        candidate = head;
+        break;
+      }
+    }
+    if (candidate === null) return false;
+    if (this.isInCooldown(running, nowMs)) {
+      this.requestCooldownTimer(running, nowMs);
+      return false;
+    }
+    this.takeHead(candidate);
+    this.immediate = candidate;
+    this.arm(candidate, running, reason, null, nowMs);
+    return true;
+  }
+
+  /** At most one cooldown timer per agent; an earlier need replaces a later pending timer. */
+  private requestCooldownTimer(running: SchedTask, nowMs: number): void {
+    const atMs = (running.lastSuspendedAtMs as number) + this.config.cooldownMs;
+    const pending = this.cooldownTimerAtMs;
+    if (pending !== null && pending <= atMs) return;
+    if (pending !== null) this.effects.push({ type: 'timer.clear' });
+    this.cooldownTimerAtMs = atMs;
+    this.effects.push({ type: 'timer.set', atMs });
+    this.emit(nowMs, { type: 'cooldown.timer', atMs });
+  }
+
+  private suspend(running: SchedTask, by: SchedTask, step: string, nowMs: number): void {
+    const effBefore = effectiveLevel(running);
+    this.stack.push({ task: running, effAtSuspend: effBefore, by: by.id, suspendedAtMs: nowMs });
+    running.preemptCount += 1;
+    running.lastSuspendedAtMs = nowMs;
+    this.counters.suspended += 1;
+    this.running = null;
+    this.armed = null;
+    this.emit(nowMs, {
+      type: 'task.suspend',
+      task: running.id,
+      by: by.id,
+      step,
+      level: running.level,
+      eff: effBefore,
+      depthAfter: this.stack.depth,
+      reason: 'preempt',
+    });
+  }
+
+  private resume(nowMs: number): SchedTask {
+    const entry = this.stack.pop();
+    this.counters.resumed += 1;
+    const task = entry.task;
+    this.emit(nowMs, {
+      type: 'task.resume',
+      task: task.id,
+      after: this.lastFinished,
+      level: task.level,
+      eff: effectiveLevel(task),
+      depthAfter: this.stack.depth,
+    });
+    return task;
+  }
+
+  private highestHead(): SchedTask | undefined {
+    if (this.levelQueued === 0) return undefined;
+    for (const level of LEVELS_HIGH_TO_LOW) {
+      const head = this.levelQueues[level].peek();
+      if (head !== undefined) return head;
+    }
+    return undefined;
+  }
+
+  private takeHead(head: SchedTask): void {
+    const taken = this.levelQueues[head.level as Level].shift();
+    assert(taken === head, `QUEUE: ${head.id} is not the head of its level queue`);
+    this.levelQueued -= 1;
+  }
+
+  private end(task: SchedTask, terminal: Terminal, nowMs: number): void {
+    assert(this.live.delete(task.id), `I5: ${task.id} reached a second terminal event`);
+    this.terminals += 1;
+    this.emit(nowMs, { type: 'task.terminal', task: task.id, kind: terminal.kind, reason: terminal.reason ?? null });
+  }
+
+  private requireRunning(op: string): SchedTask {
+    const running = this.running;
+    assert(running !== null, `I1: ${op} needs a running task on ${this.agent}, but none is running`);
+    return running;
+  }
+
+  private tick(nowMs: number): void {
+    assert(nowMs >= this.lastNowMs, `TIME: now went backwards on ${this.agent}: ${nowMs} < ${this.lastNowMs}`);
+    this.lastNowMs = nowMs;
+  }
+
+  private emit(nowMs: number, body: TraceBody): void {
+    if (this.tracer !== null) this.tracer.emit(this.agent, nowMs, body);
+  }
+
+  private checked<T>(result: T): T {
+    if (this.config.verify) checkSchedulerInvariants(this.dump(), this.balance(), this.config);
+    return result;
+  }
+}
