@@ -9,6 +9,7 @@ import type { SchedulerConfig, SchedulerDump, TaskView } from './scheduler.ts';
 export interface Balance {
   readonly created: number;
   readonly terminals: number;
+  readonly abandonedFrames: number;
   readonly live: ReadonlyMap<string, unknown>;
 }
 
@@ -46,10 +47,10 @@ export function checkSchedulerInvariants(d: SchedulerDump, balance: Balance, con
 
   assert(d.stack.length <= STACK_DEPTH_MAX, `STACK: depth ${d.stack.length} exceeds ${STACK_DEPTH_MAX} ${where}`);
   assert(
-    d.counters.suspended - d.counters.resumed === d.stack.length,
+    d.counters.suspended - d.counters.resumed - balance.abandonedFrames === d.stack.length,
     `LIFO: suspended ${d.counters.suspended} - resumed ${d.counters.resumed} != depth ${d.stack.length} ${where}`,
   );
-  if (d.running === null && balance.live.size === 0) {
+  if (d.running === null && balance.live.size === 0 && balance.abandonedFrames === 0) {
     assert(d.counters.suspended === d.counters.resumed, `DRAIN: drained with suspended != resumed ${where}`);
   }
   if (d.armed !== null) {

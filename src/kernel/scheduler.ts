@@ -28,9 +28,20 @@ import {
   type TaskClass,
 } from './levels.ts';
 import { SuspendStack } from './suspend-stack.ts';
-import type { ArmReason, DeferReason, PickSource, Terminal, TerminalReason, TraceBody, Tracer } from './trace.ts';
+import type {
+  ArmReason,
+  DeferReason,
+  PickSource,
+  SubmitMeta,
+  Terminal,
+  TerminalReason,
+  TraceBody,
+  Tracer,
+} from './trace.ts';
 import { checkSchedulerInvariants } from './scheduler-invariants.ts';
 import { type SchedulerCounters, newCounters, copyCounters } from './counters.ts';
+
+const OVERFLOW_DROP: Terminal = { kind: 'dropped', reason: 'interrupt_overflow', reply: '' };
 
 export interface SchedulerConfig {
   /** Bound of the queued FIFO, and the shared bound of the immediate slot plus the level queues. */
@@ -134,6 +145,8 @@ export class Scheduler {
   /** Every admitted task that has no terminal event yet, by id. */
   private readonly live = new Map<string, SchedTask>();
   private created = 0;
+  /** Suspended frames ended by an agent stop: they are neither resumed nor lost. */
+  private abandonedFrames = 0;
   private terminals = 0;
   private effects: SchedulerEffect[] = [];
   private readonly counters: SchedulerCounters = newCounters();
@@ -143,6 +156,12 @@ export class Scheduler {
     readonly agent: string,
     config: Partial<SchedulerConfig> = {},
     private readonly tracer: Tracer | null = null,
+    /**
+     * Told of every terminal event, synchronously, right after it is traced. The agent driver uses it to
+     * reply to the task's responder whichever path ended it (finish, overflow drop, stop). It must not
+     * call back into this scheduler.
+     */
+    private readonly onEnd: ((task: SchedTask, terminal: Terminal, nowMs: number) => void) | null = null,
   ) {
     this.config = { ...DEFAULT_SCHEDULER_CONFIG, ...config };
     assert(
@@ -155,13 +174,13 @@ export class Scheduler {
   // ---------------------------------------------------------------- submissions
 
   /** A queued input (SPEC §2.8). `kernel` tasks bypass the FIFO bound by at most `selfLoopExtraMax`. */
-  submitQueued(id: string, nowMs: number, kernel = false): SubmitOutcome {
-    const task = this.admit(id, 'queued', null, kernel, nowMs);
+  submitQueued(id: string, nowMs: number, kernel = false, meta: SubmitMeta | null = null): SubmitOutcome {
+    const task = this.admit(id, 'queued', null, kernel, meta, nowMs);
     const bound = kernel ? this.config.maxQueue + this.config.selfLoopExtraMax : this.config.maxQueue;
     if (this.queue.length >= bound) {
       const terminal: Terminal = kernel
-        ? { kind: 'dropped', reason: 'self_loop_full' }
-        : { kind: 'skipped', reason: 'queue_full' };
+        ? { kind: 'dropped', reason: 'self_loop_full', reply: '' }
+        : { kind: 'skipped', reason: 'queue_full', reply: '' };
       if (kernel) this.counters.dropped += 1;
       else {
         this.counters.backpressure += 1;
@@ -176,9 +195,15 @@ export class Scheduler {
   }
 
   /** An interrupt whose level is already resolved (routing and clamping happen before the core). */
-  submitInterrupt(id: string, level: number, nowMs: number, kernel = false): SubmitOutcome {
+  submitInterrupt(
+    id: string,
+    level: number,
+    nowMs: number,
+    kernel = false,
+    meta: SubmitMeta | null = null,
+  ): SubmitOutcome {
     assertLevel(level);
-    const task = this.admit(id, 'interrupt', level, kernel, nowMs);
+    const task = this.admit(id, 'interrupt', level, kernel, meta, nowMs);
     return this.checked(this.register(task, nowMs));
   }
 
@@ -186,13 +211,21 @@ export class Scheduler {
    * A submission refused before the containers (intake checks, invalid input): it still counts as a
    * task of this agent and gets its terminal event here, so BALANCE holds.
    */
-  refuse(id: string, cls: TaskClass, level: Level | null, reason: TerminalReason, nowMs: number): Terminal {
-    const task = this.admit(id, cls, level, false, nowMs);
+  refuse(
+    id: string,
+    cls: TaskClass,
+    level: Level | null,
+    reason: TerminalReason,
+    nowMs: number,
+    meta: SubmitMeta | null = null,
+    kernel = false,
+  ): Terminal {
+    const task = this.admit(id, cls, level, kernel, meta, nowMs);
     if (reason === 'invalid') {
       this.counters.rejected += 1;
       this.emit(nowMs, { type: 'task.rejected', task: id, reason });
     }
-    const terminal: Terminal = { kind: 'skipped', reason };
+    const terminal: Terminal = { kind: 'skipped', reason, reply: '' };
     this.end(task, terminal, nowMs);
     this.checked(null);
     return terminal;
@@ -306,6 +339,59 @@ export class Scheduler {
     return effects;
   }
 
+  /**
+   * The user stop (SPEC §2.9 step 1): every task waiting in the queued FIFO at this instant ends with
+   * `terminal`, and nothing stays armed. Interrupts waiting in the level queues or the immediate slot
+   * and suspended tasks are untouched. Returns the ids of the cancelled tasks, in FIFO order.
+   */
+  stopQueued(terminal: Terminal, nowMs: number): string[] {
+    this.tick(nowMs);
+    const cancelled: string[] = [];
+    for (const task of this.queue.drain()) {
+      this.end(task, terminal, nowMs);
+      cancelled.push(task.id);
+    }
+    this.armed = null;
+    return this.checked(cancelled);
+  }
+
+  /**
+   * Stopping the agent (SPEC §10.2a): the running task, the immediate slot, the level queues, the
+   * queued FIFO and the suspend stack all end with `terminal`, in that order; the cooldown timer is
+   * cleared. Returns the ended ids.
+   */
+  stopAll(terminal: Terminal, nowMs: number): string[] {
+    this.tick(nowMs);
+    const ended: string[] = [];
+    const endOne = (task: SchedTask): void => {
+      this.end(task, terminal, nowMs);
+      ended.push(task.id);
+    };
+    const running = this.running;
+    if (running !== null) {
+      if (this.critical) this.leaveCritical(nowMs);
+      this.running = null;
+      this.counters.executed += 1;
+      endOne(running);
+    }
+    this.armed = null;
+    if (this.immediate !== null) endOne(this.immediate);
+    this.immediate = null;
+    for (const level of LEVELS_HIGH_TO_LOW) for (const task of this.levelQueues[level].drain()) endOne(task);
+    this.levelQueued = 0;
+    for (const task of this.queue.drain()) endOne(task);
+    while (this.stack.depth > 0) {
+      // Popping counts as neither a resume nor a suspension; LIFO accounting is kept by `abandoned`.
+      endOne(this.stack.pop().task);
+      this.abandonedFrames += 1;
+    }
+    if (this.cooldownTimerAtMs !== null) {
+      this.cooldownTimerAtMs = null;
+      this.effects.push({ type: 'timer.clear' });
+    }
+    return this.checked(ended);
+  }
+
   noteModelCancelled(): void {
     this.counters.cancelledModelCalls += 1;
   }
@@ -378,19 +464,34 @@ export class Scheduler {
   }
 
   /** Whole-state bookkeeping for the invariant checks. */
-  balance(): { created: number; terminals: number; live: ReadonlyMap<string, SchedTask> } {
-    return { created: this.created, terminals: this.terminals, live: this.live };
+  balance(): { created: number; terminals: number; abandonedFrames: number; live: ReadonlyMap<string, SchedTask> } {
+    return { created: this.created, terminals: this.terminals, abandonedFrames: this.abandonedFrames, live: this.live };
   }
 
   // ---------------------------------------------------------------- internals
 
-  private admit(id: string, cls: TaskClass, level: Level | null, kernel: boolean, nowMs: number): SchedTask {
+  private admit(
+    id: string,
+    cls: TaskClass,
+    level: Level | null,
+    kernel: boolean,
+    meta: SubmitMeta | null,
+    nowMs: number,
+  ): SchedTask {
     this.tick(nowMs);
     assert(!this.live.has(id), `ID: task id ${id} is already live on ${this.agent}`);
     const task = new SchedTask(id, cls, level, kernel);
     this.live.set(id, task);
     this.created += 1;
-    this.emit(nowMs, { type: 'task.submitted', task: id, class: cls, level, kernel });
+    this.emit(nowMs, {
+      type: 'task.submitted',
+      task: id,
+      class: cls,
+      level,
+      kernel,
+      source: meta?.source ?? null,
+      channel: meta?.channel ?? null,
+    });
     return task;
   }
 
@@ -438,7 +539,7 @@ export class Scheduler {
   private place(task: SchedTask, nowMs: number): SubmitOutcome {
     if (this.containersFull()) {
       const victim = this.dropVictim(task, task, nowMs);
-      if (victim === task) return { kind: 'ended', terminal: { kind: 'dropped', reason: 'interrupt_overflow' } };
+      if (victim === task) return { kind: 'ended', terminal: OVERFLOW_DROP };
     }
     this.levelQueues[task.level as Level].push(task);
     this.levelQueued += 1;
@@ -480,7 +581,7 @@ export class Scheduler {
     this.counters.rejected += 1;
     this.counters.dropped += 1;
     this.emit(nowMs, { type: 'queue.drop', victim: victim.id, for: cause.id, level: victim.level as Level });
-    this.end(victim, { kind: 'dropped', reason: 'interrupt_overflow' }, nowMs);
+    this.end(victim, OVERFLOW_DROP, nowMs);
   }
 
   private arm(task: SchedTask, victim: SchedTask, reason: ArmReason, evicted: string | null, nowMs: number): void {
@@ -585,7 +686,14 @@ export class Scheduler {
   private end(task: SchedTask, terminal: Terminal, nowMs: number): void {
     assert(this.live.delete(task.id), `I5: ${task.id} reached a second terminal event`);
     this.terminals += 1;
-    this.emit(nowMs, { type: 'task.terminal', task: task.id, kind: terminal.kind, reason: terminal.reason ?? null });
+    this.emit(nowMs, {
+      type: 'task.terminal',
+      task: task.id,
+      kind: terminal.kind,
+      reason: terminal.reason ?? null,
+      reply: terminal.reply ?? null,
+    });
+    if (this.onEnd !== null) this.onEnd(task, terminal, nowMs);
   }
 
   private requireRunning(op: string): SchedTask {

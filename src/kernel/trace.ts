@@ -8,6 +8,10 @@
  */
 import type { Level, TaskClass } from './levels.ts';
 
+/** The step cursor values (SPEC §3.2), in order. */
+export type StepName = 'Prepare' | 'Model' | 'ToolBatch' | 'ToolBegin' | 'ToolExec' | 'ToolAfter' | 'TurnEnd';
+/** Why a model call was cancelled: an armed preemption, the stop button, the agent stopping, its timeout. */
+export type CancelReason = 'preempt' | 'user_stop' | 'agent_stopped' | 'timeout';
 export type DeferReason = 'critical' | 'cooldown' | 'level';
 export type ArmReason = 'register' | 'rearm' | 'cooldown_end';
 export type PickSource = 'immediate' | 'stack' | 'level' | 'queue';
@@ -27,10 +31,26 @@ export type TerminalReason =
 export interface Terminal {
   readonly kind: TerminalKind;
   readonly reason?: TerminalReason;
+  /** The reply text sent to the task's responder ("" for skipped and dropped tasks). */
+  readonly reply?: string;
+}
+
+/** What the trace records about where a task came from (set by the agent driver). */
+export interface SubmitMeta {
+  readonly source: string;
+  readonly channel: string;
 }
 
 export type TraceBody =
-  | { type: 'task.submitted'; task: string; class: TaskClass; level: Level | null; kernel: boolean }
+  | {
+      type: 'task.submitted';
+      task: string;
+      class: TaskClass;
+      level: Level | null;
+      kernel: boolean;
+      source: string | null;
+      channel: string | null;
+    }
   | { type: 'task.rejected'; task: string; reason: TerminalReason }
   | { type: 'backpressure'; task: string; queueLen: number }
   | { type: 'interrupt.registered'; task: string; level: Level }
@@ -43,7 +63,22 @@ export type TraceBody =
   | { type: 'task.resume'; task: string; after: string | null; level: Level | null; eff: number; depthAfter: number }
   | { type: 'critical.enter'; task: string }
   | { type: 'critical.leave'; task: string }
-  | { type: 'task.terminal'; task: string; kind: TerminalKind; reason: TerminalReason | null };
+  | { type: 'task.terminal'; task: string; kind: TerminalKind; reason: TerminalReason | null; reply: string | null }
+  | { type: 'stop'; task: string; cancelled: string[]; marked: string | null }
+  // ---- the agent driver (step machine)
+  | { type: 'step.begin'; task: string; step: StepName; turn: number }
+  | { type: 'step.end'; task: string; step: StepName }
+  | { type: 'model.start'; task: string; callId: string; turn: number; replyIndex: number }
+  | { type: 'model.end'; task: string; callId: string; outcome: 'done' | 'failed'; toolCalls: number; error: string | null }
+  | { type: 'model.cancel'; task: string; callId: string; reason: CancelReason }
+  | { type: 'model.chunk.late'; task: string; callId: string }
+  | { type: 'tool.start'; task: string; callId: string; name: string; args: string }
+  | { type: 'tool.end'; task: string; callId: string; name: string; ok: boolean; result: string; panicked: boolean }
+  | { type: 'tool.result.late'; task: string; callId: string }
+  | { type: 'context.commit'; task: string; kind: 'turn' | 'interrupt' | 'failed'; events: number }
+  | { type: 'context.overflow'; task: string; pruned: number; count: number }
+  | { type: 'kernel.event'; task: string; cause: string; source: string; reason: 'panic' | 'overflow' }
+  | { type: 'agent.stop'; stopped: string[] };
 
 export type TraceType = TraceBody['type'];
 

@@ -1,0 +1,621 @@
+/**
+ * One agent: its scheduler core, its conversation context, and the step driver. Theory of operation:
+ *
+ * `advance` runs the running task through zero-time steps until a step needs the outside world (a
+ * model call, a tool call) and then returns; facts resume it. Before every step the driver asks the
+ * core for a safe point, which re-arms deferred preemptions and suspends the task when a preemption
+ * is armed. When an interrupt arms while the running task streams from the model, the driver cancels
+ * the call in the same reaction: the Model step ends, the task is at a safe point and yields.
+ *
+ * Every task ends through the core (`finishRunning`, overflow drops, stops), whose end listener
+ * replies to the task's own responder: a reply can never reach another task's waiter (X1).
+ */
+import { assert, assertNever } from './assert.ts';
+import type { KernelConfig } from './config.ts';
+import { ConversationContext } from './context.ts';
+import type { AgentDump, AgentKind, AgentState } from './dump.ts';
+import { DedupWindow, resolveLevel, utf8Bytes } from './intake.ts';
+import type { Level } from './levels.ts';
+import type { ModelChunk, ModelRequest, ToolCall, ToolSpec, Usage } from './ports.ts';
+import type { Command, ModelFailure, Submission, SubmitResult } from './protocol.ts';
+import { Scheduler, type SchedTask, type SubmitOutcome } from './scheduler.ts';
+import type { StepHost, StepOutcome } from './steps/host.ts';
+import { modelCancelled, modelDone, modelFailed, stepModel } from './steps/model.ts';
+import { rebasePrefix, stepPrepare } from './steps/prepare.ts';
+import {
+  stepToolAfter,
+  stepToolBatch,
+  stepToolBegin,
+  stepToolExec,
+  stepTurnEnd,
+  toolBatchComplete,
+  toolBatchResult,
+  toolExecDone,
+  traceToolEnd,
+} from './steps/tools.ts';
+import { newFrame, type Task } from './task.ts';
+import type { CancelReason, Terminal, TraceBody, Tracer } from './trace.ts';
+
+/** What the kernel gives each agent: commands out, call routing, ids, and terminal notification. */
+export interface AgentEnv {
+  readonly tracer: Tracer | null;
+  command(command: Command): void;
+  newCallId(kind: 'm' | 't'): string;
+  /** Routes facts for `callId` to this agent until `releaseCall`. */
+  bindCall(callId: string, agent: Agent): void;
+  /**
+   * The call ended. When it ended early (cancelled, abandoned, timed out) `expectLate` is true: facts
+   * that still arrive for it are late, discarded and counted.
+   */
+  releaseCall(callId: string, task: string, expectLate: boolean): void;
+  taskEnded(agent: Agent, task: Task, terminal: Terminal, nowMs: number): void;
+  /** Submissions queued by terminal hooks run before the next pick. */
+  flushHooks(nowMs: number): void;
+}
+
+type Waiting =
+  | { kind: 'model'; task: Task; callId: string; text: string[]; calls: Map<number, PartialCall> }
+  | { kind: 'tool'; task: Task; callId: string }
+  | { kind: 'batch'; task: Task; remaining: Map<string, number>; panics: string[] };
+
+interface PartialCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+const STOP_REPLY = 'cancelled (user stop)';
+const STOPPED: Terminal = { kind: 'skipped', reason: 'agent_stopped', reply: '' };
+
+export class Agent implements StepHost {
+  readonly core: Scheduler;
+  readonly context = new ConversationContext();
+  readonly isRoot: boolean;
+  private readonly tasks = new Map<string, Task>();
+  private readonly dedup: DedupWindow;
+  private current: Task | null = null;
+  private waiting: Waiting | null = null;
+  private state: AgentState = 'running';
+  private kernelTaskSeq = 0;
+  private maxDepth = 0;
+  private readonly specs: Map<string, ToolSpec>;
+
+  constructor(
+    readonly agentId: string,
+    readonly kind: AgentKind,
+    readonly parent: string | null,
+    readonly config: KernelConfig,
+    private readonly env: AgentEnv,
+  ) {
+    this.isRoot = parent === null;
+    this.dedup = new DedupWindow(config.dedupWindowMs);
+    this.specs = new Map(config.tools.map((t) => [t.name, t]));
+    this.core = new Scheduler(
+      agentId,
+      {
+        maxQueue: config.maxQueue,
+        cooldownMs: config.cooldownMs,
+        selfLoopExtraMax: config.selfLoopExtraMax,
+        verify: config.verify,
+      },
+      env.tracer,
+      (t, terminal, nowMs) => this.onEnd(t, terminal, nowMs),
+    );
+  }
+
+  // ---------------------------------------------------------------- intake
+
+  /** An external input routed to this agent (SPEC §3.1, §2.8, §2.9, §5). */
+  submit(sub: Submission, nowMs: number): SubmitResult {
+    if (sub.stop === true && sub.cls === 'interrupt') {
+      const cancelled = this.stopButton(sub.id, nowMs);
+      if (sub.text.length === 0) return { kind: 'stopped', cancelled };
+    }
+    const level: Level | null =
+      sub.cls === 'interrupt' ? resolveLevel(sub.level, sub.source, this.isRoot ? this.config.builtinPlugins : []) : null;
+    const channel = sub.channel ?? sub.source;
+    const meta = { source: sub.source, channel };
+    if (this.state === 'stopped') return this.refuse(sub, level, 'agent_stopped', nowMs);
+    if (utf8Bytes(sub.text) > this.config.maxInputBytes) return this.refuse(sub, level, 'invalid', nowMs);
+    if (sub.text.length === 0) return this.refuse(sub, level, 'empty_input', nowMs);
+    if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) return this.refuse(sub, level, 'duplicate', nowMs);
+    const task = this.newTask(sub.id, sub.cls === 'interrupt' ? level : null, sub.source, channel, sub.text, false);
+    const outcome =
+      level === null
+        ? this.core.submitQueued(task.id, nowMs, false, meta)
+        : this.core.submitInterrupt(task.id, level, nowMs, false, meta);
+    return this.afterSubmit(outcome, nowMs);
+  }
+
+  /** Refuses a submission before the containers; it still gets its task and terminal events. */
+  refuse(sub: Submission, level: Level | null, reason: 'agent_stopped' | 'invalid' | 'empty_input' | 'duplicate', nowMs: number): SubmitResult {
+    const channel = sub.channel ?? sub.source;
+    this.tasks.set(sub.id, this.newTaskRecord(sub.id, level, sub.source, channel, sub.text, false));
+    const terminal = this.core.refuse(sub.id, level === null ? 'queued' : 'interrupt', level, reason, nowMs, {
+      source: sub.source,
+      channel,
+    });
+    this.flushEffects();
+    return { kind: 'ended', terminal };
+  }
+
+  /**
+   * The stop button (SPEC §2.9 steps 1–2): cancel the queued FIFO, stop-mark the running task (ended
+   * at once in its Model step, else at its next safe point), leave nothing armed.
+   */
+  private stopButton(id: string, nowMs: number): string[] {
+    const cancelled = this.core.stopQueued({ kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY }, nowMs);
+    const running = this.current;
+    let marked: string | null = null;
+    if (running !== null && running.stoppable && this.state !== 'stopped') {
+      running.stopMarked = true;
+      marked = running.id;
+      cancelled.push(running.id);
+    }
+    this.trace(nowMs, { type: 'stop', task: id, cancelled: cancelled.slice(), marked });
+    const waiting = this.waiting;
+    if (running !== null && running.stopMarked && waiting?.kind === 'model') {
+      this.cancelModel(waiting.callId, running, 'user_stop', nowMs);
+      this.trace(nowMs, { type: 'step.end', task: running.id, step: 'Model' });
+      this.finish(running, { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY }, nowMs);
+    }
+    this.flushEffects();
+    return cancelled;
+  }
+
+  private afterSubmit(outcome: SubmitOutcome, nowMs: number): SubmitResult {
+    if (outcome.kind === 'admitted' && outcome.armed) this.onArmed(nowMs);
+    this.flushEffects();
+    return outcome.kind === 'admitted' ? { kind: 'accepted' } : { kind: 'ended', terminal: outcome.terminal };
+  }
+
+  /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (SPEC §5). */
+  raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void {
+    const source = reason === 'panic' ? 'kernel' : 'kernel/overflow';
+    const task = this.newTask(this.nextKernelTaskId(), 4, source, 'kernel', text, true);
+    this.trace(nowMs, { type: 'kernel.event', task: task.id, cause: cause.id, source, reason });
+    this.afterSubmit(this.core.submitInterrupt(task.id, 4, nowMs, true, { source, channel: 'kernel' }), nowMs);
+  }
+
+  private nextKernelTaskId(): string {
+    this.kernelTaskSeq += 1;
+    return `${this.agentId}:${this.kernelTaskSeq}`;
+  }
+
+  private newTask(id: string, level: Level | null, source: string, channel: string, text: string, kernel: boolean): Task {
+    const task = this.newTaskRecord(id, level, source, channel, text, kernel);
+    this.tasks.set(id, task);
+    return task;
+  }
+
+  private newTaskRecord(id: string, level: Level | null, source: string, channel: string, text: string, kernel: boolean): Task {
+    return {
+      id,
+      agent: this.agentId,
+      cls: level === null ? 'queued' : 'interrupt',
+      level,
+      source,
+      channel,
+      outputChannel: channel,
+      text,
+      kernel,
+      isInterrupt: level !== null,
+      stoppable: true,
+      stopMarked: false,
+      frame: newFrame(),
+    };
+  }
+
+  // ---------------------------------------------------------------- the step driver
+
+  /** Runs zero-time steps until the running task waits for the outside world or nothing is left. */
+  advance(nowMs: number): void {
+    for (;;) {
+      if (this.state === 'stopped' || this.waiting !== null) break;
+      this.env.flushHooks(nowMs);
+      let task = this.current;
+      if (task === null) {
+        const pick = this.core.pick(nowMs);
+        if (pick === null) break;
+        task = this.taskOf(pick.task.id);
+        this.current = task;
+        if (pick.from === 'stack') rebasePrefix(this, task);
+      }
+      if (task.stopMarked) {
+        this.finish(task, { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY }, nowMs);
+        continue;
+      }
+      task.frame.steps += 1;
+      if (task.frame.steps > this.config.stepBudget) {
+        this.finish(task, { kind: 'failed', reply: 'processing error: step budget exceeded' }, nowMs);
+        continue;
+      }
+      if (this.core.safePoint(nowMs, task.frame.step) === 'suspended') {
+        this.current = null;
+        this.maxDepth = Math.max(this.maxDepth, this.core.stackDepth());
+        continue;
+      }
+      if (this.runStep(task, nowMs) === 'wait') break;
+    }
+    this.flushEffects();
+  }
+
+  private runStep(task: Task, nowMs: number): StepOutcome {
+    const step = task.frame.step;
+    switch (step) {
+      case 'Prepare':
+        return stepPrepare(this, task, nowMs);
+      case 'Model':
+        return stepModel(this, task, nowMs);
+      case 'ToolBegin':
+        return stepToolBegin(this, task, nowMs);
+      case 'ToolExec':
+        return stepToolExec(this, task, nowMs);
+      case 'ToolAfter':
+        return stepToolAfter(this, task, nowMs);
+      case 'TurnEnd':
+        return stepTurnEnd(this, task, nowMs);
+      case 'ToolBatch': {
+        const started = stepToolBatch(this, task, nowMs);
+        if (started.length === 0) return toolBatchComplete(this, task, nowMs);
+        const remaining = new Map<string, number>();
+        for (const index of started) remaining.set(this.batchCallIds[index] as string, index);
+        this.batchCallIds = [];
+        this.waiting = { kind: 'batch', task, remaining, panics: [] };
+        return 'wait';
+      }
+      default:
+        return assertNever(step, 'step');
+    }
+  }
+
+  /** Runtime call ids of the tools started by the current ToolBatch step, by call index. */
+  private batchCallIds: string[] = [];
+
+  // ---------------------------------------------------------------- StepHost
+
+  trace(nowMs: number, body: TraceBody): void {
+    if (this.env.tracer !== null) this.env.tracer.emit(this.agentId, nowMs, body);
+  }
+
+  toolSpecs(): readonly ToolSpec[] {
+    return this.config.tools;
+  }
+
+  toolSpec(name: string): ToolSpec | undefined {
+    return this.specs.get(name);
+  }
+
+  startModel(task: Task, request: Omit<ModelRequest, 'callId'>, nowMs: number): void {
+    const callId = this.env.newCallId('m');
+    this.env.bindCall(callId, this);
+    this.waiting = { kind: 'model', task, callId, text: [], calls: new Map() };
+    this.trace(nowMs, { type: 'model.start', task: task.id, callId, turn: task.frame.turn, replyIndex: request.replyIndex });
+    this.env.command({ type: 'model.start', callId, agent: this.agentId, task: task.id, request: { ...request, callId } });
+    this.env.command({ type: 'timer.set', id: timeoutTimerId(callId), atMs: nowMs + this.config.modelTimeoutMs });
+  }
+
+  startTool(task: Task, call: ToolCall, nowMs: number): void {
+    const callId = this.env.newCallId('t');
+    this.env.bindCall(callId, this);
+    if (task.frame.step === 'ToolBatch') {
+      this.batchCallIds[task.frame.pending.indexOf(call)] = callId;
+    } else {
+      this.waiting = { kind: 'tool', task, callId };
+    }
+    this.env.command({
+      type: 'tool.run',
+      callId,
+      agent: this.agentId,
+      task: task.id,
+      call,
+      deadlineMs: nowMs + this.config.modelTimeoutMs,
+    });
+  }
+
+  enterCritical(nowMs: number): void {
+    this.core.enterCritical(nowMs);
+  }
+
+  leaveCritical(nowMs: number): void {
+    this.core.leaveCritical(nowMs);
+  }
+
+  /** Ends the running task: commits done and failed turns to the context, then the terminal event. */
+  finish(task: Task, terminal: Terminal, nowMs: number): void {
+    assert(this.current === task, `I1: finish of ${task.id}, which is not running on ${this.agentId}`);
+    if (terminal.kind === 'done' || (terminal.kind === 'failed' && !task.isInterrupt)) {
+      const kind = terminal.kind === 'failed' ? 'failed' : task.isInterrupt ? 'interrupt' : 'turn';
+      const events = this.context.commit({
+        kind,
+        task: task.id,
+        source: task.source,
+        input: task.text,
+        response: terminal.reply ?? '',
+      });
+      this.trace(nowMs, { type: 'context.commit', task: task.id, kind, events });
+    }
+    this.current = null;
+    this.waiting = null;
+    this.core.finishRunning(terminal, nowMs);
+  }
+
+  // ---------------------------------------------------------------- facts
+
+  modelChunk(callId: string, chunk: ModelChunk): void {
+    const w = this.waiting;
+    assert(w?.kind === 'model' && w.callId === callId, `CALL: chunk for ${callId}, which is not the live model call`);
+    switch (chunk.type) {
+      case 'text':
+        w.text.push(chunk.text);
+        break;
+      case 'tool_call': {
+        let partial = w.calls.get(chunk.index);
+        if (partial === undefined) {
+          partial = { id: chunk.id ?? '', name: chunk.name ?? '', args: '' };
+          w.calls.set(chunk.index, partial);
+        } else {
+          if (chunk.id !== undefined && partial.id === '') partial.id = chunk.id;
+          if (chunk.name !== undefined && partial.name === '') partial.name = chunk.name;
+        }
+        partial.args += chunk.argsDelta ?? '';
+        break;
+      }
+      case 'done':
+        break;
+      default:
+        assertNever(chunk, 'model chunk');
+    }
+  }
+
+  modelDone(callId: string, usage: Usage, nowMs: number): void {
+    const w = this.endModelCall(callId);
+    const task = w.task;
+    task.frame.usage = {
+      inputTokens: task.frame.usage.inputTokens + usage.inputTokens,
+      outputTokens: task.frame.usage.outputTokens + usage.outputTokens,
+    };
+    const indexes = [...w.calls.keys()].sort((a, b) => a - b);
+    const calls: ToolCall[] = [];
+    for (const index of indexes) {
+      const p = w.calls.get(index) as PartialCall;
+      if (p.name === '') {
+        this.modelFailedNow(task, callId, 'malformed', `malformed stream: tool call ${index} has no name`, nowMs);
+        return;
+      }
+      calls.push({ id: p.id === '' ? `${callId}-${index}` : p.id, name: p.name, args: p.args });
+    }
+    const text = w.text.join('');
+    this.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'done', toolCalls: calls.length, error: null });
+    modelDone(this, task, text, calls, nowMs);
+  }
+
+  modelFailed(callId: string, failure: ModelFailure, error: string, nowMs: number): void {
+    const w = this.endModelCall(callId);
+    this.modelFailedNow(w.task, callId, failure, error, nowMs);
+  }
+
+  private modelFailedNow(task: Task, callId: string, failure: ModelFailure, error: string, nowMs: number): void {
+    this.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'failed', toolCalls: 0, error });
+    modelFailed(this, task, failure === 'context_full', error, nowMs);
+  }
+
+  private endModelCall(callId: string, expectLate = false): Extract<Waiting, { kind: 'model' }> {
+    const w = this.waiting;
+    assert(w?.kind === 'model' && w.callId === callId, `CALL: end of ${callId}, which is not the live model call`);
+    this.waiting = null;
+    this.env.releaseCall(callId, w.task.id, expectLate);
+    this.env.command({ type: 'timer.clear', id: timeoutTimerId(callId) });
+    return w;
+  }
+
+  toolDone(callId: string, ok: boolean, output: string, nowMs: number): void {
+    const w = this.waiting;
+    if (w?.kind === 'tool' && w.callId === callId) {
+      this.waiting = null;
+      this.env.releaseCall(callId, w.task.id, false);
+      toolExecDone(this, w.task, ok, output, nowMs);
+      return;
+    }
+    assert(w?.kind === 'batch' && w.remaining.has(callId), `CALL: tool result for ${callId}, which is not live`);
+    const index = w.remaining.get(callId) as number;
+    w.remaining.delete(callId);
+    this.env.releaseCall(callId, w.task.id, false);
+    toolBatchResult(this, w.task, index, ok, output, false, nowMs);
+    this.batchMaybeComplete(w, nowMs);
+  }
+
+  /** The tool threw: a panic. The task fails and a kernel L4 is raised, unless it is itself an L4. */
+  toolPanicked(callId: string, error: string, nowMs: number): void {
+    const w = this.waiting;
+    if (w?.kind === 'tool' && w.callId === callId) {
+      this.waiting = null;
+      this.env.releaseCall(callId, w.task.id, false);
+      const task = w.task;
+      const call = task.frame.pending[task.frame.toolIdx] as ToolCall;
+      traceToolEnd(this, task, call, false, error, true, nowMs);
+      this.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolExec' });
+      this.panic(task, call.name, error, nowMs);
+      return;
+    }
+    assert(w?.kind === 'batch' && w.remaining.has(callId), `CALL: tool panic for ${callId}, which is not live`);
+    const index = w.remaining.get(callId) as number;
+    w.remaining.delete(callId);
+    this.env.releaseCall(callId, w.task.id, false);
+    const call = w.task.frame.pending[index] as ToolCall;
+    toolBatchResult(this, w.task, index, false, error, true, nowMs);
+    w.panics.push(call.name);
+    this.batchMaybeComplete(w, nowMs);
+  }
+
+  private batchMaybeComplete(w: Extract<Waiting, { kind: 'batch' }>, nowMs: number): void {
+    if (w.remaining.size > 0) return;
+    this.waiting = null;
+    const firstPanic = w.panics[0];
+    if (firstPanic === undefined) {
+      toolBatchComplete(this, w.task, nowMs);
+      return;
+    }
+    this.trace(nowMs, { type: 'step.end', task: w.task.id, step: 'ToolBatch' });
+    this.panic(w.task, firstPanic, 'tool panicked in a batch', nowMs);
+  }
+
+  private panic(task: Task, toolName: string, error: string, nowMs: number): void {
+    this.finish(task, { kind: 'failed', reply: `processing error: tool ${toolName} panicked` }, nowMs);
+    // Recursion guard (SPEC §5): a panicking L4 raises no new L4 on the same agent.
+    if (task.level === 4) return;
+    this.raiseKernelInterrupt(
+      task,
+      'panic',
+      `kernel event: task ${task.id} panicked: ${error} (task dropped, scheduler alive)`,
+      nowMs,
+    );
+  }
+
+  /** A timer this agent asked for fired: its cooldown timer or a model call's timeout. */
+  timerFired(id: string, nowMs: number): void {
+    if (id === cooldownTimerId(this.agentId)) {
+      if (this.state === 'stopped') return;
+      if (this.core.cooldownTimerFired(nowMs)) this.onArmed(nowMs);
+      this.flushEffects();
+      return;
+    }
+    const w = this.waiting;
+    if (w?.kind !== 'model' || timeoutTimerId(w.callId) !== id) return;
+    // A timeout ends the call as a failure (it advances the reply index), not as a cancellation.
+    this.endModelCall(w.callId, true);
+    this.env.command({ type: 'model.cancel', callId: w.callId });
+    this.modelFailedNow(w.task, w.callId, 'error', `no completion within ${this.config.modelTimeoutMs} ms`, nowMs);
+  }
+
+  /** An interrupt armed a preemption: a streaming Model step is cancelled now (SPEC §2.3 step 2). */
+  private onArmed(nowMs: number): void {
+    const w = this.waiting;
+    if (w?.kind !== 'model') return;
+    this.cancelModel(w.callId, w.task, 'preempt', nowMs);
+    modelCancelled(this, w.task, nowMs);
+  }
+
+  private cancelModel(callId: string, task: Task, reason: CancelReason, nowMs: number): void {
+    this.waiting = null;
+    this.core.noteModelCancelled();
+    this.env.releaseCall(callId, task.id, true);
+    this.trace(nowMs, { type: 'model.cancel', task: task.id, callId, reason });
+    this.env.command({ type: 'model.cancel', callId });
+    this.env.command({ type: 'timer.clear', id: timeoutTimerId(callId) });
+  }
+
+  // ---------------------------------------------------------------- stop
+
+  /**
+   * Stops this agent (SPEC §10.2a): the running call is abandoned, every task ends
+   * `skipped`/`agent_stopped`, timers are cleared, and later submissions are refused.
+   */
+  stop(nowMs: number): void {
+    if (this.state === 'stopped') return;
+    const w = this.waiting;
+    this.waiting = null;
+    if (w !== null) {
+      switch (w.kind) {
+        case 'model':
+          this.cancelModel(w.callId, w.task, 'agent_stopped', nowMs);
+          this.trace(nowMs, { type: 'step.end', task: w.task.id, step: 'Model' });
+          break;
+        case 'tool':
+          this.abandonTool(w.callId, w.task.id);
+          this.trace(nowMs, { type: 'step.end', task: w.task.id, step: w.task.frame.step });
+          break;
+        case 'batch':
+          for (const callId of w.remaining.keys()) this.abandonTool(callId, w.task.id);
+          this.trace(nowMs, { type: 'step.end', task: w.task.id, step: 'ToolBatch' });
+          break;
+        default:
+          assertNever(w, 'waiting');
+      }
+    }
+    this.current = null;
+    this.state = 'stopped';
+    const stopped = this.core.stopAll(STOPPED, nowMs);
+    this.flushEffects();
+    this.trace(nowMs, { type: 'agent.stop', stopped });
+  }
+
+  private abandonTool(callId: string, task: string): void {
+    this.env.releaseCall(callId, task, true);
+    this.env.command({ type: 'tool.cancel', callId });
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  private onEnd(t: SchedTask, terminal: Terminal, nowMs: number): void {
+    const task = this.taskOf(t.id);
+    this.tasks.delete(t.id);
+    this.env.taskEnded(this, task, terminal, nowMs);
+  }
+
+  private taskOf(id: string): Task {
+    const task = this.tasks.get(id);
+    assert(task !== undefined, `O1: the scheduler knows ${id} but the agent ${this.agentId} has no frame for it`);
+    return task;
+  }
+
+  private flushEffects(): void {
+    for (const effect of this.core.takeEffects()) {
+      const id = cooldownTimerId(this.agentId);
+      switch (effect.type) {
+        case 'timer.set':
+          this.env.command({ type: 'timer.set', id, atMs: effect.atMs });
+          break;
+        case 'timer.clear':
+          this.env.command({ type: 'timer.clear', id });
+          break;
+        default:
+          assertNever(effect, 'scheduler effect');
+      }
+    }
+  }
+
+  isStopped(): boolean {
+    return this.state === 'stopped';
+  }
+
+  hasPendingWork(): boolean {
+    return this.core.pendingCount() > 0;
+  }
+
+  dump(): AgentDump {
+    const w = this.waiting;
+    const current = this.current;
+    return {
+      id: this.agentId,
+      kind: this.kind,
+      state: this.state,
+      parent: this.parent,
+      rounds: this.core.dump().counters.executed,
+      tableSize: 0,
+      inputChs: [],
+      allowedOutputs: [],
+      tools: this.config.tools.map((t) => t.name),
+      maxStackDepth: this.maxDepth,
+      contextfullSignals: 0,
+      context: this.context.snapshot(),
+      current:
+        current === null
+          ? null
+          : {
+              task: current.id,
+              step: current.frame.step,
+              waiting: w === null ? null : w.kind === 'model' ? 'model' : 'tool',
+            },
+      scheduler: this.core.dump(),
+    };
+  }
+}
+
+export function cooldownTimerId(agent: string): string {
+  return `cooldown:${agent}`;
+}
+
+export function timeoutTimerId(callId: string): string {
+  return `timeout:${callId}`;
+}

@@ -1,0 +1,67 @@
+/**
+ * Kernel configuration (SPEC §2.8, §3, §12.2 `kernel`). Every limit is named with its unit.
+ */
+import type { ToolSpec } from './ports.ts';
+
+export interface OffloadConfig {
+  readonly enabled: boolean;
+  readonly busyAfterMs: number;
+  readonly minPending: number;
+  readonly maxHelpers: number;
+}
+
+export interface KernelConfig {
+  readonly maxQueue: number;
+  readonly cooldownMs: number;
+  readonly dedupWindowMs: number;
+  /** 0 = unlimited. */
+  readonly maxToolTurns: number;
+  readonly contextWindowTokens: number;
+  readonly consolidateEveryTurns: number;
+  readonly modelTimeoutMs: number;
+  readonly parentMessage: 'suspend' | 'discard';
+  readonly offload: OffloadConfig;
+  readonly maxInputBytes: number;
+  /** Hard bound on steps per task: a loop guard, exceeding it fails the task. */
+  readonly stepBudget: number;
+  readonly maxTokens: number;
+  /** Kernel-created queued tasks may exceed maxQueue by this many per agent. */
+  readonly selfLoopExtraMax: number;
+  readonly systemPrompt: string;
+  /** Plugins whose sources are kernel-level on the root (may raise L4). */
+  readonly builtinPlugins: readonly string[];
+  /** Tools served by the ToolRunner, as the model sees them. */
+  readonly tools: readonly ToolSpec[];
+  /** Run the O(n) scheduler invariant checks after every mutation. */
+  readonly verify: boolean;
+}
+
+export const DEFAULT_KERNEL_CONFIG: KernelConfig = {
+  maxQueue: 256,
+  cooldownMs: 2000,
+  dedupWindowMs: 10_000,
+  maxToolTurns: 16,
+  contextWindowTokens: 32_768,
+  consolidateEveryTurns: 0,
+  modelTimeoutMs: 120_000,
+  parentMessage: 'suspend',
+  offload: { enabled: false, busyAfterMs: 300_000, minPending: 3, maxHelpers: 2 },
+  maxInputBytes: 1024 * 1024,
+  stepBudget: 2 ** 20,
+  maxTokens: 4096,
+  selfLoopExtraMax: 64,
+  systemPrompt: 'You are homeagent, a helpful assistant.',
+  builtinPlugins: [],
+  tools: [],
+  verify: false,
+};
+
+export type KernelConfigInput = Partial<Omit<KernelConfig, 'offload'>> & { readonly offload?: Partial<OffloadConfig> };
+
+export function resolveKernelConfig(input: KernelConfigInput = {}): KernelConfig {
+  return {
+    ...DEFAULT_KERNEL_CONFIG,
+    ...input,
+    offload: { ...DEFAULT_KERNEL_CONFIG.offload, ...input.offload },
+  };
+}

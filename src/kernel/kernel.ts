@@ -1,0 +1,191 @@
+/**
+ * The kernel: the agent tree behind one sans-IO surface (SPEC §11). Theory of operation:
+ *
+ * `submit`, `handle` and `stop` are the only entry points. Each routes its input to an agent, then
+ * settles: every agent advances through zero-time steps until it waits for the outside world.
+ * Commands (model and tool calls, replies, timers) accumulate until `takeCommands`. Facts name the
+ * call they answer; a fact for a call that is no longer live (cancelled, abandoned) is discarded and
+ * counted, so a provider that ignores cancellation cannot corrupt state.
+ *
+ * Ids — tasks created by the kernel, model and tool calls — come from counters, never from time or
+ * randomness, so the same facts in the same order give the same commands and the same trace.
+ */
+import { Agent, type AgentEnv } from './agent.ts';
+import { assert, assertNever } from './assert.ts';
+import { resolveKernelConfig, type KernelConfig, type KernelConfigInput } from './config.ts';
+import type { KernelDump } from './dump.ts';
+import type { Command, Fact, Submission, SubmitResult } from './protocol.ts';
+import type { Task } from './task.ts';
+import { Tracer, type Terminal, type TraceSink } from './trace.ts';
+
+/** Called on every terminal event; the submissions it returns run before the next pick. */
+export type TerminalHook = (task: string, terminal: Terminal, nowMs: number) => readonly Submission[];
+
+export class Kernel {
+  readonly config: KernelConfig;
+  private readonly tracer: Tracer | null;
+  private readonly root: Agent;
+  private readonly agents = new Map<string, Agent>();
+  /** Live calls by id: facts are routed here; anything else is late. */
+  private readonly calls = new Map<string, Agent>();
+  /** Calls that ended early (cancelled, abandoned) and whose late facts are still expected. */
+  private readonly deadCalls = new Map<string, { agent: Agent; task: string }>();
+  private commands: Command[] = [];
+  private callSeq = 0;
+  private readonly hookQueue: Submission[] = [];
+  private flushingHooks = false;
+  private terminalHook: TerminalHook | null = null;
+
+  constructor(config: KernelConfigInput = {}, sink: TraceSink | null = null) {
+    this.config = resolveKernelConfig(config);
+    this.tracer = sink === null ? null : new Tracer(sink);
+    this.root = new Agent('root', 'root', null, this.config, this.env());
+    this.agents.set('root', this.root);
+  }
+
+  /** Installs the terminal hook (the simulator's `afterTerminal` triggers). */
+  onTerminal(hook: TerminalHook | null): void {
+    this.terminalHook = hook;
+  }
+
+  submit(sub: Submission, nowMs: number): SubmitResult {
+    const result = this.route(sub, nowMs);
+    this.settle(nowMs);
+    return result;
+  }
+
+  handle(fact: Fact, nowMs: number): void {
+    switch (fact.type) {
+      case 'model.chunk': {
+        const agent = this.calls.get(fact.callId);
+        if (agent !== undefined) agent.modelChunk(fact.callId, fact.chunk);
+        else this.late(fact.callId, 'model.chunk.late', nowMs);
+        break;
+      }
+      case 'model.done':
+      case 'model.failed': {
+        const agent = this.calls.get(fact.callId);
+        if (agent === undefined) {
+          this.deadCalls.delete(fact.callId);
+          break;
+        }
+        if (fact.type === 'model.done') agent.modelDone(fact.callId, fact.usage, nowMs);
+        else agent.modelFailed(fact.callId, fact.failure, fact.error, nowMs);
+        break;
+      }
+      case 'tool.done':
+      case 'tool.failed': {
+        const agent = this.calls.get(fact.callId);
+        if (agent === undefined) {
+          this.late(fact.callId, 'tool.result.late', nowMs);
+          this.deadCalls.delete(fact.callId);
+          break;
+        }
+        if (fact.type === 'tool.done') agent.toolDone(fact.callId, fact.result.ok, fact.result.output, nowMs);
+        else agent.toolPanicked(fact.callId, fact.error, nowMs);
+        break;
+      }
+      case 'timer.fired':
+        this.timerOwner(fact.id)?.timerFired(fact.id, nowMs);
+        break;
+      default:
+        assertNever(fact, 'fact');
+    }
+    this.settle(nowMs);
+  }
+
+  /** Stops the root, and with it the whole tree (SPEC §10.2a). */
+  stop(nowMs: number): void {
+    this.root.stop(nowMs);
+    this.settle(nowMs);
+  }
+
+  takeCommands(): Command[] {
+    const commands = this.commands;
+    if (commands.length > 0) this.commands = [];
+    return commands;
+  }
+
+  isStopped(): boolean {
+    return this.root.isStopped();
+  }
+
+  /** True while any agent has a task that is not terminal. */
+  hasPendingWork(): boolean {
+    for (const agent of this.agents.values()) if (agent.hasPendingWork()) return true;
+    return false;
+  }
+
+  dump(): KernelDump {
+    return { agents: [...this.agents.values()].map((a) => a.dump()) };
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private route(sub: Submission, nowMs: number): SubmitResult {
+    const agent = this.agents.get(sub.agent ?? 'root');
+    if (agent === undefined) {
+      // An unknown agent is an invalid submission; the root answers it so it still gets a terminal.
+      return this.root.refuse(sub, null, 'invalid', nowMs);
+    }
+    return agent.submit(sub, nowMs);
+  }
+
+  private settle(nowMs: number): void {
+    do {
+      this.flushHooks(nowMs);
+      for (const agent of this.agents.values()) agent.advance(nowMs);
+    } while (this.hookQueue.length > 0);
+  }
+
+  private flushHooks(nowMs: number): void {
+    if (this.flushingHooks) return;
+    this.flushingHooks = true;
+    try {
+      for (let sub = this.hookQueue.shift(); sub !== undefined; sub = this.hookQueue.shift()) this.route(sub, nowMs);
+    } finally {
+      this.flushingHooks = false;
+    }
+  }
+
+  private late(callId: string, type: 'model.chunk.late' | 'tool.result.late', nowMs: number): void {
+    const dead = this.deadCalls.get(callId);
+    const agent = dead?.agent ?? this.root;
+    if (type === 'model.chunk.late') agent.core.noteLateChunk();
+    this.tracer?.emit(agent.agentId, nowMs, { type, task: dead?.task ?? '', callId });
+  }
+
+  private timerOwner(id: string): Agent | undefined {
+    if (id.startsWith('cooldown:')) return this.agents.get(id.slice('cooldown:'.length));
+    if (id.startsWith('timeout:')) return this.calls.get(id.slice('timeout:'.length));
+    return undefined;
+  }
+
+  private env(): AgentEnv {
+    return {
+      tracer: this.tracer,
+      command: (command) => {
+        this.commands.push(command);
+      },
+      newCallId: (kind) => {
+        this.callSeq += 1;
+        return `${kind}${this.callSeq}`;
+      },
+      bindCall: (callId, agent) => {
+        assert(!this.calls.has(callId), `CALL: call id ${callId} bound twice`);
+        this.calls.set(callId, agent);
+      },
+      releaseCall: (callId, task, expectLate) => {
+        const agent = this.calls.get(callId);
+        if (agent === undefined) return;
+        this.calls.delete(callId);
+        if (expectLate) this.deadCalls.set(callId, { agent, task });
+      },
+      taskEnded: (_agent: Agent, task: Task, terminal: Terminal, nowMs: number) => {
+        this.commands.push({ type: 'reply', task: task.id, terminal });
+        if (this.terminalHook !== null) for (const sub of this.terminalHook(task.id, terminal, nowMs)) this.hookQueue.push(sub);
+      },
+      flushHooks: (nowMs) => this.flushHooks(nowMs),
+    };
+  }
+}

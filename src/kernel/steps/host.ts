@@ -1,0 +1,32 @@
+/**
+ * What a step may do to its agent. Steps are synchronous functions of (host, task, now) that advance
+ * the task's cursor; anything that needs the outside world leaves as a command and the step waits.
+ */
+import type { KernelConfig } from '../config.ts';
+import type { ConversationContext } from '../context.ts';
+import type { ModelRequest, ToolCall, ToolSpec } from '../ports.ts';
+import type { Task } from '../task.ts';
+import type { Terminal, TraceBody } from '../trace.ts';
+
+/** `next`: the cursor moved, run the next step; `wait`: a command is out; `ended`: the task finished. */
+export type StepOutcome = 'next' | 'wait' | 'ended';
+
+export interface StepHost {
+  readonly agentId: string;
+  readonly isRoot: boolean;
+  readonly config: KernelConfig;
+  readonly context: ConversationContext;
+  trace(nowMs: number, body: TraceBody): void;
+  /** Tools this agent may call, as the model sees them. */
+  toolSpecs(): readonly ToolSpec[];
+  toolSpec(name: string): ToolSpec | undefined;
+  startModel(task: Task, request: Omit<ModelRequest, 'callId'>, nowMs: number): void;
+  /** Starts one ToolRunner call; the step waits for its `tool.done` / `tool.failed`. */
+  startTool(task: Task, call: ToolCall, nowMs: number): void;
+  enterCritical(nowMs: number): void;
+  leaveCritical(nowMs: number): void;
+  /** Ends the running task: commit (done/failed), reply, terminal event. */
+  finish(task: Task, terminal: Terminal, nowMs: number): void;
+  /** Raises a kernel L4 interrupt on this agent (panic, root overflow). */
+  raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void;
+}

@@ -1,0 +1,136 @@
+/**
+ * The Model step (SPEC §2.4, §3.2, §3.6, §3.9): the only cancellable step. It sends the request and
+ * waits; the stream's end decides between the final answer and a batch of tool calls. A cancelled
+ * call appends nothing and takes no tool call; it costs one turn and leaves the cursor on Model, so
+ * the request is rebuilt and re-sent when the task runs again.
+ */
+import { OVERFLOW_KEEP_RECENT, OVERFLOW_RATIO, OVERFLOW_TARGET_RATIO } from '../context.ts';
+import type { Message, ToolCall } from '../ports.ts';
+import type { Task } from '../task.ts';
+import type { StepHost, StepOutcome } from './host.ts';
+
+export const PLACEHOLDER_CONTINUE = 'continue based on the tool results above';
+export const PLACEHOLDER_FINISH = 'if your reply is complete, return plain text to finish';
+export const OUTPUT_SEND_PREFIX = 'output_send__';
+
+export function stepModel(host: StepHost, task: Task, nowMs: number): StepOutcome {
+  const frame = task.frame;
+  host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Model', turn: frame.turn });
+  const maxTurns = host.config.maxToolTurns;
+  if (maxTurns > 0 && frame.turn >= maxTurns) {
+    host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
+    const reply =
+      frame.lastText.trim().length > 0 ? frame.lastText : `[system] maximum tool turns ${maxTurns} reached, task stopped`;
+    host.finish(task, { kind: 'done', reply }, nowMs);
+    return 'ended';
+  }
+  if (host.isRoot && host.context.accumulatedTokens() >= OVERFLOW_RATIO * host.config.contextWindowTokens) {
+    host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
+    return handleOverflow(host, task, nowMs, false);
+  }
+  frame.messages = withPlaceholder(frame.messages, frame.prefixLen);
+  host.startModel(
+    task,
+    {
+      agent: host.agentId,
+      task: task.id,
+      replyIndex: frame.completedCalls,
+      messages: frame.messages.slice(),
+      tools: host.toolSpecs(),
+      maxTokens: host.config.maxTokens,
+    },
+    nowMs,
+  );
+  return 'wait';
+}
+
+/** The stream ended normally: a final answer, or a batch of tool calls for the next steps. */
+export function modelDone(host: StepHost, task: Task, text: string, calls: ToolCall[], nowMs: number): StepOutcome {
+  const frame = task.frame;
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
+  frame.completedCalls += 1;
+  frame.lastText = text;
+  if (calls.length === 0) {
+    host.finish(task, { kind: 'done', reply: text }, nowMs);
+    return 'ended';
+  }
+  frame.pending = calls;
+  frame.toolIdx = 0;
+  frame.outcomes = [];
+  frame.assistantWritten = false;
+  const batch = calls.length >= 2 && calls.every((c) => host.toolSpec(c.name)?.parallelSafe === true);
+  frame.step = batch ? 'ToolBatch' : 'ToolBegin';
+  return 'next';
+}
+
+/** The call failed (error, malformed stream, timeout, or an upstream context-full). */
+export function modelFailed(
+  host: StepHost,
+  task: Task,
+  contextFull: boolean,
+  error: string,
+  nowMs: number,
+): StepOutcome {
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
+  task.frame.completedCalls += 1;
+  if (contextFull && host.isRoot) return handleOverflow(host, task, nowMs, true);
+  host.finish(task, { kind: 'failed', reply: `processing error: model call failed: ${error}` }, nowMs);
+  return 'ended';
+}
+
+/** The call was cancelled by an armed preemption: one turn is spent, the cursor stays on Model. */
+export function modelCancelled(host: StepHost, task: Task, nowMs: number): void {
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
+  task.frame.turn += 1;
+}
+
+/**
+ * Root overflow (SPEC §3.9): prune the oldest events down to 0.8 × window (keeping the 10 newest),
+ * raise one kernel L4, and go back to Prepare; a second overflow in the same task fails it.
+ */
+function handleOverflow(host: StepHost, task: Task, nowMs: number, upstream: boolean): StepOutcome {
+  const frame = task.frame;
+  frame.overflows += 1;
+  if (frame.overflows >= 2) {
+    host.finish(task, { kind: 'failed', reply: 'processing error: context overflow' }, nowMs);
+    return 'ended';
+  }
+  const target = OVERFLOW_TARGET_RATIO * host.config.contextWindowTokens;
+  const pruned = host.context.pruneOldest(target, OVERFLOW_KEEP_RECENT);
+  host.trace(nowMs, { type: 'context.overflow', task: task.id, pruned, count: frame.overflows });
+  host.raiseKernelInterrupt(
+    task,
+    'overflow',
+    `[kernel] context overflow: pruned ${pruned} old events; pruned content must be queried explicitly`,
+    nowMs,
+  );
+  if (upstream) frame.turn += 1;
+  frame.step = 'Prepare';
+  return 'next';
+}
+
+/**
+ * SPEC §3.6: earlier placeholders are removed; if the last message is an assistant or tool message,
+ * a user placeholder asks the model to continue (or to finish, after a batch of only output sends).
+ */
+export function withPlaceholder(messages: readonly Message[], prefixLen: number): Message[] {
+  const cleaned = messages.filter(
+    (m, i) =>
+      i < prefixLen || m.role !== 'user' || (m.content !== PLACEHOLDER_CONTINUE && m.content !== PLACEHOLDER_FINISH),
+  );
+  const last = cleaned[cleaned.length - 1];
+  if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool')) return cleaned;
+  cleaned.push({ role: 'user', content: onlyOutputSends(cleaned) ? PLACEHOLDER_FINISH : PLACEHOLDER_CONTINUE });
+  return cleaned;
+}
+
+function onlyOutputSends(messages: readonly Message[]): boolean {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role === 'assistant') {
+      const calls = m.toolCalls ?? [];
+      return calls.length > 0 && calls.every((c) => c.name.startsWith(OUTPUT_SEND_PREFIX) && !c.name.endsWith('_help'));
+    }
+  }
+  return false;
+}

@@ -1,0 +1,45 @@
+/**
+ * The Prepare step and the prefix rebase (SPEC §3.2, §3.4, §3.5). The prefix is system prompt +
+ * committed timeline + the task's input; everything after `prefixLen` is the task's own progress.
+ */
+import { INTERRUPT_MARK } from '../context.ts';
+import type { Message } from '../ports.ts';
+import type { Task } from '../task.ts';
+import type { StepHost, StepOutcome } from './host.ts';
+
+export function buildPrefix(host: StepHost, task: Task): Message[] {
+  const messages: Message[] = [{ role: 'system', content: host.config.systemPrompt }];
+  for (const m of host.context.timeline()) messages.push(m);
+  // The interrupt mark is derived from the task, not stored in the messages, so a task suspended
+  // before its Prepare ran still gets it.
+  messages.push(
+    task.isInterrupt ? { role: 'system', content: INTERRUPT_MARK + task.text } : { role: 'user', content: task.text },
+  );
+  return messages;
+}
+
+/**
+ * Rebuilds the prefix from the current context and keeps the task's own tail (D1 = B: the task now
+ * sees what an interrupt committed while it was suspended). A task that never prepared has no prefix.
+ */
+export function rebasePrefix(host: StepHost, task: Task): void {
+  const frame = task.frame;
+  if (frame.prefixLen <= 0 || frame.prefixLen > frame.messages.length) return;
+  const tail = frame.messages.slice(frame.prefixLen);
+  const prefix = buildPrefix(host, task);
+  frame.messages = prefix.concat(tail);
+  frame.prefixLen = prefix.length;
+}
+
+export function stepPrepare(host: StepHost, task: Task, nowMs: number): StepOutcome {
+  const frame = task.frame;
+  host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Prepare', turn: frame.turn });
+  if (frame.prefixLen > 0) rebasePrefix(host, task);
+  else {
+    frame.messages = buildPrefix(host, task);
+    frame.prefixLen = frame.messages.length;
+  }
+  frame.step = 'Model';
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Prepare' });
+  return 'next';
+}

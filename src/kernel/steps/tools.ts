@@ -1,0 +1,174 @@
+/**
+ * Tool steps (SPEC §3.2, §3.8): ToolBegin takes the next call and refuses what cannot run; ToolExec
+ * runs one call inside a critical section; ToolAfter appends the assistant and tool messages;
+ * ToolBatch runs a batch of parallel-safe calls together, critical as a whole; TurnEnd closes a turn.
+ * A tool error (`ok: false`) is data and the task continues; a throw is a panic and fails the task.
+ */
+import type { ToolCall } from '../ports.ts';
+import type { Task, ToolOutcome } from '../task.ts';
+import { truncateCodePoints } from '../tokens.ts';
+import type { StepHost, StepOutcome } from './host.ts';
+
+/** How much of a result the trace keeps (the report shows the first 500 code points). */
+const TRACE_RESULT_MAX = 500;
+
+export function stepToolBegin(host: StepHost, task: Task, nowMs: number): StepOutcome {
+  const frame = task.frame;
+  host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolBegin', turn: frame.turn });
+  const call = frame.pending[frame.toolIdx];
+  if (call === undefined) {
+    frame.step = 'TurnEnd';
+  } else {
+    frame.toolsUsed.push(call.name);
+    const refusal = refuseCall(host, call);
+    if (refusal === null) frame.step = 'ToolExec';
+    else {
+      recordImmediate(host, task, frame.toolIdx, call, refusal, nowMs);
+      frame.step = 'ToolAfter';
+    }
+  }
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolBegin' });
+  return 'next';
+}
+
+export function stepToolExec(host: StepHost, task: Task, nowMs: number): StepOutcome {
+  const frame = task.frame;
+  const call = frame.pending[frame.toolIdx] as ToolCall;
+  host.enterCritical(nowMs);
+  host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolExec', turn: frame.turn });
+  host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
+  host.startTool(task, call, nowMs);
+  return 'wait';
+}
+
+/** A ToolExec call returned (ok or tool error). */
+export function toolExecDone(host: StepHost, task: Task, ok: boolean, output: string, nowMs: number): StepOutcome {
+  const frame = task.frame;
+  const call = frame.pending[frame.toolIdx] as ToolCall;
+  traceToolEnd(host, task, call, ok, output, false, nowMs);
+  frame.outcomes[frame.toolIdx] = { call, ok, output };
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolExec' });
+  host.leaveCritical(nowMs);
+  frame.step = 'ToolAfter';
+  return 'next';
+}
+
+export function stepToolAfter(host: StepHost, task: Task, nowMs: number): StepOutcome {
+  const frame = task.frame;
+  host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolAfter', turn: frame.turn });
+  appendToolMessage(task, frame.outcomes[frame.toolIdx] as ToolOutcome);
+  frame.toolIdx += 1;
+  frame.step = 'ToolBegin';
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolAfter' });
+  return 'next';
+}
+
+/**
+ * Starts every call of a parallel-safe batch. Calls refused up front (malformed arguments) are
+ * recorded at once; the step waits for the rest. Returns the indexes that went to the ToolRunner.
+ */
+export function stepToolBatch(host: StepHost, task: Task, nowMs: number): number[] {
+  const frame = task.frame;
+  host.enterCritical(nowMs);
+  host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolBatch', turn: frame.turn });
+  const started: number[] = [];
+  frame.pending.forEach((call, index) => {
+    frame.toolsUsed.push(call.name);
+    const refusal = refuseCall(host, call);
+    if (refusal !== null) recordImmediate(host, task, index, call, refusal, nowMs);
+    else {
+      host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
+      started.push(index);
+    }
+  });
+  for (const index of started) host.startTool(task, frame.pending[index] as ToolCall, nowMs);
+  return started;
+}
+
+/** One call of a batch returned. */
+export function toolBatchResult(
+  host: StepHost,
+  task: Task,
+  index: number,
+  ok: boolean,
+  output: string,
+  panicked: boolean,
+  nowMs: number,
+): void {
+  const frame = task.frame;
+  const call = frame.pending[index] as ToolCall;
+  traceToolEnd(host, task, call, ok, output, panicked, nowMs);
+  frame.outcomes[index] = { call, ok, output };
+}
+
+/** Every call of the batch returned: append the messages in call order and close the turn. */
+export function toolBatchComplete(host: StepHost, task: Task, nowMs: number): StepOutcome {
+  const frame = task.frame;
+  for (const outcome of frame.outcomes) appendToolMessage(task, outcome);
+  frame.toolIdx = frame.pending.length;
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolBatch' });
+  host.leaveCritical(nowMs);
+  frame.step = 'TurnEnd';
+  return 'next';
+}
+
+export function stepTurnEnd(host: StepHost, task: Task, nowMs: number): StepOutcome {
+  const frame = task.frame;
+  host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'TurnEnd', turn: frame.turn });
+  frame.turn += 1;
+  frame.step = 'Model';
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: 'TurnEnd' });
+  return 'next';
+}
+
+export function traceToolEnd(
+  host: StepHost,
+  task: Task,
+  call: ToolCall,
+  ok: boolean,
+  output: string,
+  panicked: boolean,
+  nowMs: number,
+): void {
+  host.trace(nowMs, {
+    type: 'tool.end',
+    task: task.id,
+    callId: call.id,
+    name: call.name,
+    ok,
+    result: truncateCodePoints(output, TRACE_RESULT_MAX),
+    panicked,
+  });
+}
+
+/** Why a call cannot run (unknown tool, arguments that are not a JSON object), or null. */
+function refuseCall(host: StepHost, call: ToolCall): string | null {
+  if (host.toolSpec(call.name) === undefined) return `unknown tool ${call.name}`;
+  const trimmed = call.args.trim();
+  if (trimmed.length === 0) return null;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return `invalid arguments for ${call.name}: expected a JSON object`;
+    }
+    return null;
+  } catch (err) {
+    return `invalid arguments for ${call.name}: ${(err as Error).message}`;
+  }
+}
+
+function recordImmediate(host: StepHost, task: Task, index: number, call: ToolCall, error: string, nowMs: number): void {
+  host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
+  traceToolEnd(host, task, call, false, error, false, nowMs);
+  task.frame.outcomes[index] = { call, ok: false, output: error };
+}
+
+/** One assistant message carries the whole batch, written before its first tool message. */
+function appendToolMessage(task: Task, outcome: ToolOutcome): void {
+  const frame = task.frame;
+  if (!frame.assistantWritten) {
+    frame.messages.push({ role: 'assistant', content: frame.lastText, toolCalls: frame.pending.slice() });
+    frame.assistantWritten = true;
+  }
+  frame.messages.push({ role: 'tool', content: outcome.ok ? outcome.output : `error: ${outcome.output}`, toolCallId: outcome.call.id });
+}
