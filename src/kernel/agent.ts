@@ -13,9 +13,9 @@
 import { assert, assertNever } from './assert.ts';
 import type { KernelConfig } from './config.ts';
 import { ConversationContext } from './context.ts';
-import type { AgentDump, AgentKind, AgentState } from './dump.ts';
+import type { AgentDump, AgentKind, AgentState, RunningView } from './dump.ts';
 import { DedupWindow, resolveLevel, utf8Bytes } from './intake.ts';
-import type { Level } from './levels.ts';
+import { effectiveLevel, type Level } from './levels.ts';
 import type { ModelChunk, ModelRequest, ToolCall, ToolSpec, Usage } from './ports.ts';
 import type { Command, ModelFailure, Submission, SubmitResult } from './protocol.ts';
 import { Scheduler, type SchedTask, type SubmitOutcome } from './scheduler.ts';
@@ -107,6 +107,8 @@ export class Agent implements StepHost {
 
   /** An external input routed to this agent (SPEC §3.1, §2.8, §2.9, §5). */
   submit(sub: Submission, nowMs: number): SubmitResult {
+    // A caller bug, refused before any state changes: the kernel keeps running.
+    if (this.tasks.has(sub.id)) throw new Error(`submission id ${sub.id} is already a live task on ${this.agentId}`);
     if (sub.stop === true && sub.cls === 'interrupt') {
       const cancelled = this.stopButton(sub.id, nowMs);
       if (sub.text.length === 0) return { kind: 'stopped', cancelled };
@@ -577,6 +579,22 @@ export class Agent implements StepHost {
 
   isStopped(): boolean {
     return this.state === 'stopped';
+  }
+
+  /** A cheap view of the running task, for observers that must not pay for a dump. */
+  runningView(nowMs: number): RunningView | null {
+    const task = this.current;
+    const core = this.core.runningTask();
+    if (task === null || core === null) return null;
+    const w = this.waiting;
+    return {
+      task: task.id,
+      step: task.frame.step,
+      waiting: w === null ? null : w.kind === 'model' ? 'model' : 'tool',
+      effectiveLevel: effectiveLevel(core),
+      inCooldown: this.core.isInCooldown(core, nowMs),
+      critical: this.core.isCritical(),
+    };
   }
 
   hasPendingWork(): boolean {

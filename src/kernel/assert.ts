@@ -11,6 +11,14 @@ export function assert(condition: boolean, message: string): asserts condition {
   if (!condition) throw new AssertionError(message);
 }
 
+/**
+ * Throws an AssertionError. Hot paths write `if (!cond) fail(`…`)` instead of `assert(cond, `…`)`
+ * so the message is only built when the rule is actually broken.
+ */
+export function fail(message: string): never {
+  throw new AssertionError(message);
+}
+
 /** Exhaustiveness check for discriminated unions: the compiler proves this is unreachable. */
 export function assertNever(value: never, what: string): never {
   throw new AssertionError(`unreachable: unexpected ${what}: ${JSON.stringify(value)}`);

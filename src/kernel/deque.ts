@@ -1,46 +1,57 @@
 /**
- * A FIFO with O(1) push and shift: an array with a moving head, compacted when the dead prefix
- * outgrows the live part. `Array.prototype.shift` is O(n) and sits on the scheduler's hot path.
+ * A FIFO with O(1) push and shift: a ring buffer whose capacity doubles when full. The scheduler's
+ * queues sit on the hot path, where `Array.prototype.shift` (O(n)) and resetting emptied arrays cost.
  */
 export class Deque<T> {
-  private items: T[] = [];
+  private items: (T | undefined)[] = new Array<T | undefined>(16);
   private head = 0;
+  private size = 0;
+  private mask = 15;
 
   get length(): number {
-    return this.items.length - this.head;
+    return this.size;
   }
 
   push(item: T): void {
-    this.items.push(item);
+    if (this.size === this.items.length) this.grow();
+    this.items[(this.head + this.size) & this.mask] = item;
+    this.size += 1;
   }
 
   peek(): T | undefined {
-    return this.head < this.items.length ? this.items[this.head] : undefined;
+    return this.size === 0 ? undefined : this.items[this.head];
   }
 
   shift(): T | undefined {
-    if (this.head >= this.items.length) return undefined;
+    if (this.size === 0) return undefined;
     const item = this.items[this.head];
-    this.head += 1;
-    if (this.head === this.items.length) {
-      this.items.length = 0;
-      this.head = 0;
-    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
+    this.items[this.head] = undefined;
+    this.head = (this.head + 1) & this.mask;
+    this.size -= 1;
     return item;
   }
 
   /** Removes and returns every item, oldest first. */
   drain(): T[] {
-    const all = this.items.slice(this.head);
-    this.items = [];
+    const all = this.toArray();
+    this.items.fill(undefined);
     this.head = 0;
+    this.size = 0;
     return all;
   }
 
   toArray(): T[] {
-    return this.items.slice(this.head);
+    const out: T[] = [];
+    for (let i = 0; i < this.size; i++) out.push(this.items[(this.head + i) & this.mask] as T);
+    return out;
+  }
+
+  private grow(): void {
+    const items = this.toArray() as (T | undefined)[];
+    const capacity = this.items.length * 2;
+    items.length = capacity;
+    this.items = items;
+    this.head = 0;
+    this.mask = capacity - 1;
   }
 }

@@ -23,6 +23,12 @@ export interface CurrentStep {
   readonly waiting: 'model' | 'tool' | null;
 }
 
+export interface RunningView extends CurrentStep {
+  readonly effectiveLevel: number;
+  readonly inCooldown: boolean;
+  readonly critical: boolean;
+}
+
 export interface AgentDump {
   readonly id: string;
   readonly kind: AgentKind;

@@ -13,7 +13,7 @@
 import { Agent, type AgentEnv } from './agent.ts';
 import { assert, assertNever } from './assert.ts';
 import { resolveKernelConfig, type KernelConfig, type KernelConfigInput } from './config.ts';
-import type { KernelDump } from './dump.ts';
+import type { KernelDump, RunningView } from './dump.ts';
 import type { Command, Fact, Submission, SubmitResult } from './protocol.ts';
 import type { Task } from './task.ts';
 import { Tracer, type Terminal, type TraceSink } from './trace.ts';
@@ -114,6 +114,11 @@ export class Kernel {
   hasPendingWork(): boolean {
     for (const agent of this.agents.values()) if (agent.hasPendingWork()) return true;
     return false;
+  }
+
+  /** The running task of an agent (default the root), or null. O(1). */
+  running(nowMs: number, agent = 'root'): RunningView | null {
+    return this.agents.get(agent)?.runningView(nowMs) ?? null;
   }
 
   dump(): KernelDump {

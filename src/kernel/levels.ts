@@ -5,7 +5,7 @@
  * Preemption is strictly greater on the effective level, which boosts an interrupt by the number of
  * times it was suspended (at most +2, never above L4), so a much-preempted task is not starved.
  */
-import { assert } from './assert.ts';
+import { fail } from './assert.ts';
 
 export type Level = 1 | 2 | 3 | 4;
 export type TaskClass = 'queued' | 'interrupt';
@@ -27,7 +27,7 @@ export function isLevel(n: number): n is Level {
 }
 
 export function assertLevel(n: number): asserts n is Level {
-  assert(isLevel(n), `LEVEL: an interrupt level must be an integer 1..4, got ${String(n)}`);
+  if (!isLevel(n)) fail(`LEVEL: an interrupt level must be an integer 1..4, got ${String(n)}`);
 }
 
 /** The fields the preemption rules read. */

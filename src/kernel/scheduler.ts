@@ -16,7 +16,7 @@
  * With `verify` on, the whole-state invariants (O1, STACK, LIFO, QUEUED, DRAIN, BALANCE) are checked
  * after every mutation; O(1) guards are always on.
  */
-import { assert } from './assert.ts';
+import { assert, fail } from './assert.ts';
 import { Deque } from './deque.ts';
 import {
   assertLevel,
@@ -41,6 +41,8 @@ import type {
 import { checkSchedulerInvariants } from './scheduler-invariants.ts';
 import { type SchedulerCounters, newCounters, copyCounters } from './counters.ts';
 
+const ADMITTED: SubmitOutcome = { kind: 'admitted', armed: false };
+const ADMITTED_ARMED: SubmitOutcome = { kind: 'admitted', armed: true };
 const OVERFLOW_DROP: Terminal = { kind: 'dropped', reason: 'interrupt_overflow', reply: '' };
 
 export interface SchedulerConfig {
@@ -66,6 +68,7 @@ export class SchedTask {
   preemptCount = 0;
   lastSuspendedAtMs: number | null = null;
   started = false;
+  ended = false;
 
   constructor(
     readonly id: string,
@@ -142,8 +145,12 @@ export class Scheduler {
   private cooldownTimerAtMs: number | null = null;
   private lastFinished: string | null = null;
   private lastNowMs = -Infinity;
-  /** Every admitted task that has no terminal event yet, by id. */
-  private readonly live = new Map<string, SchedTask>();
+  /**
+   * Every admitted task that has no terminal event yet, by id — kept only with `verify` on, for the
+   * whole-state checks; the hot path keeps a count. (Duplicate ids are refused by the agent's intake.)
+   */
+  private readonly live: Map<string, SchedTask> | null;
+  private liveCount = 0;
   private created = 0;
   /** Suspended frames ended by an agent stop: they are neither resumed nor lost. */
   private abandonedFrames = 0;
@@ -151,6 +158,7 @@ export class Scheduler {
   private effects: SchedulerEffect[] = [];
   private readonly counters: SchedulerCounters = newCounters();
   readonly config: SchedulerConfig;
+  private readonly verify: boolean;
 
   constructor(
     readonly agent: string,
@@ -164,6 +172,8 @@ export class Scheduler {
     private readonly onEnd: ((task: SchedTask, terminal: Terminal, nowMs: number) => void) | null = null,
   ) {
     this.config = { ...DEFAULT_SCHEDULER_CONFIG, ...config };
+    this.verify = this.config.verify;
+    this.live = this.verify ? new Map() : null;
     assert(
       Number.isInteger(this.config.maxQueue) && this.config.maxQueue >= 1,
       `CONFIG: maxQueue must be an integer >= 1, got ${this.config.maxQueue}`,
@@ -184,14 +194,14 @@ export class Scheduler {
       if (kernel) this.counters.dropped += 1;
       else {
         this.counters.backpressure += 1;
-        this.emit(nowMs, { type: 'backpressure', task: id, queueLen: this.queue.length });
+        if (this.tracer !== null) this.emit(nowMs, { type: 'backpressure', task: id, queueLen: this.queue.length });
       }
       this.end(task, terminal, nowMs);
       return this.checked({ kind: 'ended', terminal });
     }
     this.queue.push(task);
     this.counters.enqueued += 1;
-    return this.checked({ kind: 'admitted', armed: false });
+    return this.checked(ADMITTED);
   }
 
   /** An interrupt whose level is already resolved (routing and clamping happen before the core). */
@@ -223,7 +233,7 @@ export class Scheduler {
     const task = this.admit(id, cls, level, kernel, meta, nowMs);
     if (reason === 'invalid') {
       this.counters.rejected += 1;
-      this.emit(nowMs, { type: 'task.rejected', task: id, reason });
+      if (this.tracer !== null) this.emit(nowMs, { type: 'task.rejected', task: id, reason });
     }
     const terminal: Terminal = { kind: 'skipped', reason, reply: '' };
     this.end(task, terminal, nowMs);
@@ -236,7 +246,7 @@ export class Scheduler {
   /** SPEC §2.5: the next task to run, or null when idle. Resuming counts `resumed`. */
   pick(nowMs: number): Pick | null {
     this.tick(nowMs);
-    assert(this.running === null, `I1: pick while ${this.running?.id ?? ''} is running`);
+    if (this.running !== null) fail(`I1: pick while ${this.running.id} is running`);
     let pick: Pick | null = null;
     const slot = this.immediate;
     if (slot !== null) {
@@ -259,7 +269,7 @@ export class Scheduler {
       this.running = pick.task;
       if (!pick.task.started) {
         pick.task.started = true;
-        this.emit(nowMs, { type: 'task.start', task: pick.task.id, from: pick.from });
+        if (this.tracer !== null) this.emit(nowMs, { type: 'task.start', task: pick.task.id, from: pick.from });
       }
     }
     return this.checked(pick);
@@ -303,18 +313,18 @@ export class Scheduler {
   enterCritical(nowMs: number): void {
     this.tick(nowMs);
     const running = this.requireRunning('enterCritical');
-    assert(!this.critical, `CRITICAL: ${running.id} entered a critical section twice`);
+    if (this.critical) fail(`CRITICAL: ${running.id} entered a critical section twice`);
     this.critical = true;
-    this.emit(nowMs, { type: 'critical.enter', task: running.id });
+    if (this.tracer !== null) this.emit(nowMs, { type: 'critical.enter', task: running.id });
     this.checked(null);
   }
 
   leaveCritical(nowMs: number): void {
     this.tick(nowMs);
     const running = this.requireRunning('leaveCritical');
-    assert(this.critical, `CRITICAL: ${running.id} left a critical section it was not in`);
+    if (!this.critical) fail(`CRITICAL: ${running.id} left a critical section it was not in`);
     this.critical = false;
-    this.emit(nowMs, { type: 'critical.leave', task: running.id });
+    if (this.tracer !== null) this.emit(nowMs, { type: 'critical.leave', task: running.id });
     this.checked(null);
   }
 
@@ -325,7 +335,7 @@ export class Scheduler {
   cooldownTimerFired(nowMs: number): boolean {
     this.tick(nowMs);
     const atMs = this.cooldownTimerAtMs;
-    assert(atMs !== null && nowMs >= atMs, `TIMER: cooldown timer fired at ${nowMs} but none was due`);
+    if (atMs === null || nowMs < atMs) fail(`TIMER: cooldown timer fired at ${nowMs} but none was due`);
     this.cooldownTimerAtMs = null;
     const running = this.running;
     const armed = running !== null && this.tryArmFromQueues(running, nowMs, 'cooldown_end');
@@ -424,7 +434,7 @@ export class Scheduler {
 
   /** Tasks admitted and not yet terminal. */
   pendingCount(): number {
-    return this.live.size;
+    return this.liveCount;
   }
 
   /** A deep copy of the whole state (SPEC §7). O(n). */
@@ -465,7 +475,12 @@ export class Scheduler {
 
   /** Whole-state bookkeeping for the invariant checks. */
   balance(): { created: number; terminals: number; abandonedFrames: number; live: ReadonlyMap<string, SchedTask> } {
-    return { created: this.created, terminals: this.terminals, abandonedFrames: this.abandonedFrames, live: this.live };
+    return {
+      created: this.created,
+      terminals: this.terminals,
+      abandonedFrames: this.abandonedFrames,
+      live: this.live ?? new Map(),
+    };
   }
 
   // ---------------------------------------------------------------- internals
@@ -479,11 +494,14 @@ export class Scheduler {
     nowMs: number,
   ): SchedTask {
     this.tick(nowMs);
-    assert(!this.live.has(id), `ID: task id ${id} is already live on ${this.agent}`);
     const task = new SchedTask(id, cls, level, kernel);
-    this.live.set(id, task);
+    if (this.live !== null) {
+      if (this.live.has(id)) fail(`ID: task id ${id} is already live on ${this.agent}`);
+      this.live.set(id, task);
+    }
+    this.liveCount += 1;
     this.created += 1;
-    this.emit(nowMs, {
+    if (this.tracer !== null) this.emit(nowMs, {
       type: 'task.submitted',
       task: id,
       class: cls,
@@ -499,7 +517,7 @@ export class Scheduler {
   private register(task: SchedTask, nowMs: number): SubmitOutcome {
     const level = task.level as Level;
     this.counters.interruptsByLevel[level] += 1;
-    this.emit(nowMs, { type: 'interrupt.registered', task: task.id, level });
+    if (this.tracer !== null) this.emit(nowMs, { type: 'interrupt.registered', task: task.id, level });
     const running = this.running;
     if (running === null) return this.place(task, nowMs);
     let deferral: DeferReason | null = null;
@@ -512,7 +530,7 @@ export class Scheduler {
       deferral = 'level';
     }
     if (deferral !== null) {
-      this.emit(nowMs, { type: 'preempt.deferred', task: task.id, victim: running.id, reason: deferral });
+      if (this.tracer !== null) this.emit(nowMs, { type: 'preempt.deferred', task: task.id, victim: running.id, reason: deferral });
       return this.place(task, nowMs);
     }
     if (this.containersFull()) this.dropVictim(null, task, nowMs);
@@ -532,7 +550,7 @@ export class Scheduler {
     this.immediate = task;
     this.counters.enqueued += 1;
     this.arm(task, running, 'register', evicted?.id ?? null, nowMs);
-    return { kind: 'admitted', armed: true };
+    return ADMITTED_ARMED;
   }
 
   /** Appends a non-arming interrupt to its level queue, applying the overflow rule. */
@@ -544,7 +562,7 @@ export class Scheduler {
     this.levelQueues[task.level as Level].push(task);
     this.levelQueued += 1;
     this.counters.enqueued += 1;
-    return { kind: 'admitted', armed: false };
+    return ADMITTED;
   }
 
   private containersFull(): boolean {
@@ -580,20 +598,19 @@ export class Scheduler {
   private dropTask(victim: SchedTask, cause: SchedTask, nowMs: number): void {
     this.counters.rejected += 1;
     this.counters.dropped += 1;
-    this.emit(nowMs, { type: 'queue.drop', victim: victim.id, for: cause.id, level: victim.level as Level });
+    if (this.tracer !== null) this.emit(nowMs, { type: 'queue.drop', victim: victim.id, for: cause.id, level: victim.level as Level });
     this.end(victim, OVERFLOW_DROP, nowMs);
   }
 
   private arm(task: SchedTask, victim: SchedTask, reason: ArmReason, evicted: string | null, nowMs: number): void {
-    assert(task.cls === 'interrupt', `QUEUED: queued task ${task.id} cannot arm a preemption`);
-    assert(
-      effectiveLevel(task) > effectiveLevel(victim),
-      `STRICT: ${task.id} (eff ${effectiveLevel(task)}) armed against ${victim.id} (eff ${effectiveLevel(victim)})`,
-    );
+    if (task.cls !== 'interrupt') fail(`QUEUED: queued task ${task.id} cannot arm a preemption`);
+    if (effectiveLevel(task) <= effectiveLevel(victim)) {
+      fail(`STRICT: ${task.id} (eff ${effectiveLevel(task)}) armed against ${victim.id} (eff ${effectiveLevel(victim)})`);
+    }
     const level = task.level as Level;
     this.armed = task;
     this.counters.preemptsByLevel[level] += 1;
-    this.emit(nowMs, { type: 'preempt.armed', task: task.id, victim: victim.id, level, reason, evicted });
+    if (this.tracer !== null) this.emit(nowMs, { type: 'preempt.armed', task: task.id, victim: victim.id, level, reason, evicted });
   }
 
   /**
@@ -602,7 +619,7 @@ export class Scheduler {
    * can preempt it moves to the immediate slot and is armed. In cooldown, a timer is requested instead.
    */
   private tryArmFromQueues(running: SchedTask, nowMs: number, reason: ArmReason): boolean {
-    if (this.armed !== null || this.immediate !== null || this.critical) return false;
+    if (this.levelQueued === 0 || this.armed !== null || this.immediate !== null || this.critical) return false;
     let candidate: SchedTask | null = null;
     for (const level of LEVELS_HIGH_TO_LOW) {
       const head = this.levelQueues[level].peek();
@@ -630,7 +647,7 @@ export class Scheduler {
     if (pending !== null) this.effects.push({ type: 'timer.clear' });
     this.cooldownTimerAtMs = atMs;
     this.effects.push({ type: 'timer.set', atMs });
-    this.emit(nowMs, { type: 'cooldown.timer', atMs });
+    if (this.tracer !== null) this.emit(nowMs, { type: 'cooldown.timer', atMs });
   }
 
   private suspend(running: SchedTask, by: SchedTask, step: string, nowMs: number): void {
@@ -641,7 +658,7 @@ export class Scheduler {
     this.counters.suspended += 1;
     this.running = null;
     this.armed = null;
-    this.emit(nowMs, {
+    if (this.tracer !== null) this.emit(nowMs, {
       type: 'task.suspend',
       task: running.id,
       by: by.id,
@@ -657,7 +674,7 @@ export class Scheduler {
     const entry = this.stack.pop();
     this.counters.resumed += 1;
     const task = entry.task;
-    this.emit(nowMs, {
+    if (this.tracer !== null) this.emit(nowMs, {
       type: 'task.resume',
       task: task.id,
       after: this.lastFinished,
@@ -679,14 +696,17 @@ export class Scheduler {
 
   private takeHead(head: SchedTask): void {
     const taken = this.levelQueues[head.level as Level].shift();
-    assert(taken === head, `QUEUE: ${head.id} is not the head of its level queue`);
+    if (taken !== head) fail(`QUEUE: ${head.id} is not the head of its level queue`);
     this.levelQueued -= 1;
   }
 
   private end(task: SchedTask, terminal: Terminal, nowMs: number): void {
-    assert(this.live.delete(task.id), `I5: ${task.id} reached a second terminal event`);
+    if (task.ended) fail(`I5: ${task.id} reached a second terminal event`);
+    task.ended = true;
+    this.live?.delete(task.id);
+    this.liveCount -= 1;
     this.terminals += 1;
-    this.emit(nowMs, {
+    if (this.tracer !== null) this.emit(nowMs, {
       type: 'task.terminal',
       task: task.id,
       kind: terminal.kind,
@@ -698,21 +718,22 @@ export class Scheduler {
 
   private requireRunning(op: string): SchedTask {
     const running = this.running;
-    assert(running !== null, `I1: ${op} needs a running task on ${this.agent}, but none is running`);
+    if (running === null) fail(`I1: ${op} needs a running task on ${this.agent}, but none is running`);
     return running;
   }
 
   private tick(nowMs: number): void {
-    assert(nowMs >= this.lastNowMs, `TIME: now went backwards on ${this.agent}: ${nowMs} < ${this.lastNowMs}`);
+    if (nowMs < this.lastNowMs) fail(`TIME: now went backwards on ${this.agent}: ${nowMs} < ${this.lastNowMs}`);
     this.lastNowMs = nowMs;
   }
 
+  /** Call sites test `this.tracer !== null` first, so no event body is built when tracing is off. */
   private emit(nowMs: number, body: TraceBody): void {
-    if (this.tracer !== null) this.tracer.emit(this.agent, nowMs, body);
+    (this.tracer as Tracer).emit(this.agent, nowMs, body);
   }
 
   private checked<T>(result: T): T {
-    if (this.config.verify) checkSchedulerInvariants(this.dump(), this.balance(), this.config);
+    if (this.verify) checkSchedulerInvariants(this.dump(), this.balance(), this.config);
     return result;
   }
 }

@@ -1,0 +1,10 @@
+/**
+ * `npm run bench`: runs every benchmark in this process and prints its table. No timing assertion
+ * lives here or in the tests: the numbers are reported, the goals are judged by a person.
+ */
+import { formatSchedulerTable, runSchedulerBench } from './scheduler.bench.ts';
+
+console.log(`node ${process.version} (${process.platform} ${process.arch})`);
+console.log('\n## scheduler\n');
+const rows = await runSchedulerBench();
+console.log(formatSchedulerTable(rows));

@@ -1,0 +1,76 @@
+/**
+ * The simulator's seeded randomness (STYLE rule 3: one seeded PRNG, forked by name).
+ *
+ * Theory of operation
+ * -------------------
+ * Every stream is named by a key, the run seed and a path of parts joined by '|'
+ * (`Rng.derive(7, 'model', 'root', 'q1', 0, 1)` is the stream `7|model|root|q1|0|1`), and is a
+ * seedrandom (ARC4) generator seeded with that key. A stream therefore depends only on its name:
+ * how many draws another stream made, or in which order calls happened, cannot shift it. That is
+ * what lets the fakes derive one stream per call at call time ("timer-first", ARCHITECTURE
+ * "Simulator recipe" rule 3) and keeps a run reproducible across compile targets.
+ *
+ * `fork(name)` derives a child stream from the parent's key (not from its position), so forking
+ * is also independent of the draws made so far; forking the same name twice gives the same stream.
+ */
+import seedrandom from 'seedrandom';
+
+/** Integer milliseconds: a fixed value, or `[min, max]` drawn uniformly, both ends included. */
+export type Range = number | readonly [number, number];
+
+export class Rng {
+  private readonly prng: seedrandom.PRNG;
+
+  private constructor(readonly key: string) {
+    this.prng = seedrandom(key);
+  }
+
+  /** The stream named `${seed}|${parts[0]}|${parts[1]}|…`. */
+  static derive(seed: number, ...parts: (string | number)[]): Rng {
+    return new Rng([seed, ...parts].join('|'));
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.prng();
+  }
+
+  /** Uniform integer in [min, max], both included. */
+  int(min: number, max: number): number {
+    if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min > max) {
+      throw new RangeError(`Rng.int: need integers min <= max, got [${String(min)}, ${String(max)}]`);
+    }
+    // Clamp: a generator returning a value a hair below 1 must never reach max + 1.
+    return Math.min(max, min + Math.floor(this.next() * (max - min + 1)));
+  }
+
+  /** A fixed number is returned as is, without a draw; `[min, max]` draws one integer, ends included. */
+  range(r: Range): number {
+    if (typeof r === 'number') return r;
+    return this.int(r[0], r[1]);
+  }
+
+  /**
+   * True with probability `p`. Always consumes exactly one draw, even for p = 0 or 1, so the draws
+   * that follow do not depend on which rates happen to be zero.
+   */
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  /** The child stream `${key}|${name}`, independent of the draws made on this stream. */
+  fork(name: string): Rng {
+    return new Rng(`${this.key}|${name}`);
+  }
+
+  /** In-place Fisher–Yates shuffle; returns the same array. */
+  shuffle<T>(items: T[]): T[] {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = this.int(0, i);
+      const tmp = items[i] as T;
+      items[i] = items[j] as T;
+      items[j] = tmp;
+    }
+    return items;
+  }
+}
