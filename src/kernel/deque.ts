@@ -40,6 +40,10 @@ export class Deque<T> {
     return all;
   }
 
+  forEach(fn: (item: T) => void): void {
+    for (let i = 0; i < this.size; i++) fn(this.items[(this.head + i) & this.mask] as T);
+  }
+
   toArray(): T[] {
     const out: T[] = [];
     for (let i = 0; i < this.size; i++) out.push(this.items[(this.head + i) & this.mask] as T);

@@ -1,73 +1,99 @@
 /**
- * Whole-state invariant checks of one scheduler (SPEC §6, §7 O1). O(n): run after every mutation
- * when `verify` is on (always in tests and simulation). Each failure names its rule.
+ * Whole-state invariant checks of one scheduler (SPEC §6, §7 O1). O(n) in the waiting tasks: run after
+ * every mutation when `verify` is on (always in tests and simulation), so they read the containers in
+ * place and allocate nothing. Each failure names its rule.
  */
-import { assert } from './assert.ts';
-import { STACK_DEPTH_MAX } from './levels.ts';
-import type { SchedulerConfig, SchedulerDump, TaskView } from './scheduler.ts';
+import { fail } from './assert.ts';
+import { STACK_DEPTH_MAX, type Level, type TaskClass } from './levels.ts';
 
-export interface Balance {
+/** What the checks need of a task: identity, class, level, and a mark for the duplicate check. */
+export interface CheckedTask {
+  readonly id: string;
+  readonly cls: TaskClass;
+  readonly level: Level | null;
+  checkMark: number;
+}
+
+export interface Iterable1<T> {
+  forEach(fn: (item: T) => void): void;
+  readonly length: number;
+}
+
+export interface InvariantView<T extends CheckedTask> {
+  readonly agent: string;
+  readonly running: T | null;
+  readonly immediate: T | null;
+  readonly armed: T | null;
+  readonly levelQueues: Readonly<Record<Level, Iterable1<T>>>;
+  readonly queue: Iterable1<T>;
+  readonly stack: readonly { readonly task: T; readonly effAtSuspend: number }[];
+  readonly critical: boolean;
+  readonly suspended: number;
+  readonly resumed: number;
   readonly created: number;
   readonly terminals: number;
   readonly abandonedFrames: number;
-  readonly live: ReadonlyMap<string, unknown>;
+  readonly live: ReadonlyMap<string, T>;
+  readonly maxQueue: number;
+  readonly selfLoopExtraMax: number;
 }
 
-export function checkSchedulerInvariants(d: SchedulerDump, balance: Balance, config: SchedulerConfig): void {
-  const where = `on ${d.agent}`;
-  const seen = new Set<string>();
-  const account = (t: TaskView, place: string): void => {
-    assert(!seen.has(t.id), `O1: ${t.id} appears twice ${where} (again in ${place})`);
-    assert(balance.live.has(t.id), `O1: ${t.id} is in ${place} ${where} but has already ended`);
-    seen.add(t.id);
+let epoch = 0;
+
+export function checkSchedulerInvariants<T extends CheckedTask>(v: InvariantView<T>): void {
+  epoch += 1;
+  const mark = epoch;
+  let seen = 0;
+  const account = (t: T, place: string): void => {
+    if (t.checkMark === mark) fail(`O1: ${t.id} appears twice on ${v.agent} (again in ${place})`);
+    if (v.live.get(t.id) !== t) fail(`O1: ${t.id} is in ${place} on ${v.agent} but has already ended`);
+    t.checkMark = mark;
+    seen += 1;
   };
 
-  if (d.running !== null) account(d.running, 'running');
-  if (d.immediate !== null) {
-    account(d.immediate, 'the immediate slot');
-    assert(d.immediate.cls === 'interrupt', `QUEUED: queued task ${d.immediate.id} in the immediate slot ${where}`);
+  if (v.running !== null) account(v.running, 'running');
+  if (v.immediate !== null) {
+    account(v.immediate, 'the immediate slot');
+    if (v.immediate.cls !== 'interrupt') fail(`QUEUED: queued task ${v.immediate.id} in the immediate slot on ${v.agent}`);
   }
+  let interrupts = v.immediate === null ? 0 : 1;
   for (const level of [1, 2, 3, 4] as const) {
-    for (const t of d.levelQueues[level]) {
+    const queue = v.levelQueues[level];
+    interrupts += queue.length;
+    queue.forEach((t) => {
       account(t, `level queue ${level}`);
-      assert(t.cls === 'interrupt' && t.level === level, `QUEUED: ${t.id} misplaced in level queue ${level} ${where}`);
-    }
+      if (t.cls !== 'interrupt' || t.level !== level) fail(`QUEUED: ${t.id} misplaced in level queue ${level} on ${v.agent}`);
+    });
   }
-  for (const t of d.queue) {
+  v.queue.forEach((t) => {
     account(t, 'the queued FIFO');
-    assert(t.cls === 'queued', `QUEUED: interrupt ${t.id} in the queued FIFO ${where}`);
-  }
+    if (t.cls !== 'queued') fail(`QUEUED: interrupt ${t.id} in the queued FIFO on ${v.agent}`);
+  });
   let below = -1;
-  for (const e of d.stack) {
+  for (const e of v.stack) {
     account(e.task, 'the suspend stack');
-    assert(e.effAtSuspend > below, `STACK: levels do not strictly increase at ${e.task.id} ${where}`);
+    if (e.effAtSuspend <= below) fail(`STACK: levels do not strictly increase at ${e.task.id} on ${v.agent}`);
     below = e.effAtSuspend;
   }
-  assert(seen.size === balance.live.size, `O1: ${balance.live.size - seen.size} live task(s) in no container ${where}`);
+  if (seen !== v.live.size) fail(`O1: ${v.live.size - seen} live task(s) in no container on ${v.agent}`);
 
-  assert(d.stack.length <= STACK_DEPTH_MAX, `STACK: depth ${d.stack.length} exceeds ${STACK_DEPTH_MAX} ${where}`);
-  assert(
-    d.counters.suspended - d.counters.resumed - balance.abandonedFrames === d.stack.length,
-    `LIFO: suspended ${d.counters.suspended} - resumed ${d.counters.resumed} != depth ${d.stack.length} ${where}`,
-  );
-  if (d.running === null && balance.live.size === 0 && balance.abandonedFrames === 0) {
-    assert(d.counters.suspended === d.counters.resumed, `DRAIN: drained with suspended != resumed ${where}`);
+  if (v.stack.length > STACK_DEPTH_MAX) fail(`STACK: depth ${v.stack.length} exceeds ${STACK_DEPTH_MAX} on ${v.agent}`);
+  if (v.suspended - v.resumed - v.abandonedFrames !== v.stack.length) {
+    fail(`LIFO: suspended ${v.suspended} - resumed ${v.resumed} != depth ${v.stack.length} on ${v.agent}`);
   }
-  if (d.armed !== null) {
-    assert(d.running !== null, `STRICT: ${d.armed} armed with nothing running ${where}`);
-    assert(d.immediate?.id === d.armed, `STRICT: armed ${d.armed} is not the immediate occupant ${where}`);
+  if (v.running === null && v.live.size === 0 && v.abandonedFrames === 0 && v.suspended !== v.resumed) {
+    fail(`DRAIN: drained with suspended != resumed on ${v.agent}`);
   }
-  assert(!d.critical || d.running !== null, `CRITICAL: critical section with nothing running ${where}`);
-
-  const interrupts = d.levelQueues[1].length + d.levelQueues[2].length + d.levelQueues[3].length +
-    d.levelQueues[4].length + (d.immediate === null ? 0 : 1);
-  assert(interrupts <= config.maxQueue, `QUEUE: ${interrupts} interrupts waiting exceed maxQueue ${where}`);
-  assert(
-    d.queue.length <= config.maxQueue + config.selfLoopExtraMax,
-    `QUEUE: queued FIFO length ${d.queue.length} exceeds its bound ${where}`,
-  );
-  assert(
-    balance.created === balance.terminals + balance.live.size,
-    `BALANCE: created ${balance.created} != terminal ${balance.terminals} + pending ${balance.live.size} ${where}`,
-  );
+  if (v.armed !== null) {
+    if (v.running === null) fail(`STRICT: ${v.armed.id} armed with nothing running on ${v.agent}`);
+    if (v.immediate !== v.armed) fail(`STRICT: armed ${v.armed.id} is not the immediate occupant on ${v.agent}`);
+  }
+  if (v.critical && v.running === null) fail(`CRITICAL: critical section with nothing running on ${v.agent}`);
+  if (interrupts > v.maxQueue) fail(`QUEUE: ${interrupts} interrupts waiting exceed maxQueue on ${v.agent}`);
+  if (v.queue.length > v.maxQueue + v.selfLoopExtraMax) {
+    fail(`QUEUE: queued FIFO length ${v.queue.length} exceeds its bound on ${v.agent}`);
+  }
+  if (v.created !== v.terminals + v.live.size) {
+    fail(`BALANCE: created ${v.created} != terminal ${v.terminals} + pending ${v.live.size} on ${v.agent}`);
+  }
 }

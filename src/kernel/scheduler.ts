@@ -69,6 +69,8 @@ export class SchedTask {
   lastSuspendedAtMs: number | null = null;
   started = false;
   ended = false;
+  /** Scratch for the O(n) invariant checks (duplicate detection without allocating a set). */
+  checkMark = 0;
 
   constructor(
     readonly id: string,
@@ -733,7 +735,26 @@ export class Scheduler {
   }
 
   private checked<T>(result: T): T {
-    if (this.verify) checkSchedulerInvariants(this.dump(), this.balance(), this.config);
+    if (this.verify) {
+      checkSchedulerInvariants<SchedTask>({
+        agent: this.agent,
+        running: this.running,
+        immediate: this.immediate,
+        armed: this.armed,
+        levelQueues: this.levelQueues,
+        queue: this.queue,
+        stack: this.stack.list(),
+        critical: this.critical,
+        suspended: this.counters.suspended,
+        resumed: this.counters.resumed,
+        created: this.created,
+        terminals: this.terminals,
+        abandonedFrames: this.abandonedFrames,
+        live: this.live ?? new Map(),
+        maxQueue: this.config.maxQueue,
+        selfLoopExtraMax: this.config.selfLoopExtraMax,
+      });
+    }
     return result;
   }
 }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { AssertionError } from '../../src/kernel/assert.ts';
 import type { TraceBody, TraceEvent, TraceType } from '../../src/kernel/trace.ts';
-import { canonicalLine, formatTraceLine, TraceHasher } from '../../src/sim/trace-writer.ts';
+import { canonicalLine, formatTraceLine, strictCanonicalLine, TraceHasher } from '../../src/sim/trace-writer.ts';
+import { Tracer, TraceRecorder } from '../../src/kernel/trace.ts';
 
 const SUBMITTED: TraceEvent = {
   seq: 1,
@@ -71,23 +72,32 @@ describe('canonicalLine', () => {
     expect(canonicalLine(TERMINAL)).toBe(LINE_2);
   });
 
-  it('is stable whatever order the lead keys were built in', () => {
+  it('the strict twin is stable whatever order the lead keys were built in', () => {
     const shuffled = { type: 'task.terminal', agent: 'root', task: 'q1', kind: 'done', reason: null, reply: 'ok q1 “ü” 😀', t: 150, seq: 2 } as TraceEvent;
-    expect(canonicalLine(shuffled)).toBe(LINE_2);
+    expect(strictCanonicalLine(shuffled)).toBe(LINE_2);
+  });
+
+  it('equals the strict twin for every event type as the Tracer builds it', () => {
+    const recorder = new TraceRecorder();
+    const tracer = new Tracer(recorder);
+    for (const body of Object.values(SAMPLES)) tracer.emit('root', 42, body);
+    expect(recorder.events.length).toBe(Object.keys(SAMPLES).length);
+    for (const e of recorder.events) expect(canonicalLine(e)).toBe(strictCanonicalLine(e));
   });
 
   it('prints -0 as 0 and numbers in their shortest form', () => {
     const e: TraceEvent = { seq: 3, t: -0, agent: 'a', type: 'cooldown.timer', atMs: 1e21 };
     expect(canonicalLine(e)).toBe('{"seq":3,"t":0,"agent":"a","type":"cooldown.timer","atMs":1e+21}');
+    expect(strictCanonicalLine(e)).toBe(canonicalLine(e));
     expect(canonicalLine({ ...e, atMs: 0.1 + 0.2 })).toContain('"atMs":0.30000000000000004');
   });
 
-  it('refuses undefined and non-finite values (they would change the hash silently)', () => {
+  it('the strict twin refuses undefined and non-finite values (they would change the hash silently)', () => {
     const withUndefined = { ...SUBMITTED, source: undefined } as unknown as TraceEvent;
-    expect(() => canonicalLine(withUndefined)).toThrow(AssertionError);
-    expect(() => canonicalLine({ ...SUBMITTED, t: Number.NaN })).toThrow(/TRACE: t is NaN/);
+    expect(() => strictCanonicalLine(withUndefined)).toThrow(AssertionError);
+    expect(() => strictCanonicalLine({ ...SUBMITTED, t: Number.NaN })).toThrow(/TRACE: t is NaN/);
     const holey = { seq: 1, t: 0, agent: 'a', type: 'agent.stop', stopped: [undefined] } as unknown as TraceEvent;
-    expect(() => canonicalLine(holey)).toThrow(/stopped\[0\]/);
+    expect(() => strictCanonicalLine(holey)).toThrow(/stopped\[0\]/);
   });
 });
 
