@@ -16,10 +16,16 @@ export const OVERFLOW_KEEP_RECENT = 10;
 export class ConversationContext {
   private readonly events: ContextEvent[] = [];
   private accumulated = 0;
+  /**
+   * The timeline as messages, kept in step with `events`: every request prefix is built from it, so
+   * rebuilding it per model call would make a long run quadratic in allocations.
+   */
+  private messages: Message[] = [];
 
   commit(event: ContextEvent): number {
     this.events.push(event);
     this.accumulated += eventTokens(event);
+    appendMessages(this.messages, event);
     return this.events.length;
   }
 
@@ -32,25 +38,9 @@ export class ConversationContext {
     return this.events.length;
   }
 
-  /** The committed events as model messages, oldest first. */
-  timeline(): Message[] {
-    const messages: Message[] = [];
-    for (const e of this.events) {
-      switch (e.kind) {
-        case 'interrupt':
-          messages.push({ role: 'system', content: INTERRUPT_MARK + e.input });
-          break;
-        case 'summary':
-          messages.push({ role: 'system', content: `summary of earlier conversation: ${e.response}` });
-          continue;
-        case 'turn':
-        case 'failed':
-          messages.push({ role: 'user', content: e.input });
-          break;
-      }
-      messages.push({ role: 'assistant', content: e.response });
-    }
-    return messages;
+  /** The committed events as model messages, oldest first. Shared and read-only: copy before editing. */
+  timeline(): readonly Message[] {
+    return this.messages;
   }
 
   /**
@@ -63,13 +53,33 @@ export class ConversationContext {
       this.accumulated -= eventTokens(this.events[dropped] as ContextEvent);
       dropped += 1;
     }
-    if (dropped > 0) this.events.splice(0, dropped);
+    if (dropped > 0) {
+      this.events.splice(0, dropped);
+      this.messages = [];
+      for (const e of this.events) appendMessages(this.messages, e);
+    }
     return dropped;
   }
 
   snapshot(): ContextEvent[] {
     return this.events.map((e) => ({ ...e }));
   }
+}
+
+function appendMessages(messages: Message[], e: ContextEvent): void {
+  switch (e.kind) {
+    case 'interrupt':
+      messages.push({ role: 'system', content: INTERRUPT_MARK + e.input });
+      break;
+    case 'summary':
+      messages.push({ role: 'system', content: `summary of earlier conversation: ${e.response}` });
+      return;
+    case 'turn':
+    case 'failed':
+      messages.push({ role: 'user', content: e.input });
+      break;
+  }
+  messages.push({ role: 'assistant', content: e.response });
 }
 
 function eventTokens(e: ContextEvent): number {

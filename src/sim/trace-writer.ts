@@ -21,6 +21,8 @@ import type { TraceEvent, TraceSink } from '../kernel/trace.ts';
 const LEAD_KEYS: ReadonlySet<string> = new Set(['seq', 't', 'agent', 'type']);
 /** Buffered file output is flushed when it grows past this many UTF-16 units. */
 const FILE_BUFFER_MAX = 1 << 16;
+/** Hash input is batched up to this many UTF-16 units. */
+const HASH_BATCH = 1 << 15;
 /** Replies, results and arguments are cut to this many code points in human trace lines. */
 const TEXT_SHOWN_MAX = 60;
 
@@ -101,6 +103,8 @@ export class TraceHasher implements TraceSink {
   private buffered: string[] = [];
   private bufferedLength = 0;
   private count = 0;
+  /** Lines not yet fed to the hash: one native `update` per batch instead of per event. */
+  private pendingHash = '';
 
   constructor(opts: TraceHasherOptions = {}) {
     this.kept = opts.keepLines === true ? [] : null;
@@ -113,7 +117,8 @@ export class TraceHasher implements TraceSink {
   emit(event: TraceEvent): void {
     const line = canonicalLine(event);
     this.count += 1;
-    this.hash.update(`${line}\n`);
+    this.pendingHash += `${line}\n`;
+    if (this.pendingHash.length >= HASH_BATCH) this.feedHash();
     if (this.kept !== null) this.kept.push(line);
     if (this.fd !== null) this.write(`${line}\n`);
   }
@@ -130,7 +135,14 @@ export class TraceHasher implements TraceSink {
 
   /** Hex SHA-256 of the event lines so far; may be called any number of times. */
   digest(): string {
+    this.feedHash();
     return this.hash.copy().digest('hex');
+  }
+
+  private feedHash(): void {
+    if (this.pendingHash.length === 0) return;
+    this.hash.update(this.pendingHash, 'utf8');
+    this.pendingHash = '';
   }
 
   /** Flushes and closes the file, if any. Idempotent. */

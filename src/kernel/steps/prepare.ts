@@ -8,8 +8,7 @@ import type { Task } from '../task.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 
 export function buildPrefix(host: StepHost, task: Task): Message[] {
-  const messages: Message[] = [{ role: 'system', content: host.config.systemPrompt }];
-  for (const m of host.context.timeline()) messages.push(m);
+  const messages: Message[] = [{ role: 'system', content: host.config.systemPrompt }, ...host.context.timeline()];
   // The interrupt mark is derived from the task, not stored in the messages, so a task suspended
   // before its Prepare ran still gets it.
   messages.push(
