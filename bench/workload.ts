@@ -170,11 +170,11 @@ export function driveScheduler(scheduler: Scheduler, w: Workload): number {
         decisions += 1;
         if (pick !== null) {
           running = true;
-          if (pick.from === 'stack') {
+          if (scheduler.lastPickSource() === 'stack') {
             depth -= 1;
             remaining = suspended[depth] as number;
           } else {
-            remaining = stepsOfId(pick.task.id);
+            remaining = stepsOfId(pick.id);
           }
         }
       }

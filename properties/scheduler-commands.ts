@@ -180,7 +180,7 @@ class Pick implements SchedCommand {
   }
   run(m: SchedulerModel, r: RealSystem): void {
     const pick = r.sched.pick(m.nowMs);
-    const real = pick === null ? null : { id: pick.task.id, from: pick.from };
+    const real = pick === null ? null : { id: pick.id, from: r.sched.lastPickSource() };
     same('outcome of pick()', real, m.pick());
     if (real?.from === 'stack') reached.resumedFromStack += 1;
     checkAgreement(m, r, 'pick()');

@@ -217,11 +217,11 @@ export class Agent implements StepHost {
       this.env.flushHooks(nowMs);
       let task = this.current;
       if (task === null) {
-        const pick = this.core.pick(nowMs);
-        if (pick === null) break;
-        task = this.taskOf(pick.task.id);
+        const picked = this.core.pick(nowMs);
+        if (picked === null) break;
+        task = this.taskOf(picked.id);
         this.current = task;
-        if (pick.from === 'stack') rebasePrefix(this, task);
+        if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
       }
       if (task.stopMarked) {
         this.finish(task, { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY }, nowMs);

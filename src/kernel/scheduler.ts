@@ -86,11 +86,6 @@ export type SubmitOutcome =
   /** Ended at once: queue full (skipped), overflow victim (dropped), self-loop full (dropped). */
   | { readonly kind: 'ended'; readonly terminal: Terminal };
 
-export interface Pick {
-  readonly task: SchedTask;
-  readonly from: PickSource;
-}
-
 export type SafePointDecision = 'continue' | 'suspended';
 
 export type SchedulerEffect =
@@ -146,6 +141,7 @@ export class Scheduler {
   private critical = false;
   private cooldownTimerAtMs: number | null = null;
   private lastFinished: string | null = null;
+  private pickSource: PickSource | null = null;
   private lastNowMs = -Infinity;
   /**
    * Every admitted task that has no terminal event yet, by id — kept only with `verify` on, for the
@@ -245,36 +241,48 @@ export class Scheduler {
 
   // ---------------------------------------------------------------- running
 
-  /** SPEC §2.5: the next task to run, or null when idle. Resuming counts `resumed`. */
-  pick(nowMs: number): Pick | null {
+  /**
+   * SPEC §2.5: the next task to run, or null when idle. Resuming counts `resumed`. Where the task came
+   * from is `lastPickSource()` (returned separately so the hot path allocates nothing).
+   */
+  pick(nowMs: number): SchedTask | null {
     this.tick(nowMs);
     if (this.running !== null) fail(`I1: pick while ${this.running.id} is running`);
-    let pick: Pick | null = null;
+    let task: SchedTask | null = null;
+    let from: PickSource = 'immediate';
     const slot = this.immediate;
     if (slot !== null) {
       this.immediate = null;
-      pick = { task: slot, from: 'immediate' };
+      task = slot;
     } else {
       const head = this.highestHead();
       const top = this.stack.top();
       if (top !== undefined && (head === undefined || effectiveLevel(top.task) >= (head.level ?? 0))) {
-        pick = { task: this.resume(nowMs), from: 'stack' };
+        task = this.resume(nowMs);
+        from = 'stack';
       } else if (head !== undefined) {
         this.takeHead(head);
-        pick = { task: head, from: 'level' };
+        task = head;
+        from = 'level';
       } else {
-        const next = this.queue.shift();
-        if (next !== undefined) pick = { task: next, from: 'queue' };
+        task = this.queue.shift() ?? null;
+        from = 'queue';
       }
     }
-    if (pick !== null) {
-      this.running = pick.task;
-      if (!pick.task.started) {
-        pick.task.started = true;
-        if (this.tracer !== null) this.emit(nowMs, { type: 'task.start', task: pick.task.id, from: pick.from });
+    this.pickSource = task === null ? null : from;
+    if (task !== null) {
+      this.running = task;
+      if (!task.started) {
+        task.started = true;
+        if (this.tracer !== null) this.emit(nowMs, { type: 'task.start', task: task.id, from });
       }
     }
-    return this.checked(pick);
+    return this.checked(task);
+  }
+
+  /** Where the last successful `pick` took its task from (null after an idle pick). */
+  lastPickSource(): PickSource | null {
+    return this.pickSource;
   }
 
   /**

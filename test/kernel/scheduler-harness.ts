@@ -33,7 +33,7 @@ export function setup(config: Partial<SchedulerConfig> = {}, agent = 'root'): Ha
     rec.events.filter((e): e is EventOf<T> => e.type === type);
   const pick = (nowMs: number): { id: string; from: string } | null => {
     const p = s.pick(nowMs);
-    return p === null ? null : { id: p.task.id, from: p.from };
+    return p === null ? null : { id: p.id, from: s.lastPickSource() ?? 'none' };
   };
   return {
     s,
