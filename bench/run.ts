@@ -3,8 +3,10 @@
  * lives here or in the tests: the numbers are reported, the goals are judged by a person.
  */
 import { formatSchedulerTable, runSchedulerBench } from './scheduler.bench.ts';
+import { formatSimTable, runSimBench } from './sim.bench.ts';
 
 console.log(`node ${process.version} (${process.platform} ${process.arch})`);
 console.log('\n## scheduler\n');
-const rows = await runSchedulerBench();
-console.log(formatSchedulerTable(rows));
+console.log(formatSchedulerTable(await runSchedulerBench()));
+console.log('\n## simulator\n');
+console.log(formatSimTable(await runSimBench()));

@@ -1,0 +1,134 @@
+/**
+ * Simulator speed, all measured in one process run (tinybench), except the sweep, which is timed
+ * through the real CLI because its workers are separate threads:
+ *
+ *   E4 wall time           the full `runScenario` of scenarios/e4-priority-stress.json: kernel,
+ *                          Runtime, fakes, monitors, trace hash, report and expectations. Median.
+ *   simulated-to-wall      E4's virtual time over that median wall time.
+ *   trace events/s         E4's trace events over that median wall time (every event passes through
+ *                          the Runtime, the kernel, the hash and the monitors).
+ *   drain                  one macrotask drain (the MessageChannel ping between two timer firings),
+ *                          and the VirtualClock's own cost per timer (setTimer + runNext): together the
+ *                          fixed cost the simulator pays per timer.
+ *   sweep                  `homeagent sim sweep` of E4 over a range of seeds on 1 and on 2 workers:
+ *                          runs per second.
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import { Bench } from 'tinybench';
+import { VirtualClock } from '../src/clock/index.ts';
+import { loadScenarioFile, type Scenario } from '../src/sim/scenario.ts';
+import { runScenario } from '../src/sim/simulation.ts';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const E4 = resolve(ROOT, 'scenarios/e4-priority-stress.json');
+const DRAINS_PER_ITERATION = 1000;
+const TIMERS_PER_ITERATION = 1000;
+const SWEEP_SEEDS = '1..40';
+
+export interface SimBenchResult {
+  readonly e4MedianMs: number;
+  readonly e4Events: number;
+  readonly e4VirtualMs: number;
+  readonly simulatedToWall: number;
+  readonly eventsPerSec: number;
+  readonly drainUs: number;
+  readonly timerUs: number;
+  readonly sweep: readonly { readonly workers: number; readonly runsPerSecond: number; readonly hashes: number }[];
+}
+
+function loadE4(): Scenario {
+  const loaded = loadScenarioFile(E4);
+  if (!loaded.ok) throw new Error(`E4 scenario unusable: ${JSON.stringify(loaded.problems)}`);
+  return loaded.scenario;
+}
+
+export async function runSimBench(): Promise<SimBenchResult> {
+  const scenario = loadE4();
+  const first = await runScenario(scenario);
+  if (first.kind !== 'report' || !first.report.ok) throw new Error('E4 does not pass; fix it before benchmarking');
+  const { events, virtualMs, traceHash } = first.report;
+
+  const channel = new MessageChannel();
+  let wake: (() => void) | null = null;
+  channel.port1.on('message', () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  });
+  const drain = (): Promise<void> =>
+    new Promise((r) => {
+      wake = r;
+      channel.port2.postMessage(null);
+    });
+
+  const bench = new Bench({ time: 2000, warmupTime: 500 });
+  bench.add('E4 run', async () => {
+    const out = await runScenario(scenario);
+    if (out.kind !== 'report' || out.report.traceHash !== traceHash) throw new Error('E4 changed between runs');
+  });
+  bench.add(`drain x${DRAINS_PER_ITERATION}`, async () => {
+    for (let i = 0; i < DRAINS_PER_ITERATION; i++) await drain();
+  });
+  bench.add(`virtual timer x${TIMERS_PER_ITERATION}`, () => {
+    const clock = new VirtualClock();
+    let fired = 0;
+    for (let i = 0; i < TIMERS_PER_ITERATION; i++) clock.setTimer(i % 97, () => (fired += 1));
+    while (clock.runNext());
+    if (fired !== TIMERS_PER_ITERATION) throw new Error('timers lost');
+  });
+  await bench.run();
+  channel.port1.close();
+
+  const median = (name: string): number => {
+    const task = bench.tasks.find((t) => t.name === name);
+    const result = task?.result;
+    if (result === undefined || !('latency' in result)) throw new Error(`no result for ${name}`);
+    return result.latency.p50 ?? result.latency.mean;
+  };
+  const e4MedianMs = median('E4 run');
+  return {
+    e4MedianMs,
+    e4Events: events,
+    e4VirtualMs: virtualMs,
+    simulatedToWall: virtualMs / e4MedianMs,
+    eventsPerSec: (events / e4MedianMs) * 1000,
+    drainUs: (median(`drain x${DRAINS_PER_ITERATION}`) * 1000) / DRAINS_PER_ITERATION,
+    timerUs: (median(`virtual timer x${TIMERS_PER_ITERATION}`) * 1000) / TIMERS_PER_ITERATION,
+    sweep: [1, 2].map((workers) => sweepRate(workers)),
+  };
+}
+
+/** Times the real CLI sweep; the runs/s it reports exclude process start-up. */
+function sweepRate(workers: number): { workers: number; runsPerSecond: number; hashes: number } {
+  const out = spawnSync(
+    process.execPath,
+    ['bin/homeagent.js', 'sim', 'sweep', E4, '--seeds', SWEEP_SEEDS, '--workers', String(workers), '--json'],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (out.status !== 0) throw new Error(`sweep failed (exit ${String(out.status)}): ${out.stderr}`);
+  const doc = JSON.parse(out.stdout) as { runsPerSecond: number; hashes: Record<string, string> };
+  return { workers, runsPerSecond: doc.runsPerSecond, hashes: Object.keys(doc.hashes).length };
+}
+
+export function formatSimTable(r: SimBenchResult): string {
+  const lines = [
+    '| measure | value |',
+    '|:--|--:|',
+    `| E4 wall time (median) | ${r.e4MedianMs.toFixed(2)} ms |`,
+    `| E4 virtual time | ${r.e4VirtualMs} ms |`,
+    `| simulated-to-wall ratio | ${Math.round(r.simulatedToWall)}x |`,
+    `| trace events per run | ${r.e4Events} |`,
+    `| trace events per second | ${Math.round(r.eventsPerSec).toLocaleString('en-US')} |`,
+    `| drain (MessageChannel ping) | ${r.drainUs.toFixed(2)} µs |`,
+    `| VirtualClock setTimer + runNext | ${r.timerUs.toFixed(3)} µs |`,
+    ...r.sweep.map((s) => `| sweep E4, seeds ${SWEEP_SEEDS}, ${s.workers} worker(s) | ${s.runsPerSecond.toFixed(1)} runs/s |`),
+  ];
+  return lines.join('\n');
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(formatSimTable(await runSimBench()));
+}

@@ -1,0 +1,177 @@
+/**
+ * `homeagent sim run <scenario.json> [--seed N] [--trace out.jsonl] [--json] [--check-determinism]
+ * [--shuffle-ties]` (SPEC §12.1): one seeded run of one scenario, its report, and an exit code.
+ *
+ * Theory of operation: validate everything first (flags and the scenario, every problem collected,
+ * "not supported yet" features included), so that exit 2 lists all that is wrong at once; then run;
+ * then fold the CLI-level checks into the report's `expectations`:
+ *  - `--check-determinism` runs the scenario a second time with the same seed and options and adds a
+ *    `determinism` entry (expected: the first trace hash, actual: the second); a mismatch fails the run.
+ *  - `expect.exitCode`, when the scenario has one, adds an `exitCode` entry comparing the natural exit
+ *    code (0 when the report is ok — after the determinism check — else 1) with the expected one. It is
+ *    informative only: it changes neither `ok` nor the exit code, because the exit code is the CLI's
+ *    public contract and a scenario must not be able to turn a failing run into a passing one.
+ *
+ * With `--json`, stdout carries exactly one JSON document (the report, or the unusable-input document
+ * on exit 2) and nothing is written to stderr unless the process crashes. The only wall-clock value in
+ * that document is the report's own `wallMs`.
+ */
+import type { Command } from 'commander';
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Report } from '../sim/report.ts';
+import { formatSummary } from '../sim/report.ts';
+import type { Problem, Scenario } from '../sim/scenario.ts';
+import { loadScenarioFile } from '../sim/scenario.ts';
+import { runScenario, unsupportedFeatures, type SimOptions } from '../sim/simulation.ts';
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_UNUSABLE,
+  formatProblems,
+  parseNonNegativeInt,
+  reproduceCommand,
+  unusableDocument,
+  writeJson,
+  writeStdout,
+  type ExitCode,
+} from './cli-io.ts';
+import { unexpectedViolations } from './outcome.ts';
+
+/** The flags as commander hands them over (values unvalidated). */
+export interface SimRunFlags {
+  readonly seed?: string;
+  readonly trace?: string;
+  readonly json?: boolean;
+  readonly checkDeterminism?: boolean;
+  readonly shuffleTies?: boolean;
+}
+
+export function registerSimRun(sim: Command): void {
+  sim
+    .command('run')
+    .description('run one scenario with one seed and report (exit 0 ok, 1 failed, 2 unusable input)')
+    .argument('<scenario.json>', 'scenario file (SPEC §12.2)')
+    .option('--seed <n>', "seed, a non-negative integer (default: the scenario's seed)")
+    .option('--trace <file>', 'write the canonical trace (a header line, then one JSON line per event)')
+    .option('--json', 'print the report as one JSON document on stdout, and nothing else')
+    .option('--check-determinism', 'run twice with the same seed and compare the trace hashes')
+    .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
+    .action(async (file: string, flags: SimRunFlags) => {
+      process.exitCode = await simRun(file, flags);
+    });
+}
+
+interface RunInput {
+  readonly scenario: Scenario;
+  readonly seed: number;
+}
+
+export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode> {
+  const json = flags.json === true;
+  const input = validate(file, flags);
+  if (!input.ok) return unusable(file, input.problems, json);
+
+  const { scenario, seed } = input.value;
+  const shuffleTies = flags.shuffleTies === true;
+  const base: SimOptions = { seed, shuffleTies, command: reproduceCommand(file, seed, shuffleTies) };
+  const first = await runScenario(scenario, flags.trace === undefined ? base : { ...base, tracePath: flags.trace });
+  if (first.kind === 'unusable') return unusable(file, first.problems, json);
+  const report = first.report;
+
+  if (flags.checkDeterminism === true) {
+    const second = await runScenario(scenario, base);
+    const hash = second.kind === 'report' ? second.report.traceHash : null;
+    const same = hash === report.traceHash;
+    report.expectations.push({ name: 'determinism', path: '--check-determinism', ok: same, expected: report.traceHash, actual: hash });
+    if (!same) report.ok = false;
+  }
+  const exitCode: ExitCode = report.ok ? EXIT_OK : EXIT_FAILED;
+  const expectedExit = scenario.expect.exitCode;
+  if (expectedExit !== undefined) {
+    // Informative only (see the file comment): neither report.ok nor the exit code changes.
+    report.expectations.push({ name: 'exitCode', path: 'expect.exitCode', ok: exitCode === expectedExit, expected: expectedExit, actual: exitCode });
+  }
+
+  if (json) await writeJson(report);
+  else await writeStdout(`${formatSummary(report)}\n${verdict(scenario, report, exitCode).join('\n')}\n`);
+  return exitCode;
+}
+
+// ---------------------------------------------------------------- validation
+
+type Validated = { readonly ok: true; readonly value: RunInput } | { readonly ok: false; readonly problems: Problem[] };
+
+/** Flags first, then the scenario file; every problem of both. */
+function validate(file: string, flags: SimRunFlags): Validated {
+  const problems: Problem[] = [];
+  let seed: number | null = null;
+  if (flags.seed !== undefined) {
+    seed = parseNonNegativeInt(flags.seed);
+    if (seed === null) problems.push({ path: '--seed', message: `must be a non-negative integer, got ${JSON.stringify(flags.seed)}` });
+  }
+  if (flags.trace !== undefined) {
+    const problem = traceProblem(flags.trace);
+    if (problem !== null) problems.push(problem);
+  }
+  const loaded = loadScenarioFile(file);
+  if (!loaded.ok) problems.push(...loaded.problems);
+  else problems.push(...unsupportedFeatures(loaded.scenario));
+  if (problems.length > 0 || !loaded.ok) return { ok: false, problems };
+  return { ok: true, value: { scenario: loaded.scenario, seed: seed ?? loaded.scenario.seed } };
+}
+
+/**
+ * Whether the trace file can be written, checked without creating it: an unusable scenario must not
+ * leave an empty trace behind.
+ */
+function traceProblem(path: string): Problem | null {
+  const problem = (message: string): Problem => ({ path: '--trace', message });
+  try {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat?.isDirectory() === true) return problem(`${path} is a directory`);
+    accessSync(stat === undefined ? dirname(path) : path, constants.W_OK);
+    return null;
+  } catch (err) {
+    return problem(`cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function unusable(file: string, problems: readonly Problem[], json: boolean): Promise<ExitCode> {
+  if (json) await writeJson(unusableDocument(problems));
+  else process.stderr.write(`${formatProblems(`homeagent sim run ${file}`, problems)}\n`);
+  return EXIT_UNUSABLE;
+}
+
+// ---------------------------------------------------------------- readable verdict
+
+/** The lines after the summary: the determinism result, the informative exitCode note, the verdict. */
+function verdict(scenario: Scenario, report: Report, exitCode: ExitCode): string[] {
+  const lines: string[] = [];
+  const determinism = report.expectations.find((x) => x.name === 'determinism' && x.path === '--check-determinism');
+  if (determinism !== undefined) {
+    lines.push(
+      determinism.ok
+        ? 'determinism: OK, both runs have the same trace hash'
+        : `determinism: FAILED, run 1 trace hash ${String(determinism.expected)}, run 2 ${String(determinism.actual)}`,
+    );
+  }
+  const exitEntry = report.expectations.find((x) => x.name === 'exitCode' && x.path === 'expect.exitCode');
+  if (exitEntry !== undefined && !exitEntry.ok) {
+    lines.push(`note: expect.exitCode is ${String(exitEntry.expected)} but the run exits ${exitCode} (informative; the exit code is not changed)`);
+  }
+  if (exitCode === EXIT_OK) {
+    lines.push('result: OK (exit 0)');
+    return lines;
+  }
+  // formatSummary has already listed every failed expectation and violation in full, and the reproduce
+  // line; the verdict names what failed, and which violations were not expected.
+  const failed = report.expectations.filter((x) => !x.ok && x !== exitEntry).map((x) => x.name);
+  const unexpected = [...new Set(unexpectedViolations(scenario, report).map((v) => v.invariant))];
+  const parts = [
+    ...(failed.length > 0 ? [`failed expectations: ${failed.join(', ')}`] : []),
+    ...(unexpected.length > 0 ? [`unexpected violations: ${unexpected.join(', ')}`] : []),
+  ];
+  lines.push(`result: FAILED (exit 1) with seed ${report.seed}; ${parts.join('; ')}`);
+  return lines;
+}

@@ -1,0 +1,225 @@
+/**
+ * `homeagent sim sweep <scenario.json> --seeds A..B [--workers N] [--shard i/n] [--json]
+ * [--shuffle-ties]` (SPEC §12.1): runs one scenario over a range of seeds and lists the failing ones.
+ *
+ * Theory of operation: the flags and the scenario are validated once, here, before any worker starts
+ * (exit 2 lists every problem, with `--json` as the unusable-input document). The seeds are A..B
+ * inclusive; `--shard i/n` keeps those whose index in A..B is ≡ i−1 (mod n), so n machines given
+ * 1/n … n/n run disjoint parts whose union is the whole range. The seeds run on `--workers` threads
+ * (sweep-pool.ts); results are collected by seed and printed in seed order, so the output, apart from
+ * the rates, does not depend on the worker count or on timing.
+ *
+ * Output: the failing seeds, each with its first failure and a ready-to-run `homeagent sim run` line;
+ * then runs, failures, runs/s (over the sweep's wall time, worker start-up included) and the
+ * simulated-to-wall ratio (Σ virtualMs / Σ wallMs of the runs). With `--json`, one document:
+ * `{ scenario, seeds: {from, to}, shard: {index, count}, workers, runs, failures: [{seed, firstFailure,
+ * traceHash}], runsPerSecond, simulatedToWall, hashes: {seed: hash} }`, where `scenario` is the
+ * scenario's name (as in the run report), `workers` the number of workers actually used (never more
+ * than the seeds to run; 1 means the main thread) and a crashed seed's hash is null.
+ * Exit 0 when no seed failed, 1 when one did, 2 on unusable input.
+ */
+import type { Command } from 'commander';
+import { availableParallelism } from 'node:os';
+import type { Problem, Scenario } from '../sim/scenario.ts';
+import { loadScenarioFile } from '../sim/scenario.ts';
+import { unsupportedFeatures } from '../sim/simulation.ts';
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_UNUSABLE,
+  formatProblems,
+  parseNonNegativeInt,
+  reproduceCommand,
+  unusableDocument,
+  writeJson,
+  writeStdout,
+  type ExitCode,
+} from './cli-io.ts';
+import { ProgressBar } from './sweep-progress.ts';
+import { runSeeds } from './sweep-pool.ts';
+import type { SeedResult } from './sweep-seed.ts';
+
+/** Seeds in one sweep (A..B before sharding). */
+export const SWEEP_SEEDS_MAX = 1_000_000;
+/** Worker threads in one sweep. */
+export const SWEEP_WORKERS_MAX = 256;
+/** Failing seeds listed in the readable output; --json lists them all. */
+const FAILURES_SHOWN_MAX = 200;
+
+export interface SimSweepFlags {
+  readonly seeds: string;
+  readonly workers?: string;
+  readonly shard?: string;
+  readonly json?: boolean;
+  readonly shuffleTies?: boolean;
+}
+
+export function registerSimSweep(sim: Command): void {
+  sim
+    .command('sweep')
+    .description('run a scenario over a range of seeds and list the failing ones (exit 0 none, 1 some, 2 unusable input)')
+    .argument('<scenario.json>', 'scenario file (SPEC §12.2)')
+    .requiredOption('--seeds <A..B>', `seeds A..B inclusive, non-negative integers, at most ${SWEEP_SEEDS_MAX}`)
+    .option('--workers <n>', 'worker threads; 0 or "auto" = available parallelism', '1')
+    .option('--shard <i/n>', 'run only the seeds whose index in A..B is i-1 modulo n', '1/1')
+    .option('--json', 'print one JSON document on stdout, and nothing else')
+    .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
+    .action(async (file: string, flags: SimSweepFlags) => {
+      process.exitCode = await simSweep(file, flags);
+    });
+}
+
+interface SweepPlan {
+  readonly scenario: Scenario;
+  readonly from: number;
+  readonly to: number;
+  readonly shard: { readonly index: number; readonly count: number };
+  readonly seeds: readonly number[];
+  readonly workers: number;
+}
+
+export async function simSweep(file: string, flags: SimSweepFlags): Promise<ExitCode> {
+  const json = flags.json === true;
+  const planned = plan(file, flags);
+  if (!planned.ok) {
+    if (json) await writeJson(unusableDocument(planned.problems));
+    else process.stderr.write(`${formatProblems(`homeagent sim sweep ${file}`, planned.problems)}\n`);
+    return EXIT_UNUSABLE;
+  }
+  const p = planned.value;
+  const shuffleTies = flags.shuffleTies === true;
+
+  const bySeed = new Map<number, SeedResult>();
+  let failing = 0;
+  const progress = new ProgressBar(p.seeds.length);
+  const started = performance.now();
+  await runSeeds({ scenario: p.scenario, file, shuffleTies }, p.seeds, p.workers, (result) => {
+    bySeed.set(result.seed, result);
+    if (!result.ok) failing += 1;
+    progress.update(bySeed.size, failing);
+  });
+  progress.finish();
+  const elapsedMs = performance.now() - started;
+
+  const results = p.seeds.map((seed) => bySeed.get(seed)).filter((r): r is SeedResult => r !== undefined);
+  const summary = summarize(results, elapsedMs);
+  if (json) await writeJson(jsonDocument(p, results, summary));
+  else await writeStdout(readable(file, p, results, summary, shuffleTies));
+  return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+// ---------------------------------------------------------------- validation
+
+type Planned = { readonly ok: true; readonly value: SweepPlan } | { readonly ok: false; readonly problems: Problem[] };
+
+function plan(file: string, flags: SimSweepFlags): Planned {
+  const problems: Problem[] = [];
+  const range = parseSeeds(flags.seeds, problems);
+  const workers = parseWorkers(flags.workers ?? '1', problems);
+  const shard = parseShard(flags.shard ?? '1/1', problems);
+  const loaded = loadScenarioFile(file);
+  if (!loaded.ok) problems.push(...loaded.problems);
+  else problems.push(...unsupportedFeatures(loaded.scenario));
+  if (!loaded.ok || range === null || workers === null || shard === null || problems.length > 0) return { ok: false, problems };
+
+  const seeds: number[] = [];
+  for (let seed = range.from + shard.index - 1; seed <= range.to; seed += shard.count) seeds.push(seed);
+  const used = Math.max(1, Math.min(workers, seeds.length));
+  return { ok: true, value: { scenario: loaded.scenario, from: range.from, to: range.to, shard, seeds, workers: used } };
+}
+
+function parseSeeds(text: string, problems: Problem[]): { from: number; to: number } | null {
+  const bad = (message: string): null => {
+    problems.push({ path: '--seeds', message });
+    return null;
+  };
+  const m = /^([0-9]+)\.\.([0-9]+)$/.exec(text);
+  const from = m?.[1] === undefined ? null : parseNonNegativeInt(m[1]);
+  const to = m?.[2] === undefined ? null : parseNonNegativeInt(m[2]);
+  if (from === null || to === null) return bad(`must be A..B with non-negative integers A ≤ B, got ${JSON.stringify(text)}`);
+  if (from > to) return bad(`the range ${text} is empty: A must be ≤ B`);
+  if (to - from + 1 > SWEEP_SEEDS_MAX) return bad(`${to - from + 1} seeds; a sweep runs at most ${SWEEP_SEEDS_MAX} (split it with --shard or smaller ranges)`);
+  return { from, to };
+}
+
+function parseWorkers(text: string, problems: Problem[]): number | null {
+  const n = text === 'auto' ? 0 : parseNonNegativeInt(text);
+  if (n === null || n > SWEEP_WORKERS_MAX) {
+    problems.push({ path: '--workers', message: `must be an integer 0..${SWEEP_WORKERS_MAX} or "auto", got ${JSON.stringify(text)}` });
+    return null;
+  }
+  return n === 0 ? availableParallelism() : n;
+}
+
+function parseShard(text: string, problems: Problem[]): { index: number; count: number } | null {
+  const m = /^([0-9]+)\/([0-9]+)$/.exec(text);
+  const index = m?.[1] === undefined ? null : parseNonNegativeInt(m[1]);
+  const count = m?.[2] === undefined ? null : parseNonNegativeInt(m[2]);
+  if (index === null || count === null || index < 1 || index > count) {
+    problems.push({ path: '--shard', message: `must be i/n with integers 1 ≤ i ≤ n, got ${JSON.stringify(text)}` });
+    return null;
+  }
+  return { index, count };
+}
+
+// ---------------------------------------------------------------- output
+
+interface Summary {
+  readonly failures: readonly SeedResult[];
+  readonly runsPerSecond: number;
+  /** Null when no run took measurable wall time. */
+  readonly simulatedToWall: number | null;
+}
+
+function summarize(results: readonly SeedResult[], elapsedMs: number): Summary {
+  let virtualMs = 0;
+  let wallMs = 0;
+  for (const r of results) {
+    virtualMs += r.virtualMs;
+    wallMs += r.wallMs;
+  }
+  return {
+    failures: results.filter((r) => !r.ok),
+    runsPerSecond: elapsedMs > 0 ? round3((results.length * 1000) / elapsedMs) : 0,
+    simulatedToWall: wallMs > 0 ? round3(virtualMs / wallMs) : null,
+  };
+}
+
+function jsonDocument(p: SweepPlan, results: readonly SeedResult[], s: Summary): unknown {
+  const hashes: Record<string, string | null> = {};
+  for (const r of results) hashes[String(r.seed)] = r.traceHash;
+  return {
+    scenario: p.scenario.name,
+    seeds: { from: p.from, to: p.to },
+    shard: { index: p.shard.index, count: p.shard.count },
+    workers: p.workers,
+    runs: results.length,
+    failures: s.failures.map((r) => ({ seed: r.seed, firstFailure: r.firstFailure, traceHash: r.traceHash })),
+    runsPerSecond: s.runsPerSecond,
+    simulatedToWall: s.simulatedToWall,
+    hashes,
+  };
+}
+
+function readable(file: string, p: SweepPlan, results: readonly SeedResult[], s: Summary, shuffleTies: boolean): string {
+  const lines: string[] = [];
+  const shard = p.shard.count === 1 ? '' : `, shard ${p.shard.index}/${p.shard.count}`;
+  lines.push(`sweep ${p.scenario.name}  seeds ${p.from}..${p.to}${shard}${shuffleTies ? ', shuffle-ties' : ''}  workers ${p.workers}`);
+  if (s.failures.length > 0) {
+    lines.push(`failing seeds (${s.failures.length}):`);
+    for (const r of s.failures.slice(0, FAILURES_SHOWN_MAX)) {
+      lines.push(`  seed ${r.seed}: ${r.firstFailure ?? 'failed'}`);
+      lines.push(`    ${reproduceCommand(file, r.seed, shuffleTies)}`);
+    }
+    if (s.failures.length > FAILURES_SHOWN_MAX) {
+      lines.push(`  … and ${s.failures.length - FAILURES_SHOWN_MAX} more (--json lists them all)`);
+    }
+  }
+  const ratio = s.simulatedToWall === null ? 'n/a' : `${s.simulatedToWall.toFixed(1)}×`;
+  lines.push(`runs ${results.length}, failures ${s.failures.length}, ${s.runsPerSecond.toFixed(1)} runs/s, simulated/wall ${ratio}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

@@ -1,0 +1,10 @@
+/** The `sim` command group: the simulator's subcommands (SPEC §12.1). */
+import type { Command } from 'commander';
+import { registerSimRun } from './sim-run.ts';
+import { registerSimSweep } from './sim-sweep.ts';
+
+export function registerSim(program: Command): void {
+  const sim = program.command('sim').description('the deterministic simulator: run scenarios, sweep seeds');
+  registerSimRun(sim);
+  registerSimSweep(sim);
+}

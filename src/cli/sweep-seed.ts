@@ -1,0 +1,74 @@
+/**
+ * One seed of a sweep, as the main thread and the sweep workers both run it, and the messages between
+ * them. A seed's result is compact (no report) so that a million of them fit in memory and cross the
+ * worker boundary cheaply; `sim run <file> --seed N` gives the full report of any one of them.
+ *
+ * A crash of the simulator on one seed is that seed's failure ("crash: …"), not the sweep's: finding
+ * such seeds is what sweeps are for.
+ */
+import type { Scenario } from '../sim/scenario.ts';
+import { runScenario } from '../sim/simulation.ts';
+import { reproduceCommand } from './cli-io.ts';
+import { firstFailure, oneLine } from './outcome.ts';
+
+export interface SeedResult {
+  readonly seed: number;
+  readonly ok: boolean;
+  /** Null when the run crashed before producing a report. */
+  readonly traceHash: string | null;
+  readonly virtualMs: number;
+  readonly wallMs: number;
+  /** The first unexpected violation "INV: message", else the first failed expectation; null when ok. */
+  readonly firstFailure: string | null;
+}
+
+/** What every worker receives once, as `workerData`. */
+export interface SweepSetup {
+  /** Validated in the main thread; plain data, so it crosses the thread boundary by structured clone. */
+  readonly scenario: Scenario;
+  /** The file as given on the command line, for the reproduce command in each report. */
+  readonly file: string;
+  readonly shuffleTies: boolean;
+}
+
+export interface RunSeedMessage {
+  readonly type: 'run';
+  readonly seed: number;
+}
+
+export interface SeedResultMessage {
+  readonly type: 'result';
+  readonly result: SeedResult;
+}
+
+export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResult> {
+  const started = performance.now();
+  const crashed = (what: string): SeedResult => ({
+    seed,
+    ok: false,
+    traceHash: null,
+    virtualMs: 0,
+    wallMs: roundMs(performance.now() - started),
+    firstFailure: oneLine(what),
+  });
+  try {
+    const command = reproduceCommand(setup.file, seed, setup.shuffleTies);
+    const outcome = await runScenario(setup.scenario, { seed, shuffleTies: setup.shuffleTies, command });
+    if (outcome.kind === 'unusable') return crashed(`unusable: ${outcome.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+    const { report } = outcome;
+    return {
+      seed,
+      ok: report.ok,
+      traceHash: report.traceHash,
+      virtualMs: report.virtualMs,
+      wallMs: report.wallMs,
+      firstFailure: firstFailure(setup.scenario, report),
+    };
+  } catch (err) {
+    return crashed(`crash: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+  }
+}
+
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

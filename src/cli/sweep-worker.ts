@@ -1,0 +1,20 @@
+/**
+ * The body of a sweep worker thread (started through bin/sweep-worker.js, which registers tsx first).
+ * It receives seeds one message at a time and answers each with its SeedResult, running them strictly
+ * one after another: all simulator state belongs to one run, and two runs interleaved on one event
+ * loop would share the process-wide unhandled-rejection hook.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { runSeed, type RunSeedMessage, type SeedResultMessage, type SweepSetup } from './sweep-seed.ts';
+
+const port = parentPort;
+if (port === null) throw new Error('sweep-worker.ts must run in a worker thread');
+const setup = workerData as SweepSetup;
+
+let chain: Promise<void> = Promise.resolve();
+port.on('message', (message: RunSeedMessage) => {
+  chain = chain.then(async () => {
+    const reply: SeedResultMessage = { type: 'result', result: await runSeed(setup, message.seed) };
+    port.postMessage(reply);
+  });
+});

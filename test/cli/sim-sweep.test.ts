@@ -1,0 +1,82 @@
+/**
+ * `homeagent sim sweep` through the real bin (SPEC §12.1): results do not depend on --workers, shards
+ * partition the seeds, failing seeds come with a ready-to-run command, bad flags exit 2.
+ */
+import { describe, it } from 'vitest';
+import { FIXTURES, parseOneJson, runBin, SPAWN_TIMEOUT_MS } from './run-bin.ts';
+
+const SCENARIO = `${FIXTURES}/e5-nested-to-the-bound.json`;
+const FAILING_SCENARIO = `${FIXTURES}/expect-fails.json`;
+const HEX64 = /^[0-9a-f]{64}$/;
+
+interface SweepDocument {
+  readonly scenario: string;
+  readonly seeds: { readonly from: number; readonly to: number };
+  readonly shard: { readonly index: number; readonly count: number };
+  readonly workers: number;
+  readonly runs: number;
+  readonly failures: readonly { readonly seed: number; readonly firstFailure: string | null; readonly traceHash: string | null }[];
+  readonly runsPerSecond: number;
+  readonly simulatedToWall: number | null;
+  readonly hashes: Readonly<Record<string, string | null>>;
+}
+
+async function sweep(args: readonly string[]): Promise<{ code: number; doc: SweepDocument }> {
+  const r = await runBin(['sim', 'sweep', ...args, '--json']);
+  return { code: r.code, doc: parseOneJson(r.stdout) as unknown as SweepDocument };
+}
+
+describe.concurrent('homeagent sim sweep', () => {
+  it('gives the same per-seed hashes and failures with 1 and 2 workers, and shards partition the seeds', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+    const [one, two, shard1, shard2] = await Promise.all([
+      sweep([SCENARIO, '--seeds', '1..6', '--workers', '1']),
+      sweep([SCENARIO, '--seeds', '1..6', '--workers', '2']),
+      sweep([SCENARIO, '--seeds', '1..6', '--shard', '1/2']),
+      sweep([SCENARIO, '--seeds', '1..6', '--shard', '2/2', '--workers', '2']),
+    ]);
+    expect(one.code).toBe(0);
+    expect(two.code).toBe(0);
+    expect(one.doc).toMatchObject({ scenario: 'e5-nested-to-the-bound', seeds: { from: 1, to: 6 }, shard: { index: 1, count: 1 }, workers: 1, runs: 6 });
+    expect(two.doc.workers).toBe(2);
+    expect(Object.keys(one.doc.hashes)).toEqual(['1', '2', '3', '4', '5', '6']);
+    for (const hash of Object.values(one.doc.hashes)) expect(hash).toMatch(HEX64);
+    expect(two.doc.hashes).toEqual(one.doc.hashes);
+    expect(two.doc.failures).toEqual(one.doc.failures);
+    expect(one.doc.runsPerSecond).toBeGreaterThan(0);
+
+    expect(shard1.code).toBe(0);
+    expect(shard2.code).toBe(0);
+    expect(Object.keys(shard1.doc.hashes)).toEqual(['1', '3', '5']);
+    expect(Object.keys(shard2.doc.hashes)).toEqual(['2', '4', '6']);
+    expect({ ...shard1.doc.hashes, ...shard2.doc.hashes }).toEqual(one.doc.hashes);
+    expect(shard1.doc.runs + shard2.doc.runs).toBe(6);
+  });
+
+  it('lists failing seeds with their first failure and a ready-to-run command; exit 1', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+    const [readable, json] = await Promise.all([
+      runBin(['sim', 'sweep', FAILING_SCENARIO, '--seeds', '1..2']),
+      sweep([FAILING_SCENARIO, '--seeds', '1..2', '--workers', '2']),
+    ]);
+    expect(readable?.code).toBe(1);
+    expect(readable?.stdout).toContain('seed 2: terminal.ask: expected "failed", got "done"');
+    expect(readable?.stdout).toContain(`homeagent sim run ${FAILING_SCENARIO} --seed 1\n`);
+    expect(readable?.stdout).toContain(`homeagent sim run ${FAILING_SCENARIO} --seed 2\n`);
+    expect(readable?.stdout).toMatch(/runs 2, failures 2, [0-9.]+ runs\/s, simulated\/wall /);
+    expect(json?.code).toBe(1);
+    expect(json?.doc.failures.map((f) => f.seed)).toEqual([1, 2]);
+    expect(json?.doc.failures[0]?.firstFailure).toBe('terminal.ask: expected "failed", got "done"');
+  });
+
+  it('exits 2 on bad flags, naming each one', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+    const [reversed, several] = await Promise.all([
+      runBin(['sim', 'sweep', SCENARIO, '--seeds', '5..1']),
+      runBin(['sim', 'sweep', SCENARIO, '--seeds', '1..x', '--shard', '3/2', '--workers', 'many', '--json']),
+    ]);
+    expect(reversed?.code).toBe(2);
+    expect(reversed?.stdout).toBe('');
+    expect(reversed?.stderr).toContain('--seeds: ');
+    expect(several?.code).toBe(2);
+    const doc = parseOneJson(several?.stdout ?? '');
+    expect((doc['problems'] as { path: string }[]).map((p) => p.path)).toEqual(['--seeds', '--workers', '--shard']);
+  });
+});
