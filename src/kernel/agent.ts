@@ -65,6 +65,7 @@ interface PartialCall {
 }
 
 const STOP_REPLY = 'cancelled (user stop)';
+export const CONSOLIDATION_CHANNEL = '_consolidation_';
 const STOPPED: Terminal = { kind: 'skipped', reason: 'agent_stopped', reply: '' };
 
 export class Agent implements StepHost {
@@ -119,6 +120,8 @@ export class Agent implements StepHost {
     const meta = { source: sub.source, channel };
     if (this.state === 'stopped') return this.refuse(sub, level, 'agent_stopped', nowMs);
     if (utf8Bytes(sub.text) > this.config.maxInputBytes) return this.refuse(sub, level, 'invalid', nowMs);
+    // Consolidation is a queued path (SPEC §3.7); an interrupt on its channel is invalid.
+    if (level !== null && channel === CONSOLIDATION_CHANNEL) return this.refuse(sub, level, 'invalid', nowMs);
     if (sub.text.length === 0) return this.refuse(sub, level, 'empty_input', nowMs);
     if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) return this.refuse(sub, level, 'duplicate', nowMs);
     const task = this.newTask(sub.id, sub.cls === 'interrupt' ? level : null, sub.source, channel, sub.text, false);
@@ -152,9 +155,9 @@ export class Agent implements StepHost {
     if (running !== null && running.stoppable && this.state !== 'stopped') {
       running.stopMarked = true;
       marked = running.id;
-      cancelled.push(running.id);
     }
     this.trace(nowMs, { type: 'stop', task: id, cancelled: cancelled.slice(), marked });
+    if (marked !== null) cancelled.push(marked);
     const waiting = this.waiting;
     if (running !== null && running.stopMarked && waiting?.kind === 'model') {
       this.cancelModel(waiting.callId, running, 'user_stop', nowMs);

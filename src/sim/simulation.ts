@@ -62,6 +62,9 @@ export function unsupportedFeatures(s: Scenario): Problem[] {
   if (s.kernel.offload?.enabled === true) notYet('kernel.offload.enabled', 'offload arrives with the child-agents issue');
   s.inputs.forEach((input, i) => {
     if (input.agent !== 'root') notYet(`inputs[${i}].agent`, 'inputs addressed to child agents');
+    if (input.class === 'queued' && input.channel === '_consolidation_') {
+      notYet(`inputs[${i}].channel`, 'the consolidation path arrives with the memory issue');
+    }
   });
   return problems;
 }
