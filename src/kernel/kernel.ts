@@ -59,13 +59,16 @@ export class Kernel {
       case 'model.chunk': {
         const agent = this.calls.get(fact.callId);
         if (agent !== undefined) agent.modelChunk(fact.callId, fact.chunk);
-        else this.late(fact.callId, 'model.chunk.late', nowMs);
+        else this.late(fact.callId, fact.type, nowMs);
         break;
       }
       case 'model.done':
       case 'model.failed': {
         const agent = this.calls.get(fact.callId);
         if (agent === undefined) {
+          // After a cancel, a provider that completed anyway sent late data (counted like a chunk); its
+          // acknowledgement of the abort (`model.failed`) just closes the call. Unknown ids are counted.
+          if (!this.deadCalls.has(fact.callId) || fact.type === 'model.done') this.late(fact.callId, fact.type, nowMs);
           this.deadCalls.delete(fact.callId);
           break;
         }
@@ -77,7 +80,7 @@ export class Kernel {
       case 'tool.failed': {
         const agent = this.calls.get(fact.callId);
         if (agent === undefined) {
-          this.late(fact.callId, 'tool.result.late', nowMs);
+          this.late(fact.callId, fact.type, nowMs);
           this.deadCalls.delete(fact.callId);
           break;
         }
@@ -153,11 +156,22 @@ export class Kernel {
     }
   }
 
-  private late(callId: string, type: 'model.chunk.late' | 'tool.result.late', nowMs: number): void {
+  /**
+   * A fact for a call that is not live. For a call that ended early it is late (a chunk counted in
+   * `lateChunksDiscarded`, a tool result traced); for an id never issued or already closed it is
+   * discarded, traced and counted on the root.
+   */
+  private late(callId: string, fact: Fact['type'], nowMs: number): void {
     const dead = this.deadCalls.get(callId);
-    const agent = dead?.agent ?? this.root;
-    if (type === 'model.chunk.late') agent.core.noteLateChunk();
-    this.tracer?.emit(agent.agentId, nowMs, { type, task: dead?.task ?? '', callId });
+    if (dead === undefined) {
+      this.root.core.noteLateChunk();
+      this.tracer?.emit(this.root.agentId, nowMs, { type: 'fact.discarded', callId, fact });
+      return;
+    }
+    const model = fact === 'model.chunk' || fact === 'model.done';
+    if (model) dead.agent.core.noteLateChunk();
+    const type = model ? 'model.chunk.late' : 'tool.result.late';
+    this.tracer?.emit(dead.agent.agentId, nowMs, { type, task: dead.task, callId });
   }
 
   private timerOwner(id: string): Agent | undefined {

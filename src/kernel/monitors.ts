@@ -183,6 +183,7 @@ export class InvariantMonitor {
       case 'model.chunk.late':
       case 'tool.end':
       case 'tool.result.late':
+      case 'fact.discarded':
       case 'context.commit':
       case 'context.overflow':
       case 'kernel.event':

@@ -75,6 +75,8 @@ export type TraceBody =
   | { type: 'tool.start'; task: string; callId: string; name: string; args: string }
   | { type: 'tool.end'; task: string; callId: string; name: string; ok: boolean; result: string; panicked: boolean }
   | { type: 'tool.result.late'; task: string; callId: string }
+  /** A model or tool fact for a call id the kernel never issued or has forgotten: discarded, counted. */
+  | { type: 'fact.discarded'; callId: string; fact: string }
   | { type: 'context.commit'; task: string; kind: 'turn' | 'interrupt' | 'failed'; events: number }
   | { type: 'context.overflow'; task: string; pruned: number; count: number }
   | { type: 'kernel.event'; task: string; cause: string; source: string; reason: 'panic' | 'overflow' }

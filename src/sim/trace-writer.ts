@@ -230,6 +230,8 @@ function describe(e: TraceEvent): string {
     case 'model.chunk.late':
     case 'tool.result.late':
       return `${e.task} call=${e.callId}`;
+    case 'fact.discarded':
+      return `call=${e.callId} ${e.fact}`;
     case 'tool.start':
       return `${e.task} call=${e.callId} ${e.name} ${cut(e.args)}`;
     case 'tool.end':

@@ -57,6 +57,7 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'model.end': { type: 'model.end', task: 'q7', callId: 'm4', outcome: 'failed', toolCalls: 0, error: 'fail' },
   'model.cancel': { type: 'model.cancel', task: 'q7', callId: 'm4', reason: 'preempt' },
   'model.chunk.late': { type: 'model.chunk.late', task: 'q7', callId: 'm4' },
+  'fact.discarded': { type: 'fact.discarded', callId: 'm404', fact: 'model.done' },
   'tool.start': { type: 'tool.start', task: 'q7', callId: 't1', name: 'search', args: '{"q":"x"}' },
   'tool.end': { type: 'tool.end', task: 'q7', callId: 't1', name: 'search', ok: false, result: 'boom', panicked: true },
   'tool.result.late': { type: 'tool.result.late', task: 'q7', callId: 't1' },
@@ -158,7 +159,7 @@ describe('formatTraceLine', () => {
       expect(line).not.toContain('undefined');
       if ('task' in e) expect(line).toContain(e.task);
     }
-    expect(seq).toBe(28);
+    expect(seq).toBe(29); // one sample per TraceType (the mapped type above makes a missing one a compile error)
   });
 
   it('cuts long texts by code points and quotes them', () => {

@@ -98,12 +98,16 @@ function handleOverflow(host: StepHost, task: Task, nowMs: number, upstream: boo
   const target = OVERFLOW_TARGET_RATIO * host.config.contextWindowTokens;
   const pruned = host.context.pruneOldest(target, OVERFLOW_KEEP_RECENT);
   host.trace(nowMs, { type: 'context.overflow', task: task.id, pruned, count: frame.overflows });
-  host.raiseKernelInterrupt(
-    task,
-    'overflow',
-    `[kernel] context overflow: pruned ${pruned} old events; pruned content must be queried explicitly`,
-    nowMs,
-  );
+  // Recursion guard, as for panics: a kernel-created task that overflows raises no new kernel L4,
+  // otherwise a context that pruning cannot shrink would chain notices forever.
+  if (!task.kernel) {
+    host.raiseKernelInterrupt(
+      task,
+      'overflow',
+      `[kernel] context overflow: pruned ${pruned} old events; pruned content must be queried explicitly`,
+      nowMs,
+    );
+  }
   if (upstream) frame.turn += 1;
   frame.step = 'Prepare';
   return 'next';

@@ -1,0 +1,72 @@
+/**
+ * The graph memory port (SPEC §9) and the pure data that crosses it. The kernel core never holds a
+ * store: it names memory work as commands and the Runtime runs them through this interface. The
+ * SQLite store (src/memory/sqlite-store.ts) and the children's light memory
+ * (src/memory/light-memory.ts) implement it.
+ *
+ * The port is synchronous because better-sqlite3 is: a commit is one SQLite transaction that never
+ * awaits, so it cannot interleave with another commit in the same process.
+ */
+
+/** One fact: `subject —relation→ object`, optionally with the sentence it was read from. */
+export interface Triple {
+  readonly subject: string;
+  readonly relation: string;
+  readonly object: string;
+  readonly sentence?: string;
+}
+
+export interface RecallEntity {
+  readonly name: string;
+  readonly type: string;
+  readonly mentions: number;
+}
+
+export interface RecallRelation {
+  readonly source: string;
+  readonly relation: string;
+  readonly target: string;
+  readonly confidence: number;
+}
+
+/** What a recall returns: always de-duplicated and sorted (see `mergeRecall` in rules.ts). */
+export interface Recall {
+  readonly entities: readonly RecallEntity[];
+  readonly relations: readonly RecallRelation[];
+}
+
+/**
+ * `added`: relations newly stored by this commit. `skipped`: triples that stored nothing, i.e.
+ * invalid ones (rules.ts `validTriple`) plus ones already present for the same session, so
+ * `added + skipped` = the number of triples given and re-committing a batch gives `added: 0`.
+ */
+export interface CommitResult {
+  readonly added: number;
+  readonly skipped: number;
+}
+
+export interface ExportedTriple extends Triple {
+  readonly confidence: number;
+}
+
+/** Synchronous (better-sqlite3 is synchronous); timestamps come from nowMs. */
+export interface GraphMemory {
+  /**
+   * Entities whose lower-cased name contains any lower-cased keyword, the active relations touching
+   * them and, hop by hop, their neighbours up to `depth` hops (clamped to 1..3).
+   */
+  recall(keywords: readonly string[], depth: number): Recall;
+  /** One transaction: either every valid triple is stored or, on an error, none is. */
+  commit(triples: readonly Triple[], session: string, turn: number, nowMs: number): CommitResult;
+  /** Active relations in insertion order; `limit` ≤ 0 means all. */
+  exportTriples(limit: number): ExportedTriple[];
+}
+
+/**
+ * An expected memory failure (a write through a read-only handle, a missing main file, a locked
+ * database, a closed or discarded store). The message names the file and says what to do; `cause`
+ * keeps the underlying SQLite error when there is one.
+ */
+export class MemoryError extends Error {
+  override readonly name = 'MemoryError';
+}

@@ -1,0 +1,463 @@
+/**
+ * The SQLite graph store (SPEC §9, REFERENCE §5.1–5.2): the real twin of the `GraphMemory` port.
+ *
+ * Theory of operation. One better-sqlite3 connection per store; every statement is prepared once,
+ * in the constructor. A commit is one `db.transaction` (BEGIN IMMEDIATE … COMMIT), so a failure
+ * half-way through rolls back every row of the batch and a commit never interleaves with another.
+ * Two ways to open a file:
+ *   - `openMain(path)`: read-write; creates the file and the schema if missing; WAL journal.
+ *   - `openReadOnly(path)`: the same file, opened with SQLite's read-only flag AND
+ *     `PRAGMA query_only = 1`; it never creates anything (a missing file is a MemoryError, M2), and
+ *     a write through it reaches SQLite, which refuses it (M1).
+ *
+ * Commit rules. Invalid triples (rules.ts `validTriple`) are skipped and counted. A valid triple
+ * upserts its two entities and its sentence, then inserts the relation with
+ * `ON CONFLICT(source_id, target_id, relation_type, session_id) DO NOTHING`. Mention counts grow
+ * only when the relation is new, so re-committing a batch changes nothing at all (M3): `added` =
+ * relations newly stored, `skipped` = invalid + already present (`added + skipped` = batch size).
+ *
+ * Recall. Keywords are matched as substrings of `name_lower`, the name lower-cased by JavaScript
+ * when the entity is created (SQLite's own lower() and LIKE fold ASCII only). The matched entities
+ * seed a breadth-first walk over active relations, `depth` hops (clamped to 1..3), bounded by
+ * `RECALL_SEEDS_MAX` seeds and `RECALL_RELATIONS_MAX` relations. The result is normalised by
+ * `mergeRecall`, so a single store and a merged light memory read alike.
+ *
+ * Trust. Rows are read without zod: the tables are STRICT with NOT NULL columns, so SQLite itself
+ * guarantees every column's type; the boundary check is done once, at open, on the schema.
+ */
+import Database from 'better-sqlite3';
+import { EMPTY_RECALL, mergeRecall, RECALL_DEPTH_MAX, validTriple } from '../kernel/memory/rules.ts';
+import {
+  MemoryError,
+  type CommitResult,
+  type ExportedTriple,
+  type GraphMemory,
+  type Recall,
+  type RecallEntity,
+  type RecallRelation,
+  type Triple,
+} from '../kernel/memory/types.ts';
+
+/** Version of the schema below, kept in `PRAGMA user_version`. */
+export const SCHEMA_VERSION = 1;
+/** How long a statement waits for another connection's lock before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS_DEFAULT = 1000;
+/** At most this many entities match the keywords (most-mentioned first). */
+export const RECALL_SEEDS_MAX = 64;
+/** At most this many relations per recall (a hub entity must not flood the model's context). */
+export const RECALL_RELATIONS_MAX = 256;
+export const ENTITY_TYPE_DEFAULT = 'Concept';
+const STATUS_ACTIVE = 'active';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS entities (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  name          TEXT    NOT NULL UNIQUE,
+  name_lower    TEXT    NOT NULL,
+  type          TEXT    NOT NULL DEFAULT '${ENTITY_TYPE_DEFAULT}',
+  mention_count INTEGER NOT NULL DEFAULT 1,
+  created_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS entities_type ON entities(type);
+CREATE INDEX IF NOT EXISTS entities_name_lower ON entities(name_lower);
+
+CREATE TABLE IF NOT EXISTS sentences (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  text       TEXT    NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE IF NOT EXISTS relations (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  source_id     INTEGER NOT NULL REFERENCES entities(id),
+  target_id     INTEGER NOT NULL REFERENCES entities(id),
+  relation_type TEXT    NOT NULL,
+  confidence    REAL    NOT NULL DEFAULT 1.0,
+  status        TEXT    NOT NULL DEFAULT '${STATUS_ACTIVE}',
+  session_id    TEXT    NOT NULL,
+  turn_id       INTEGER NOT NULL DEFAULT 0,
+  sentence_id   INTEGER REFERENCES sentences(id),
+  created_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL,
+  UNIQUE (source_id, target_id, relation_type, session_id)
+) STRICT;
+-- The UNIQUE index already serves lookups by source_id (its first column).
+CREATE INDEX IF NOT EXISTS relations_target ON relations(target_id);
+CREATE INDEX IF NOT EXISTS relations_type ON relations(relation_type);
+CREATE INDEX IF NOT EXISTS relations_session ON relations(session_id);
+CREATE INDEX IF NOT EXISTS relations_sentence ON relations(sentence_id);
+`;
+
+const TABLES = ['entities', 'relations', 'sentences'] as const;
+
+export interface OpenOptions {
+  /** Wait this long for another connection's lock, then fail with a MemoryError. */
+  readonly busyTimeoutMs?: number;
+}
+
+type Mode = 'main' | 'read-only';
+
+interface EntityRow {
+  readonly id: number;
+  readonly name: string;
+  readonly type: string;
+  readonly mentions: number;
+}
+
+interface RelationRow {
+  readonly id: number;
+  readonly sourceId: number;
+  readonly source: string;
+  readonly sourceType: string;
+  readonly sourceMentions: number;
+  readonly relation: string;
+  readonly targetId: number;
+  readonly target: string;
+  readonly targetType: string;
+  readonly targetMentions: number;
+  readonly confidence: number;
+}
+
+interface ExportRow {
+  readonly subject: string;
+  readonly relation: string;
+  readonly object: string;
+  readonly sentence: string | null;
+  readonly confidence: number;
+}
+
+const RELATION_COLUMNS = `
+  r.id AS id, r.source_id AS sourceId, s.name AS source, s.type AS sourceType,
+  s.mention_count AS sourceMentions, r.relation_type AS relation, r.target_id AS targetId,
+  t.name AS target, t.type AS targetType, t.mention_count AS targetMentions,
+  r.confidence AS confidence
+  FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id`;
+
+export class SqliteGraphStore implements GraphMemory {
+  /** Opens (creating if missing) the read-write store at `path`, with the schema and WAL. */
+  static openMain(path: string, options: OpenOptions = {}): SqliteGraphStore {
+    const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS_DEFAULT;
+    const db = openDatabase(path, 'main', { timeout: busyTimeoutMs });
+    try {
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      const version = db.pragma('user_version', { simple: true });
+      if (version !== 0 && version !== SCHEMA_VERSION) {
+        throw new MemoryError(
+          `graph memory ${path} has schema version ${String(version)}, this build reads version ` +
+            `${SCHEMA_VERSION}; open it with the build that wrote it or move the file away`,
+        );
+      }
+      db.transaction(() => {
+        db.exec(SCHEMA);
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      }).immediate();
+      return new SqliteGraphStore(db, path, 'main');
+    } catch (err) {
+      db.close();
+      throw toMemoryError(err, path, 'main', 'open');
+    }
+  }
+
+  /**
+   * Opens the existing store at `path` query-only (SPEC §9: the read-only main handle). Never
+   * creates a file or a schema; a missing file is a MemoryError naming the path (M2).
+   */
+  static openReadOnly(path: string, options: OpenOptions = {}): SqliteGraphStore {
+    const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS_DEFAULT;
+    const db = openDatabase(path, 'read-only', { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+    try {
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      db.pragma('foreign_keys = ON');
+      db.pragma('query_only = 1');
+      return new SqliteGraphStore(db, path, 'read-only');
+    } catch (err) {
+      db.close();
+      throw toMemoryError(err, path, 'read-only', 'open');
+    }
+  }
+
+  readonly path: string;
+  readonly mode: Mode;
+  private readonly db: Database.Database;
+  private readonly selectEntityId: Database.Statement<[string], number>;
+  private readonly insertEntity: Database.Statement<[string, string, number, number]>;
+  private readonly bumpMentions: Database.Statement<[number, number, number]>;
+  private readonly selectSentenceId: Database.Statement<[string], number>;
+  private readonly insertSentence: Database.Statement<[string, number]>;
+  private readonly insertRelation: Database.Statement<
+    [number, number, string, string, number, number | null, number, number]
+  >;
+  private readonly matchEntities: Database.Statement<[string, number], EntityRow>;
+  private readonly relationsFrom: Database.Statement<[number, number], RelationRow>;
+  private readonly relationsTo: Database.Statement<[number, number], RelationRow>;
+  private readonly exportAll: Database.Statement<[number], ExportRow>;
+  private readonly commitBatch: Database.Transaction<
+    (triples: readonly Triple[], session: string, turn: number, nowMs: number) => number
+  >;
+
+  private constructor(db: Database.Database, path: string, mode: Mode) {
+    this.db = db;
+    this.path = path;
+    this.mode = mode;
+    checkSchema(db, path);
+    this.selectEntityId = db.prepare<[string], number>('SELECT id FROM entities WHERE name = ?').pluck();
+    this.insertEntity = db.prepare<[string, string, number, number]>(
+      'INSERT INTO entities (name, name_lower, mention_count, created_at, updated_at) VALUES (?, ?, 1, ?, ?)',
+    );
+    this.bumpMentions = db.prepare<[number, number, number]>(
+      'UPDATE entities SET mention_count = mention_count + 1, updated_at = ? WHERE id IN (?, ?)',
+    );
+    this.selectSentenceId = db.prepare<[string], number>('SELECT id FROM sentences WHERE text = ?').pluck();
+    this.insertSentence = db.prepare<[string, number]>('INSERT INTO sentences (text, created_at) VALUES (?, ?)');
+    this.insertRelation = db.prepare<[number, number, string, string, number, number | null, number, number]>(
+      `INSERT INTO relations
+         (source_id, target_id, relation_type, session_id, turn_id, sentence_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (source_id, target_id, relation_type, session_id) DO NOTHING`,
+    );
+    this.matchEntities = db.prepare<[string, number], EntityRow>(
+      `SELECT id, name, type, mention_count AS mentions FROM entities
+       WHERE instr(name_lower, ?) > 0 ORDER BY mention_count DESC, id LIMIT ?`,
+    );
+    this.relationsFrom = db.prepare<[number, number], RelationRow>(
+      `SELECT ${RELATION_COLUMNS} WHERE r.source_id = ? AND r.status = '${STATUS_ACTIVE}' ORDER BY r.id LIMIT ?`,
+    );
+    this.relationsTo = db.prepare<[number, number], RelationRow>(
+      `SELECT ${RELATION_COLUMNS} WHERE r.target_id = ? AND r.status = '${STATUS_ACTIVE}' ORDER BY r.id LIMIT ?`,
+    );
+    this.exportAll = db.prepare<[number], ExportRow>(
+      `SELECT s.name AS subject, r.relation_type AS relation, t.name AS object, x.text AS sentence,
+              r.confidence AS confidence
+       FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id
+       LEFT JOIN sentences x ON x.id = r.sentence_id
+       WHERE r.status = '${STATUS_ACTIVE}' ORDER BY r.id LIMIT ?`,
+    );
+    this.commitBatch = db.transaction(this.commitRows.bind(this));
+  }
+
+  recall(keywords: readonly string[], depth: number): Recall {
+    this.assertOpen();
+    const needles = [...new Set(keywords.map((k) => k.trim().toLowerCase()).filter((k) => k.length > 0))];
+    if (needles.length === 0) return EMPTY_RECALL;
+    const hops = Number.isFinite(depth) ? Math.min(RECALL_DEPTH_MAX, Math.max(1, Math.floor(depth))) : 1;
+    try {
+      return this.walk(needles, hops);
+    } catch (err) {
+      throw toMemoryError(err, this.path, this.mode, 'recall');
+    }
+  }
+
+  commit(triples: readonly Triple[], session: string, turn: number, nowMs: number): CommitResult {
+    this.assertOpen();
+    try {
+      // The main store takes the write lock up front (BEGIN IMMEDIATE), so a concurrent writer
+      // makes it wait busy_timeout instead of failing a read-to-write upgrade. A read-only handle
+      // begins DEFERRED: its first INSERT is what SQLite refuses (M1), no check of ours decides.
+      const run = this.mode === 'main' ? this.commitBatch.immediate : this.commitBatch.deferred;
+      const added = run(triples, session, turn, Math.floor(nowMs));
+      return { added, skipped: triples.length - added };
+    } catch (err) {
+      throw toMemoryError(err, this.path, this.mode, 'commit');
+    }
+  }
+
+  exportTriples(limit: number): ExportedTriple[] {
+    this.assertOpen();
+    try {
+      // LIMIT -1 is "no limit" in SQLite.
+      const rows = this.exportAll.all(limit > 0 ? Math.floor(limit) : -1);
+      return rows.map((r) => {
+        const t = { subject: r.subject, relation: r.relation, object: r.object, confidence: r.confidence };
+        return r.sentence === null ? t : { ...t, sentence: r.sentence };
+      });
+    } catch (err) {
+      throw toMemoryError(err, this.path, this.mode, 'export');
+    }
+  }
+
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
+  /** Closes the connection. Idempotent. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** The body of one commit transaction; returns the number of relations newly stored. */
+  private commitRows(triples: readonly Triple[], session: string, turn: number, nowMs: number): number {
+    let added = 0;
+    for (const t of triples) {
+      if (!validTriple(t)) continue;
+      const subject = this.entityId(t.subject.trim(), nowMs);
+      const object = this.entityId(t.object.trim(), nowMs);
+      // In a self-relation the second lookup finds the entity the first one created.
+      const objectCreated = object.id === subject.id ? subject.created : object.created;
+      const sentence = t.sentence === undefined ? '' : t.sentence.trim();
+      const sentenceId = sentence === '' ? null : this.sentenceId(sentence, nowMs);
+      const inserted = this.insertRelation.run(
+        subject.id,
+        object.id,
+        t.relation.trim(),
+        session,
+        turn,
+        sentenceId,
+        nowMs,
+        nowMs,
+      );
+      if (inserted.changes === 0) continue;
+      added += 1;
+      // A new entity starts at one mention; an existing one gains one per new relation naming it.
+      // The UPDATE's `IN (?, ?)` counts a self-relation once.
+      if (!subject.created || !objectCreated) {
+        this.bumpMentions.run(nowMs, subject.created ? object.id : subject.id, objectCreated ? subject.id : object.id);
+      }
+    }
+    return added;
+  }
+
+  private entityId(name: string, nowMs: number): { id: number; created: boolean } {
+    const id = this.selectEntityId.get(name);
+    if (id !== undefined) return { id, created: false };
+    const row = this.insertEntity.run(name, name.toLowerCase(), nowMs, nowMs);
+    return { id: Number(row.lastInsertRowid), created: true };
+  }
+
+  private sentenceId(text: string, nowMs: number): number {
+    const id = this.selectSentenceId.get(text);
+    if (id !== undefined) return id;
+    return Number(this.insertSentence.run(text, nowMs).lastInsertRowid);
+  }
+
+  /** Seeds from the keywords, then `hops` breadth-first hops over active relations. */
+  private walk(needles: readonly string[], hops: number): Recall {
+    const entities = new Map<number, RecallEntity>();
+    for (const needle of needles) {
+      for (const row of this.matchEntities.all(needle, RECALL_SEEDS_MAX)) {
+        if (entities.size >= RECALL_SEEDS_MAX) break;
+        entities.set(row.id, { name: row.name, type: row.type, mentions: row.mentions });
+      }
+    }
+    const relations = new Map<number, RecallRelation>();
+    let frontier = [...entities.keys()].sort((a, b) => a - b);
+    for (let hop = 0; hop < hops && frontier.length > 0; hop += 1) {
+      const next: number[] = [];
+      for (const id of frontier) {
+        const budget = RECALL_RELATIONS_MAX - relations.size;
+        if (budget <= 0) break;
+        for (const row of [...this.relationsFrom.all(id, budget), ...this.relationsTo.all(id, budget)]) {
+          if (relations.has(row.id)) continue;
+          if (relations.size >= RECALL_RELATIONS_MAX) break;
+          relations.set(row.id, {
+            source: row.source,
+            relation: row.relation,
+            target: row.target,
+            confidence: row.confidence,
+          });
+          if (!entities.has(row.sourceId)) {
+            entities.set(row.sourceId, { name: row.source, type: row.sourceType, mentions: row.sourceMentions });
+            next.push(row.sourceId);
+          }
+          if (!entities.has(row.targetId)) {
+            entities.set(row.targetId, { name: row.target, type: row.targetType, mentions: row.targetMentions });
+            next.push(row.targetId);
+          }
+        }
+      }
+      frontier = next.sort((a, b) => a - b);
+    }
+    return mergeRecall({ entities: [...entities.values()], relations: [...relations.values()] }, EMPTY_RECALL);
+  }
+
+  private assertOpen(): void {
+    if (!this.db.open) {
+      throw new MemoryError(
+        `graph memory ${this.path} (${this.mode}) is closed; open it again with ` +
+          `SqliteGraphStore.${this.mode === 'main' ? 'openMain' : 'openReadOnly'}`,
+      );
+    }
+  }
+}
+
+function openDatabase(path: string, mode: Mode, options: Database.Options): Database.Database {
+  try {
+    return new Database(path, options);
+  } catch (err) {
+    if (mode === 'read-only' && sqliteCode(err) === 'SQLITE_CANTOPEN') {
+      throw new MemoryError(`main graph memory ${path} does not exist; create it with openMain first`, {
+        cause: err,
+      });
+    }
+    throw toMemoryError(err, path, mode, 'open');
+  }
+}
+
+/** The boundary check on a file: the three tables exist and are STRICT (so rows need no zod). */
+function checkSchema(db: Database.Database, path: string): void {
+  const strict = db
+    .prepare<[], string>(
+      `SELECT name FROM pragma_table_list WHERE schema = 'main' AND strict = 1
+       AND name IN (${TABLES.map((t) => `'${t}'`).join(', ')})`,
+    )
+    .pluck()
+    .all();
+  const missing = TABLES.filter((t) => !strict.includes(t));
+  if (missing.length > 0) {
+    throw new MemoryError(
+      `${path} is not a graph memory of this build (missing or non-STRICT tables: ${missing.join(', ')}); ` +
+        'create it with SqliteGraphStore.openMain or point at the right file',
+    );
+  }
+}
+
+function sqliteCode(err: unknown): string | undefined {
+  return err instanceof Database.SqliteError ? err.code : undefined;
+}
+
+/**
+ * Turns an expected SQLite failure into a MemoryError that says what to do, keeping SQLite's
+ * message and code in the text and the original error as `cause`. Anything else (a bug, a
+ * constraint our own statements should never break) is returned unchanged.
+ */
+function toMemoryError(err: unknown, path: string, mode: Mode, action: string): unknown {
+  if (err instanceof MemoryError) return err;
+  const code = sqliteCode(err);
+  if (code === undefined || !(err instanceof Error)) return err;
+  const what = `${action} on graph memory ${path} (${mode})`;
+  const sqlite = `SQLite: ${err.message} [${code}]`;
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new MemoryError(
+      `${what} refused: the handle is read-only (${sqlite}); write through a store opened with ` +
+        'SqliteGraphStore.openMain — a child writes to its own temp store',
+      { cause: err },
+    );
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new MemoryError(
+      `${what} failed: the database is locked by another connection (${sqlite}); nothing of this ` +
+        'call was written and earlier commits are intact; retry once the other writer has committed',
+      { cause: err },
+    );
+  }
+  if (code.startsWith('SQLITE_CANTOPEN')) {
+    return new MemoryError(`${what} failed: cannot open the file (${sqlite}); check the path and its directory`, {
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT')) {
+    return new MemoryError(
+      `${what} failed: the file is not a usable SQLite database (${sqlite}); move it away and let ` +
+        'openMain create a new one, or restore a backup',
+      { cause: err },
+    );
+  }
+  if (code.startsWith('SQLITE_FULL') || code.startsWith('SQLITE_IOERR')) {
+    return new MemoryError(`${what} failed: disk or I/O error (${sqlite}); free space or check the disk`, {
+      cause: err,
+    });
+  }
+  return err;
+}
