@@ -34,6 +34,9 @@ import {
   traceToolEnd,
 } from './steps/tools.ts';
 import { newFrame, type Task } from './task.ts';
+import type { ChannelRegistry } from './channels/registry.ts';
+import { BuiltinTools, type BuiltinRun, type MemoryPorts } from './tools/builtins.ts';
+import type { ToolResult } from './ports.ts';
 import type { CancelReason, Terminal, TraceBody, Tracer } from './trace.ts';
 
 /** What the kernel gives each agent: commands out, call routing, ids, and terminal notification. */
@@ -79,6 +82,10 @@ export class Agent implements StepHost {
   private state: AgentState = 'running';
   private kernelTaskSeq = 0;
   private maxDepth = 0;
+  private turnsCommitted = 0;
+  private consolidationsMalformed = 0;
+  private readonly builtins: BuiltinTools;
+  private readonly allSpecs: readonly ToolSpec[];
   private readonly specs: Map<string, ToolSpec>;
 
   constructor(
@@ -87,10 +94,20 @@ export class Agent implements StepHost {
     readonly parent: string | null,
     readonly config: KernelConfig,
     private readonly env: AgentEnv,
+    /** The inputch registry shared by the agent tree. */
+    readonly registry: ChannelRegistry,
+    /** This agent's graph memory (the root's main store; a child's light memory), or none. */
+    readonly memory: MemoryPorts | null,
+    /** Output grant: empty = every device (SPEC §8.4). */
+    readonly allowedOutputs: readonly string[],
   ) {
     this.isRoot = parent === null;
     this.dedup = new DedupWindow(config.dedupWindowMs);
-    this.specs = new Map(config.tools.map((t) => [t.name, t]));
+    this.builtins = new BuiltinTools(config.outputs, allowedOutputs, memory !== null);
+    // Built-ins own their names: a runner tool of the same name would be unreachable, so it is left out.
+    const runnerTools = config.tools.filter((t) => this.builtins.lookup(t.name) === undefined);
+    this.allSpecs = [...runnerTools, ...this.builtins.specs];
+    this.specs = new Map(this.allSpecs.map((t) => [t.name, t]));
     this.core = new Scheduler(
       agentId,
       {
@@ -124,7 +141,9 @@ export class Agent implements StepHost {
     if (level !== null && channel === CONSOLIDATION_CHANNEL) return this.refuse(sub, level, 'invalid', nowMs);
     if (sub.text.length === 0) return this.refuse(sub, level, 'empty_input', nowMs);
     if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) return this.refuse(sub, level, 'duplicate', nowMs);
-    const task = this.newTask(sub.id, sub.cls === 'interrupt' ? level : null, sub.source, channel, sub.text, false);
+    const task = this.newTask(sub.id, sub.cls === 'interrupt' ? level : null, sub.source, channel, sub.text, false, {
+      consolidation: level === null && channel === CONSOLIDATION_CHANNEL,
+    });
     const outcome =
       level === null
         ? this.core.submitQueued(task.id, nowMs, false, meta)
@@ -187,13 +206,29 @@ export class Agent implements StepHost {
     return `${this.agentId}:${this.kernelTaskSeq}`;
   }
 
-  private newTask(id: string, level: Level | null, source: string, channel: string, text: string, kernel: boolean): Task {
-    const task = this.newTaskRecord(id, level, source, channel, text, kernel);
+  private newTask(
+    id: string,
+    level: Level | null,
+    source: string,
+    channel: string,
+    text: string,
+    kernel: boolean,
+    opts: { consolidation: boolean } = { consolidation: false },
+  ): Task {
+    const task = this.newTaskRecord(id, level, source, channel, text, kernel, opts.consolidation);
     this.tasks.set(id, task);
     return task;
   }
 
-  private newTaskRecord(id: string, level: Level | null, source: string, channel: string, text: string, kernel: boolean): Task {
+  private newTaskRecord(
+    id: string,
+    level: Level | null,
+    source: string,
+    channel: string,
+    text: string,
+    kernel: boolean,
+    consolidation = false,
+  ): Task {
     return {
       id,
       agent: this.agentId,
@@ -205,7 +240,8 @@ export class Agent implements StepHost {
       text,
       kernel,
       isInterrupt: level !== null,
-      stoppable: true,
+      stoppable: !consolidation,
+      consolidation,
       stopMarked: false,
       frame: newFrame(),
     };
@@ -225,6 +261,8 @@ export class Agent implements StepHost {
         task = this.taskOf(picked.id);
         this.current = task;
         if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
+        // A consolidation task is critical as a whole (SPEC §3.7): nothing preempts it, even an L4.
+        if (task.consolidation) this.core.enterCritical(nowMs);
       }
       if (task.stopMarked) {
         this.finish(task, { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY }, nowMs);
@@ -261,13 +299,14 @@ export class Agent implements StepHost {
       case 'TurnEnd':
         return stepTurnEnd(this, task, nowMs);
       case 'ToolBatch': {
-        const started = stepToolBatch(this, task, nowMs);
-        if (started.length === 0) return toolBatchComplete(this, task, nowMs);
+        const { started, panics } = stepToolBatch(this, task, nowMs);
         const remaining = new Map<string, number>();
         for (const index of started) remaining.set(this.batchCallIds[index] as string, index);
         this.batchCallIds = [];
-        this.waiting = { kind: 'batch', task, remaining, panics: [] };
-        return 'wait';
+        const w: Extract<Waiting, { kind: 'batch' }> = { kind: 'batch', task, remaining, panics };
+        this.waiting = w;
+        this.batchMaybeComplete(w, nowMs);
+        return this.waiting === null ? (this.current === task ? 'next' : 'ended') : 'wait';
       }
       default:
         return assertNever(step, 'step');
@@ -284,11 +323,58 @@ export class Agent implements StepHost {
   }
 
   toolSpecs(): readonly ToolSpec[] {
-    return this.config.tools;
+    return this.allSpecs;
   }
 
   toolSpec(name: string): ToolSpec | undefined {
     return this.specs.get(name);
+  }
+
+  knowsTool(name: string): boolean {
+    return this.specs.has(name) || this.builtins.lookup(name) !== undefined;
+  }
+
+  builtin(name: string): BuiltinRun | undefined {
+    return this.builtins.lookup(name);
+  }
+
+  runBuiltin(task: Task, call: ToolCall, run: BuiltinRun, nowMs: number): ToolResult {
+    return run(
+      {
+        agent: this.agentId,
+        task: task.id,
+        registry: this.registry,
+        devices: this.config.outputs,
+        allowedOutputs: this.allowedOutputs,
+        memory: this.memory,
+        nowMs,
+        send: (channel, text) => {
+          this.trace(nowMs, { type: 'output.sent', task: task.id, channel, text });
+          this.env.command({ type: 'output.send', agent: this.agentId, task: task.id, channel, text });
+        },
+        committed: (result, session) => this.memoryCommitted(task, session, result.added, result.skipped, nowMs),
+      },
+      call,
+    );
+  }
+
+  memoryCommitted(task: Task, session: string, added: number, skipped: number, nowMs: number): void {
+    this.trace(nowMs, { type: 'memory.commit', task: task.id, session, added, skipped });
+  }
+
+  noteMalformedConsolidation(): void {
+    this.consolidationsMalformed += 1;
+  }
+
+  committedTurns(): number {
+    return this.turnsCommitted;
+  }
+
+  /** A tool threw (a runner rejection or a built-in exception): a panic of the running task. */
+  panicTool(task: Task, call: ToolCall, error: string, nowMs: number): void {
+    traceToolEnd(this, task, call, false, error, true, nowMs);
+    this.trace(nowMs, { type: 'step.end', task: task.id, step: task.frame.step });
+    this.panic(task, call.name, error, nowMs);
   }
 
   startModel(task: Task, request: Omit<ModelRequest, 'callId'>, nowMs: number): void {
@@ -329,7 +415,8 @@ export class Agent implements StepHost {
   /** Ends the running task: commits done and failed turns to the context, then the terminal event. */
   finish(task: Task, terminal: Terminal, nowMs: number): void {
     assert(this.current === task, `I1: finish of ${task.id}, which is not running on ${this.agentId}`);
-    if (terminal.kind === 'done' || (terminal.kind === 'failed' && !task.isInterrupt)) {
+    let consolidate = false;
+    if (!task.consolidation && (terminal.kind === 'done' || (terminal.kind === 'failed' && !task.isInterrupt))) {
       const kind = terminal.kind === 'failed' ? 'failed' : task.isInterrupt ? 'interrupt' : 'turn';
       const events = this.context.commit({
         kind,
@@ -339,10 +426,25 @@ export class Agent implements StepHost {
         response: terminal.reply ?? '',
       });
       this.trace(nowMs, { type: 'context.commit', task: task.id, kind, events });
+      if (kind === 'turn') {
+        this.turnsCommitted += 1;
+        const every = this.config.consolidateEveryTurns;
+        consolidate = every > 0 && this.turnsCommitted % every === 0;
+      }
     }
     this.current = null;
     this.waiting = null;
     this.core.finishRunning(terminal, nowMs);
+    if (consolidate) this.queueConsolidation(nowMs);
+  }
+
+  /** SPEC §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */
+  private queueConsolidation(nowMs: number): void {
+    const text = 'extract memory triples from the recent turns';
+    const task = this.newTask(this.nextKernelTaskId(), null, 'kernel', CONSOLIDATION_CHANNEL, text, true, {
+      consolidation: true,
+    });
+    this.afterSubmit(this.core.submitQueued(task.id, nowMs, true, { source: 'kernel', channel: CONSOLIDATION_CHANNEL }), nowMs);
   }
 
   // ---------------------------------------------------------------- facts
@@ -437,10 +539,7 @@ export class Agent implements StepHost {
       this.waiting = null;
       this.env.releaseCall(callId, w.task.id, false);
       const task = w.task;
-      const call = task.frame.pending[task.frame.toolIdx] as ToolCall;
-      traceToolEnd(this, task, call, false, error, true, nowMs);
-      this.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolExec' });
-      this.panic(task, call.name, error, nowMs);
+      this.panicTool(task, task.frame.pending[task.frame.toolIdx] as ToolCall, error, nowMs);
       return;
     }
     assert(w?.kind === 'batch' && w.remaining.has(callId), `CALL: tool panic for ${callId}, which is not live`);
@@ -614,9 +713,10 @@ export class Agent implements StepHost {
       parent: this.parent,
       rounds: this.core.dump().counters.executed,
       tableSize: 0,
-      inputChs: [],
-      allowedOutputs: [],
-      tools: this.config.tools.map((t) => t.name),
+      inputChs: this.registry.listByOwner(this.agentId).map((c) => c.name),
+      allowedOutputs: [...this.allowedOutputs],
+      tools: this.allSpecs.map((t) => t.name),
+      consolidationsMalformed: this.consolidationsMalformed,
       maxStackDepth: this.maxDepth,
       contextfullSignals: 0,
       context: this.context.snapshot(),

@@ -1,6 +1,7 @@
 /**
  * Kernel configuration (SPEC §2.8, §3, §12.2 `kernel`). Every limit is named with its unit.
  */
+import type { OutputDevice } from './channels/outputs.ts';
 import type { ToolSpec } from './ports.ts';
 
 export interface OffloadConfig {
@@ -32,6 +33,10 @@ export interface KernelConfig {
   readonly builtinPlugins: readonly string[];
   /** Tools served by the ToolRunner, as the model sees them. */
   readonly tools: readonly ToolSpec[];
+  /** Output devices (`output_send__<name>` targets). */
+  readonly outputs: readonly OutputDevice[];
+  /** The root's output grant; empty = every device (SPEC §8.4). */
+  readonly allowedOutputs: readonly string[];
   /** Run the O(n) scheduler invariant checks after every mutation. */
   readonly verify: boolean;
 }
@@ -53,6 +58,8 @@ export const DEFAULT_KERNEL_CONFIG: KernelConfig = {
   systemPrompt: 'You are homeagent, a helpful assistant.',
   builtinPlugins: [],
   tools: [],
+  outputs: [],
+  allowedOutputs: [],
   verify: false,
 };
 

@@ -3,6 +3,7 @@
  */
 import type { SchedulerDump } from './scheduler.ts';
 import type { StepName } from './trace.ts';
+import type { InputChannel } from './channels/registry.ts';
 
 export type AgentKind = 'root' | 'resident' | 'rt';
 export type AgentState = 'running' | 'contextfull' | 'stopped';
@@ -42,6 +43,8 @@ export interface AgentDump {
   readonly tools: readonly string[];
   readonly maxStackDepth: number;
   readonly contextfullSignals: number;
+  /** Consolidation answers that did not parse (counted and skipped, SPEC §3.7). */
+  readonly consolidationsMalformed: number;
   readonly context: readonly ContextEvent[];
   readonly current: CurrentStep | null;
   readonly scheduler: SchedulerDump;
@@ -50,4 +53,6 @@ export interface AgentDump {
 export interface KernelDump {
   /** Root first, then children in creation order. */
   readonly agents: readonly AgentDump[];
+  /** The inputch registry, sorted by name. */
+  readonly channels: readonly InputChannel[];
 }

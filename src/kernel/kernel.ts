@@ -17,6 +17,18 @@ import type { KernelDump, RunningView } from './dump.ts';
 import type { Command, Fact, Submission, SubmitResult } from './protocol.ts';
 import type { Task } from './task.ts';
 import { Tracer, type Terminal, type TraceSink } from './trace.ts';
+import { ChannelRegistry, type InputChannel, type RegisterInput } from './channels/registry.ts';
+import { routeInput } from './channels/routing.ts';
+import type { MemoryPorts } from './tools/builtins.ts';
+
+/** The synchronous ports the kernel holds itself (the async ones belong to the Runtime). */
+export interface KernelPorts {
+  /** The root's main graph memory and the boundary parsers for model-written memory data. */
+  readonly memory?: MemoryPorts | null;
+}
+
+/** Child agents arrive with their own issue; until then no inputch owner is a live child. */
+const NO_CHILDREN: ReadonlySet<string> = new Set();
 
 /** Called on every terminal event; the submissions it returns run before the next pick. */
 export type TerminalHook = (task: string, terminal: Terminal, nowMs: number) => readonly Submission[];
@@ -36,11 +48,40 @@ export class Kernel {
   private flushingHooks = false;
   private terminalHook: TerminalHook | null = null;
 
-  constructor(config: KernelConfigInput = {}, sink: TraceSink | null = null) {
+  /** The inputch registry shared by the agent tree (SPEC §8.1). */
+  readonly registry = new ChannelRegistry();
+
+  constructor(config: KernelConfigInput = {}, sink: TraceSink | null = null, ports: KernelPorts = {}) {
     this.config = resolveKernelConfig(config);
     this.tracer = sink === null ? null : new Tracer(sink);
-    this.root = new Agent('root', 'root', null, this.config, this.env());
+    this.root = new Agent(
+      'root',
+      'root',
+      null,
+      this.config,
+      this.env(),
+      this.registry,
+      ports.memory ?? null,
+      this.config.allowedOutputs,
+    );
     this.agents.set('root', this.root);
+  }
+
+  /**
+   * Registers an inputch (a plugin load or reload; SPEC §8.1). A reload keeps the owner, capacity and
+   * output unless it names new ones. Bad input throws a ChannelError naming the problem.
+   */
+  registerChannel(input: RegisterInput, nowMs: number): InputChannel {
+    const channel = this.registry.register(input);
+    this.tracer?.emit('root', nowMs, { type: 'channel.register', name: channel.name, plugin: channel.plugin, owner: channel.owner });
+    return channel;
+  }
+
+  /** Unregisters an inputch and the output targets bound to it; false for an unknown name. */
+  unregisterChannel(name: string, nowMs: number): boolean {
+    const removed = this.registry.unregister(name);
+    if (removed) this.tracer?.emit('root', nowMs, { type: 'channel.unregister', name });
+    return removed;
   }
 
   /** Installs the terminal hook (the simulator's `afterTerminal` triggers). */
@@ -125,18 +166,35 @@ export class Kernel {
   }
 
   dump(): KernelDump {
-    return { agents: [...this.agents.values()].map((a) => a.dump()) };
+    return { agents: [...this.agents.values()].map((a) => a.dump()), channels: this.registry.list() };
   }
 
   // ---------------------------------------------------------------- internals
 
+  /**
+   * Routing before the kernel (SPEC §8.2): the input goes to the agent that owns its inputch. An owner
+   * that is not a live direct child falls back to the addressed agent with a trace event — input is
+   * never swallowed.
+   */
   private route(sub: Submission, nowMs: number): SubmitResult {
     const agent = this.agents.get(sub.agent ?? 'root');
     if (agent === undefined) {
       // An unknown agent is an invalid submission; the root answers it so it still gets a terminal.
       return this.root.refuse(sub, null, 'invalid', nowMs);
     }
-    return agent.submit(sub, nowMs);
+    const channel = sub.channel ?? sub.source;
+    const decision = routeInput(this.registry, channel, agent.agentId, NO_CHILDREN);
+    switch (decision.kind) {
+      case 'local':
+        return agent.submit(sub, nowMs);
+      case 'fallback':
+        this.tracer?.emit(agent.agentId, nowMs, { type: 'route.fallback', task: sub.id, channel, owner: decision.owner });
+        return agent.submit(sub, nowMs);
+      case 'child':
+        return (this.agents.get(decision.agent) ?? agent).submit(sub, nowMs);
+      default:
+        return assertNever(decision, 'route decision');
+    }
   }
 
   private settle(nowMs: number): void {

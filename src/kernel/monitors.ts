@@ -184,6 +184,12 @@ export class InvariantMonitor {
       case 'tool.end':
       case 'tool.result.late':
       case 'fact.discarded':
+      case 'route.fallback':
+      case 'channel.register':
+      case 'channel.unregister':
+      case 'output.sent':
+      case 'memory.commit':
+      case 'memory.consolidate':
       case 'context.commit':
       case 'context.overflow':
       case 'kernel.event':

@@ -55,5 +55,13 @@ export type Command =
     }
   | { readonly type: 'tool.cancel'; readonly callId: string }
   | { readonly type: 'reply'; readonly task: string; readonly terminal: Terminal }
+  /** A built-in `output_send__<channel>` call: deliver the text on the device (fire and forget). */
+  | {
+      readonly type: 'output.send';
+      readonly agent: string;
+      readonly task: string;
+      readonly channel: string;
+      readonly text: string;
+    }
   | { readonly type: 'timer.set'; readonly id: string; readonly atMs: number }
   | { readonly type: 'timer.clear'; readonly id: string };

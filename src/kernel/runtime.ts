@@ -22,6 +22,13 @@ export interface RuntimePorts {
   readonly clock: Clock;
   readonly provider: Provider;
   readonly tools: ToolRunner;
+  /** Output devices; absent where sends are only traced (the simulator reads them from the trace). */
+  readonly outputs?: OutputPort;
+}
+
+export interface OutputPort {
+  /** Delivers text on an output channel. Must not throw: a device failure is the device's to report. */
+  send(channel: string, text: string, from: { readonly agent: string; readonly task: string }): void;
 }
 
 export interface RuntimeHooks {
@@ -175,6 +182,9 @@ export class Runtime {
         break;
       case 'timer.clear':
         this.clearTimer(command.id);
+        break;
+      case 'output.send':
+        this.ports.outputs?.send(command.channel, command.text, { agent: command.agent, task: command.task });
         break;
       default:
         assertNever(command, 'command');

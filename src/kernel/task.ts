@@ -51,6 +51,8 @@ export interface Task {
   readonly isInterrupt: boolean;
   /** The stop button never marks consolidation or compress tasks (SPEC §2.9). */
   readonly stoppable: boolean;
+  /** A consolidation task (SPEC §3.7): whole-task critical, commits triples, nothing to the context. */
+  readonly consolidation: boolean;
   stopMarked: boolean;
   readonly frame: TaskFrame;
 }

@@ -80,7 +80,14 @@ export type TraceBody =
   | { type: 'context.commit'; task: string; kind: 'turn' | 'interrupt' | 'failed'; events: number }
   | { type: 'context.overflow'; task: string; pruned: number; count: number }
   | { type: 'kernel.event'; task: string; cause: string; source: string; reason: 'panic' | 'overflow' }
-  | { type: 'agent.stop'; stopped: string[] };
+  | { type: 'agent.stop'; stopped: string[] }
+  // ---- channels, outputs, memory
+  | { type: 'route.fallback'; task: string; channel: string; owner: string }
+  | { type: 'channel.register'; name: string; plugin: string; owner: string }
+  | { type: 'channel.unregister'; name: string }
+  | { type: 'output.sent'; task: string; channel: string; text: string }
+  | { type: 'memory.commit'; task: string; session: string; added: number; skipped: number }
+  | { type: 'memory.consolidate'; task: string; added: number; skipped: number; malformed: string | null };
 
 export type TraceType = TraceBody['type'];
 

@@ -33,7 +33,9 @@ export interface ClosableGraphMemory extends GraphMemory {
   close(): void;
 }
 
-export interface LightMemoryPaths extends OpenOptions {
+export interface LightMemoryPaths {
+  /** See OpenOptions.busyTimeoutMs. */
+  readonly busyTimeoutMs?: number;
   /** The child's own temp file (created if missing). One file per child. */
   readonly tempPath: string;
   /** The parent's main file; it must already exist (it is opened read-only). */
@@ -49,10 +51,11 @@ export class LightMemory implements GraphMemory {
    * then creates or opens the temp store.
    */
   static open(paths: LightMemoryPaths): LightMemory {
-    const options: OpenOptions = paths.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: paths.busyTimeoutMs };
-    const main = SqliteGraphStore.openReadOnly(paths.mainPath, options);
+    const busy: OpenOptions = paths.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: paths.busyTimeoutMs };
+    const main = SqliteGraphStore.openReadOnly(paths.mainPath, busy);
     try {
-      return new LightMemory(SqliteGraphStore.openMain(paths.tempPath, options), main);
+      // The temp store dies with the child: durability against a power cut buys nothing here.
+      return new LightMemory(SqliteGraphStore.openMain(paths.tempPath, { ...busy, synchronous: 'normal' }), main);
     } catch (err) {
       main.close();
       throw err;

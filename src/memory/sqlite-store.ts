@@ -17,15 +17,19 @@
  * relations newly stored, `skipped` = invalid + already present (`added + skipped` = batch size).
  *
  * Recall. Keywords are matched as substrings of `name_lower`, the name lower-cased by JavaScript
- * when the entity is created (SQLite's own lower() and LIKE fold ASCII only). The matched entities
- * seed a breadth-first walk over active relations, `depth` hops (clamped to 1..3), bounded by
- * `RECALL_SEEDS_MAX` seeds and `RECALL_RELATIONS_MAX` relations. The result is normalised by
- * `mergeRecall`, so a single store and a merged light memory read alike.
+ * when the entity is created (SQLite's own lower() and LIKE fold ASCII only). A keyword of three
+ * or more code points is looked up in a trigram FTS5 index kept by triggers (a table scan took
+ * ~1 ms on 25 000 entities, the whole recall budget); a shorter one scans the table. The matched
+ * entities seed a breadth-first walk over active relations, `depth` hops (clamped to 1..3), bounded
+ * by `RECALL_SEEDS_MAX` seeds and `RECALL_RELATIONS_MAX` relations, inside one read transaction.
+ * The result is normalised by `mergeRecall`, so a single store and a merged light memory read
+ * alike.
  *
  * Trust. Rows are read without zod: the tables are STRICT with NOT NULL columns, so SQLite itself
  * guarantees every column's type; the boundary check is done once, at open, on the schema.
  */
 import Database from 'better-sqlite3';
+import { AssertionError } from '../kernel/assert.ts';
 import { EMPTY_RECALL, mergeRecall, RECALL_DEPTH_MAX, validTriple } from '../kernel/memory/rules.ts';
 import {
   MemoryError,
@@ -60,7 +64,23 @@ CREATE TABLE IF NOT EXISTS entities (
   updated_at    INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS entities_type ON entities(type);
-CREATE INDEX IF NOT EXISTS entities_name_lower ON entities(name_lower);
+
+-- Substring search over name_lower: an external-content FTS5 table with the trigram tokenizer,
+-- case-sensitive because name_lower is already lower-cased (by JavaScript, Unicode-aware). A
+-- quoted MATCH phrase of n ≥ 3 code points is exactly "name_lower contains it".
+CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
+  name_lower, content = 'entities', content_rowid = 'id', tokenize = 'trigram case_sensitive 1'
+);
+CREATE TRIGGER IF NOT EXISTS entities_fts_insert AFTER INSERT ON entities BEGIN
+  INSERT INTO entities_fts (rowid, name_lower) VALUES (new.id, new.name_lower);
+END;
+CREATE TRIGGER IF NOT EXISTS entities_fts_delete AFTER DELETE ON entities BEGIN
+  INSERT INTO entities_fts (entities_fts, rowid, name_lower) VALUES ('delete', old.id, old.name_lower);
+END;
+CREATE TRIGGER IF NOT EXISTS entities_fts_update AFTER UPDATE OF name_lower ON entities BEGIN
+  INSERT INTO entities_fts (entities_fts, rowid, name_lower) VALUES ('delete', old.id, old.name_lower);
+  INSERT INTO entities_fts (rowid, name_lower) VALUES (new.id, new.name_lower);
+END;
 
 CREATE TABLE IF NOT EXISTS sentences (
   id         INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -94,6 +114,13 @@ const TABLES = ['entities', 'relations', 'sentences'] as const;
 export interface OpenOptions {
   /** Wait this long for another connection's lock, then fail with a MemoryError. */
   readonly busyTimeoutMs?: number;
+  /**
+   * SQLite's `synchronous` for the main (read-write) handle. 'full' (the default) syncs the WAL at
+   * every commit: a commit that returned survives a power cut. 'normal' syncs only at checkpoints:
+   * still never corrupt and safe against a crash of the process, but a power cut may lose the last
+   * commits. Ignored by read-only handles, which never write.
+   */
+  readonly synchronous?: 'full' | 'normal';
 }
 
 type Mode = 'main' | 'read-only';
@@ -108,15 +135,15 @@ interface EntityRow {
 interface RelationRow {
   readonly id: number;
   readonly sourceId: number;
-  readonly source: string;
-  readonly sourceType: string;
-  readonly sourceMentions: number;
   readonly relation: string;
   readonly targetId: number;
-  readonly target: string;
-  readonly targetType: string;
-  readonly targetMentions: number;
   readonly confidence: number;
+}
+
+interface WalkParams {
+  /** A JSON array of entity ids (read with json_each, so one prepared statement serves any count). */
+  readonly ids: string;
+  readonly limit: number;
 }
 
 interface ExportRow {
@@ -127,12 +154,8 @@ interface ExportRow {
   readonly confidence: number;
 }
 
-const RELATION_COLUMNS = `
-  r.id AS id, r.source_id AS sourceId, s.name AS source, s.type AS sourceType,
-  s.mention_count AS sourceMentions, r.relation_type AS relation, r.target_id AS targetId,
-  t.name AS target, t.type AS targetType, t.mention_count AS targetMentions,
-  r.confidence AS confidence
-  FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id`;
+/** Keywords shorter than this (in code points) cannot use the trigram index and scan the table. */
+const TRIGRAM_MIN = 3;
 
 export class SqliteGraphStore implements GraphMemory {
   /** Opens (creating if missing) the read-write store at `path`, with the schema and WAL. */
@@ -142,6 +165,7 @@ export class SqliteGraphStore implements GraphMemory {
     try {
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       db.pragma('foreign_keys = ON');
       const version = db.pragma('user_version', { simple: true });
       if (version !== 0 && version !== SCHEMA_VERSION) {
@@ -190,9 +214,11 @@ export class SqliteGraphStore implements GraphMemory {
   private readonly insertRelation: Database.Statement<
     [number, number, string, string, number, number | null, number, number]
   >;
-  private readonly matchEntities: Database.Statement<[string, number], EntityRow>;
-  private readonly relationsFrom: Database.Statement<[number, number], RelationRow>;
-  private readonly relationsTo: Database.Statement<[number, number], RelationRow>;
+  private readonly matchEntitiesFts: Database.Statement<[string, number], EntityRow>;
+  private readonly matchEntitiesScan: Database.Statement<[string, number], EntityRow>;
+  private readonly relationsTouching: Database.Statement<[WalkParams], RelationRow>;
+  private readonly entitiesById: Database.Statement<[string], EntityRow>;
+  private readonly readSnapshot: Database.Transaction<(needles: readonly string[], hops: number) => Recall>;
   private readonly exportAll: Database.Statement<[number], ExportRow>;
   private readonly commitBatch: Database.Transaction<
     (triples: readonly Triple[], session: string, turn: number, nowMs: number) => number
@@ -218,15 +244,27 @@ export class SqliteGraphStore implements GraphMemory {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (source_id, target_id, relation_type, session_id) DO NOTHING`,
     );
-    this.matchEntities = db.prepare<[string, number], EntityRow>(
-      `SELECT id, name, type, mention_count AS mentions FROM entities
-       WHERE instr(name_lower, ?) > 0 ORDER BY mention_count DESC, id LIMIT ?`,
+    const entityColumns = 'e.id AS id, e.name AS name, e.type AS type, e.mention_count AS mentions';
+    const bestFirst = 'ORDER BY e.mention_count DESC, e.id LIMIT ?';
+    this.matchEntitiesFts = db.prepare<[string, number], EntityRow>(
+      `SELECT ${entityColumns} FROM entities_fts f JOIN entities e ON e.id = f.rowid
+       WHERE entities_fts MATCH ? ${bestFirst}`,
     );
-    this.relationsFrom = db.prepare<[number, number], RelationRow>(
-      `SELECT ${RELATION_COLUMNS} WHERE r.source_id = ? AND r.status = '${STATUS_ACTIVE}' ORDER BY r.id LIMIT ?`,
+    this.matchEntitiesScan = db.prepare<[string, number], EntityRow>(
+      `SELECT ${entityColumns} FROM entities e WHERE instr(e.name_lower, ?) > 0 ${bestFirst}`,
     );
-    this.relationsTo = db.prepare<[number, number], RelationRow>(
-      `SELECT ${RELATION_COLUMNS} WHERE r.target_id = ? AND r.status = '${STATUS_ACTIVE}' ORDER BY r.id LIMIT ?`,
+    // Both halves use an index (the UNIQUE key for source_id, relations_target for target_id);
+    // UNION drops a relation that touches the frontier at both ends from appearing twice.
+    this.relationsTouching = db.prepare<[WalkParams], RelationRow>(
+      `SELECT id, source_id AS sourceId, relation_type AS relation, target_id AS targetId, confidence
+         FROM relations WHERE source_id IN (SELECT value FROM json_each(@ids)) AND status = '${STATUS_ACTIVE}'
+       UNION
+       SELECT id, source_id, relation_type, target_id, confidence
+         FROM relations WHERE target_id IN (SELECT value FROM json_each(@ids)) AND status = '${STATUS_ACTIVE}'
+       ORDER BY id LIMIT @limit`,
+    );
+    this.entitiesById = db.prepare<[string], EntityRow>(
+      `SELECT ${entityColumns} FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
     );
     this.exportAll = db.prepare<[number], ExportRow>(
       `SELECT s.name AS subject, r.relation_type AS relation, t.name AS object, x.text AS sentence,
@@ -236,6 +274,7 @@ export class SqliteGraphStore implements GraphMemory {
        WHERE r.status = '${STATUS_ACTIVE}' ORDER BY r.id LIMIT ?`,
     );
     this.commitBatch = db.transaction(this.commitRows.bind(this));
+    this.readSnapshot = db.transaction(this.walk.bind(this));
   }
 
   recall(keywords: readonly string[], depth: number): Recall {
@@ -244,7 +283,8 @@ export class SqliteGraphStore implements GraphMemory {
     if (needles.length === 0) return EMPTY_RECALL;
     const hops = Number.isFinite(depth) ? Math.min(RECALL_DEPTH_MAX, Math.max(1, Math.floor(depth))) : 1;
     try {
-      return this.walk(needles, hops);
+      // One read transaction: every query of the walk sees the same snapshot of the file.
+      return this.readSnapshot.deferred(needles, hops);
     } catch (err) {
       throw toMemoryError(err, this.path, this.mode, 'recall');
     }
@@ -332,44 +372,54 @@ export class SqliteGraphStore implements GraphMemory {
     return Number(this.insertSentence.run(text, nowMs).lastInsertRowid);
   }
 
-  /** Seeds from the keywords, then `hops` breadth-first hops over active relations. */
+  /**
+   * Seeds from the keywords (most-mentioned first, at most RECALL_SEEDS_MAX), then `hops`
+   * breadth-first hops: each hop takes the active relations touching the frontier, lowest id first
+   * within the remaining RECALL_RELATIONS_MAX budget, and their unseen endpoints form the next
+   * frontier. Three statements per hop whatever the frontier's size.
+   */
   private walk(needles: readonly string[], hops: number): Recall {
     const entities = new Map<number, RecallEntity>();
     for (const needle of needles) {
-      for (const row of this.matchEntities.all(needle, RECALL_SEEDS_MAX)) {
+      const rows =
+        codePoints(needle) >= TRIGRAM_MIN
+          ? this.matchEntitiesFts.all(ftsPhrase(needle), RECALL_SEEDS_MAX)
+          : this.matchEntitiesScan.all(needle, RECALL_SEEDS_MAX);
+      for (const row of rows) {
         if (entities.size >= RECALL_SEEDS_MAX) break;
         entities.set(row.id, { name: row.name, type: row.type, mentions: row.mentions });
       }
     }
-    const relations = new Map<number, RecallRelation>();
-    let frontier = [...entities.keys()].sort((a, b) => a - b);
+    const relations = new Map<number, RelationRow>();
+    let frontier = [...entities.keys()];
     for (let hop = 0; hop < hops && frontier.length > 0; hop += 1) {
-      const next: number[] = [];
-      for (const id of frontier) {
-        const budget = RECALL_RELATIONS_MAX - relations.size;
-        if (budget <= 0) break;
-        for (const row of [...this.relationsFrom.all(id, budget), ...this.relationsTo.all(id, budget)]) {
-          if (relations.has(row.id)) continue;
-          if (relations.size >= RECALL_RELATIONS_MAX) break;
-          relations.set(row.id, {
-            source: row.source,
-            relation: row.relation,
-            target: row.target,
-            confidence: row.confidence,
-          });
-          if (!entities.has(row.sourceId)) {
-            entities.set(row.sourceId, { name: row.source, type: row.sourceType, mentions: row.sourceMentions });
-            next.push(row.sourceId);
-          }
-          if (!entities.has(row.targetId)) {
-            entities.set(row.targetId, { name: row.target, type: row.targetType, mentions: row.targetMentions });
-            next.push(row.targetId);
-          }
+      const limit = RECALL_RELATIONS_MAX - relations.size;
+      if (limit <= 0) break;
+      const next = new Set<number>();
+      for (const row of this.relationsTouching.all({ ids: JSON.stringify(frontier), limit })) {
+        if (relations.has(row.id)) continue;
+        relations.set(row.id, row);
+        for (const id of [row.sourceId, row.targetId]) {
+          if (!entities.has(id)) next.add(id);
         }
       }
-      frontier = next.sort((a, b) => a - b);
+      frontier = [...next];
+      for (const row of this.entitiesById.all(JSON.stringify(frontier))) {
+        entities.set(row.id, { name: row.name, type: row.type, mentions: row.mentions });
+      }
     }
-    return mergeRecall({ entities: [...entities.values()], relations: [...relations.values()] }, EMPTY_RECALL);
+    const nameOf = (id: number): string => {
+      const e = entities.get(id);
+      if (e === undefined) throw new AssertionError(`RECALL relation endpoint ${id} not loaded (foreign key broken?)`);
+      return e.name;
+    };
+    const recalled: RecallRelation[] = [...relations.values()].map((r) => ({
+      source: nameOf(r.sourceId),
+      relation: r.relation,
+      target: nameOf(r.targetId),
+      confidence: r.confidence,
+    }));
+    return mergeRecall({ entities: [...entities.values()], relations: recalled }, EMPTY_RECALL);
   }
 
   private assertOpen(): void {
@@ -395,7 +445,10 @@ function openDatabase(path: string, mode: Mode, options: Database.Options): Data
   }
 }
 
-/** The boundary check on a file: the three tables exist and are STRICT (so rows need no zod). */
+/**
+ * The boundary check on a file: the three tables exist and are STRICT (so rows need no zod), and
+ * the name index exists.
+ */
 function checkSchema(db: Database.Database, path: string): void {
   const strict = db
     .prepare<[], string>(
@@ -404,13 +457,28 @@ function checkSchema(db: Database.Database, path: string): void {
     )
     .pluck()
     .all();
-  const missing = TABLES.filter((t) => !strict.includes(t));
+  const fts = db
+    .prepare<[], number>(`SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND name = 'entities_fts'`)
+    .pluck()
+    .get();
+  const missing = [...TABLES.filter((t) => !strict.includes(t)), ...(fts === 1 ? [] : ['entities_fts'])];
   if (missing.length > 0) {
     throw new MemoryError(
       `${path} is not a graph memory of this build (missing or non-STRICT tables: ${missing.join(', ')}); ` +
         'create it with SqliteGraphStore.openMain or point at the right file',
     );
   }
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n += 1;
+  return n;
+}
+
+/** A MATCH operand that FTS5 reads as one literal phrase: double quotes inside are doubled. */
+function ftsPhrase(needle: string): string {
+  return `"${needle.replaceAll('"', '""')}"`;
 }
 
 function sqliteCode(err: unknown): string | undefined {

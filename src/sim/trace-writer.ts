@@ -232,6 +232,18 @@ function describe(e: TraceEvent): string {
       return `${e.task} call=${e.callId}`;
     case 'fact.discarded':
       return `call=${e.callId} ${e.fact}`;
+    case 'route.fallback':
+      return `${e.task} channel=${e.channel} owner=${e.owner} → handled here`;
+    case 'channel.register':
+      return `${e.name} plugin=${e.plugin || '-'} owner=${e.owner || '-'}`;
+    case 'channel.unregister':
+      return e.name;
+    case 'output.sent':
+      return `${e.task} on ${e.channel} ${cut(e.text)}`;
+    case 'memory.commit':
+      return `${e.task} session=${e.session} added=${e.added} skipped=${e.skipped}`;
+    case 'memory.consolidate':
+      return `${e.task} added=${e.added} skipped=${e.skipped}${e.malformed === null ? '' : ` malformed=${quote(e.malformed)}`}`;
     case 'tool.start':
       return `${e.task} call=${e.callId} ${e.name} ${cut(e.args)}`;
     case 'tool.end':

@@ -28,8 +28,10 @@ export const TEST_TOOLS: readonly ToolSpec[] = [
   { name: 'search', description: 'look something up', parameters: OBJECT_SCHEMA, parallelSafe: true },
   { name: 'fetch', description: 'fetch a page', parameters: OBJECT_SCHEMA, parallelSafe: true },
   { name: 'write', description: 'write a file', parameters: OBJECT_SCHEMA, parallelSafe: false },
-  { name: 'output_send__chat', description: 'send on the chat channel', parameters: OBJECT_SCHEMA, parallelSafe: false },
 ];
+
+/** The output device every harness kernel declares: `output_send__chat` is a built-in tool. */
+export const TEST_OUTPUTS = [{ name: 'chat', caps: ['text'] }] as const;
 
 export const SYSTEM_PROMPT = 'You are the test agent.';
 
@@ -54,7 +56,10 @@ export class KernelHarness {
   private readonly openTimers = new Map<string, number>();
 
   constructor(config: KernelConfigInput = {}) {
-    this.kernel = new Kernel({ verify: true, tools: TEST_TOOLS, systemPrompt: SYSTEM_PROMPT, ...config }, this.rec);
+    this.kernel = new Kernel(
+      { verify: true, tools: TEST_TOOLS, outputs: TEST_OUTPUTS, systemPrompt: SYSTEM_PROMPT, ...config },
+      this.rec,
+    );
   }
 
   // ---------------------------------------------------------------- time and inputs

@@ -266,8 +266,10 @@ describe('Model request placeholders (SPEC §3.6)', () => {
   it('after a batch of only output-send tools the placeholder asks the model to finish', () => {
     const h = new KernelHarness();
     h.queued('q1', 'tell them');
+    // output_send__chat is a built-in: it runs in the same reaction, no tool.run goes out.
     h.answer('q1', '', [{ name: 'output_send__chat', args: '{"text":"hi"}' }]);
-    h.toolResult('q1', 'sent');
+    expect(h.log.filter((c) => c.type === 'tool.run')).toEqual([]);
+    expect(h.log.filter((c) => c.type === 'output.send')).toMatchObject([{ task: 'q1', channel: 'chat', text: 'hi' }]);
     expect(h.modelCall('q1').request.messages.at(-1)).toEqual(userMsg(PLACEHOLDER_FINISH));
   });
 

@@ -128,6 +128,7 @@ function dump(): KernelDump {
     tools: ['search'],
     maxStackDepth: 1,
     contextfullSignals: 0,
+    consolidationsMalformed: 0,
     context: CONTEXT,
     current: null,
     scheduler: {
@@ -142,7 +143,7 @@ function dump(): KernelDump {
       },
     },
   };
-  return { agents: [root] };
+  return { agents: [root], channels: [] };
 }
 
 function input(violations: readonly Violation[] = []): ReportInput {

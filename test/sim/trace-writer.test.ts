@@ -58,6 +58,12 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'model.cancel': { type: 'model.cancel', task: 'q7', callId: 'm4', reason: 'preempt' },
   'model.chunk.late': { type: 'model.chunk.late', task: 'q7', callId: 'm4' },
   'fact.discarded': { type: 'fact.discarded', callId: 'm404', fact: 'model.done' },
+  'route.fallback': { type: 'route.fallback', task: 'q7', channel: 'qq/support', owner: 'gone' },
+  'channel.register': { type: 'channel.register', name: 'qq/support', plugin: 'qq', owner: '' },
+  'channel.unregister': { type: 'channel.unregister', name: 'qq/support' },
+  'output.sent': { type: 'output.sent', task: 'q7', channel: 'qq', text: 'hello' },
+  'memory.commit': { type: 'memory.commit', task: 'q7', session: 'task/q7', added: 2, skipped: 1 },
+  'memory.consolidate': { type: 'memory.consolidate', task: 'root:1', added: 0, skipped: 0, malformed: 'not JSON' },
   'tool.start': { type: 'tool.start', task: 'q7', callId: 't1', name: 'search', args: '{"q":"x"}' },
   'tool.end': { type: 'tool.end', task: 'q7', callId: 't1', name: 'search', ok: false, result: 'boom', panicked: true },
   'tool.result.late': { type: 'tool.result.late', task: 'q7', callId: 't1' },
@@ -159,7 +165,7 @@ describe('formatTraceLine', () => {
       expect(line).not.toContain('undefined');
       if ('task' in e) expect(line).toContain(e.task);
     }
-    expect(seq).toBe(29); // one sample per TraceType (the mapped type above makes a missing one a compile error)
+    expect(seq).toBe(35); // one sample per TraceType (the mapped type above makes a missing one a compile error)
   });
 
   it('cuts long texts by code points and quotes them', () => {

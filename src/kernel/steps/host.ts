@@ -4,8 +4,9 @@
  */
 import type { KernelConfig } from '../config.ts';
 import type { ConversationContext } from '../context.ts';
-import type { ModelRequest, ToolCall, ToolSpec } from '../ports.ts';
+import type { ModelRequest, ToolCall, ToolResult, ToolSpec } from '../ports.ts';
 import type { Task } from '../task.ts';
+import type { BuiltinRun, MemoryPorts } from '../tools/builtins.ts';
 import type { Terminal, TraceBody } from '../trace.ts';
 
 /** `next`: the cursor moved, run the next step; `wait`: a command is out; `ended`: the task finished. */
@@ -20,6 +21,17 @@ export interface StepHost {
   /** Tools this agent may call, as the model sees them. */
   toolSpecs(): readonly ToolSpec[];
   toolSpec(name: string): ToolSpec | undefined;
+  /** Whether a call to `name` can run here (listed tools, plus every `output_send__<x>`, refused at the call site). */
+  knowsTool(name: string): boolean;
+  /** The built-in implementation of a tool, run inside the kernel, or undefined for runner tools. */
+  builtin(name: string): BuiltinRun | undefined;
+  runBuiltin(task: Task, call: ToolCall, run: BuiltinRun, nowMs: number): ToolResult;
+  /** A tool threw: the task fails and a kernel L4 is raised (SPEC §3.8, §5). */
+  panicTool(task: Task, call: ToolCall, error: string, nowMs: number): void;
+  readonly memory: MemoryPorts | null;
+  memoryCommitted(task: Task, session: string, added: number, skipped: number, nowMs: number): void;
+  noteMalformedConsolidation(): void;
+  committedTurns(): number;
   startModel(task: Task, request: Omit<ModelRequest, 'callId'>, nowMs: number): void;
   /** Starts one ToolRunner call; the step waits for its `tool.done` / `tool.failed`. */
   startTool(task: Task, call: ToolCall, nowMs: number): void;

@@ -7,6 +7,7 @@
 import { OVERFLOW_KEEP_RECENT, OVERFLOW_RATIO, OVERFLOW_TARGET_RATIO } from '../context.ts';
 import type { Message, ToolCall } from '../ports.ts';
 import type { Task } from '../task.ts';
+import { consolidationDone } from './consolidate.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 
 export const PLACEHOLDER_CONTINUE = 'continue based on the tool results above';
@@ -24,7 +25,8 @@ export function stepModel(host: StepHost, task: Task, nowMs: number): StepOutcom
     host.finish(task, { kind: 'done', reply }, nowMs);
     return 'ended';
   }
-  if (host.isRoot && host.context.accumulatedTokens() >= OVERFLOW_RATIO * host.config.contextWindowTokens) {
+  const overflowing = host.context.accumulatedTokens() >= OVERFLOW_RATIO * host.config.contextWindowTokens;
+  if (host.isRoot && !task.consolidation && overflowing) {
     host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
     return handleOverflow(host, task, nowMs, false);
   }
@@ -36,7 +38,7 @@ export function stepModel(host: StepHost, task: Task, nowMs: number): StepOutcom
       task: task.id,
       replyIndex: frame.completedCalls,
       messages: frame.messages.slice(),
-      tools: host.toolSpecs(),
+      tools: task.consolidation ? [] : host.toolSpecs(),
       maxTokens: host.config.maxTokens,
     },
     nowMs,
@@ -50,6 +52,7 @@ export function modelDone(host: StepHost, task: Task, text: string, calls: ToolC
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
   frame.completedCalls += 1;
   frame.lastText = text;
+  if (task.consolidation) return consolidationDone(host, task, text, nowMs);
   if (calls.length === 0) {
     host.finish(task, { kind: 'done', reply: text }, nowMs);
     return 'ended';
@@ -73,7 +76,7 @@ export function modelFailed(
 ): StepOutcome {
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
   task.frame.completedCalls += 1;
-  if (contextFull && host.isRoot) return handleOverflow(host, task, nowMs, true);
+  if (contextFull && host.isRoot && !task.consolidation) return handleOverflow(host, task, nowMs, true);
   host.finish(task, { kind: 'failed', reply: `processing error: model call failed: ${error}` }, nowMs);
   return 'ended';
 }

@@ -5,6 +5,7 @@
 import { INTERRUPT_MARK } from '../context.ts';
 import type { Message } from '../ports.ts';
 import type { Task } from '../task.ts';
+import { consolidationMessages } from './consolidate.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 
 export function buildPrefix(host: StepHost, task: Task): Message[] {
@@ -23,6 +24,7 @@ export function buildPrefix(host: StepHost, task: Task): Message[] {
  */
 export function rebasePrefix(host: StepHost, task: Task): void {
   const frame = task.frame;
+  if (task.consolidation) return;
   if (frame.prefixLen <= 0 || frame.prefixLen > frame.messages.length) return;
   const tail = frame.messages.slice(frame.prefixLen);
   const prefix = buildPrefix(host, task);
@@ -33,7 +35,10 @@ export function rebasePrefix(host: StepHost, task: Task): void {
 export function stepPrepare(host: StepHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Prepare', turn: frame.turn });
-  if (frame.prefixLen > 0) rebasePrefix(host, task);
+  if (task.consolidation) {
+    frame.messages = consolidationMessages(host, task);
+    frame.prefixLen = frame.messages.length;
+  } else if (frame.prefixLen > 0) rebasePrefix(host, task);
   else {
     frame.messages = buildPrefix(host, task);
     frame.prefixLen = frame.messages.length;

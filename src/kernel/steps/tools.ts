@@ -7,6 +7,8 @@
 import type { ToolCall } from '../ports.ts';
 import type { Task, ToolOutcome } from '../task.ts';
 import { truncateCodePoints } from '../tokens.ts';
+import type { BuiltinRun } from '../tools/builtins.ts';
+import type { ToolResult } from '../ports.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 
 /** How much of a result the trace keeps (the report shows the first 500 code points). */
@@ -37,8 +39,25 @@ export function stepToolExec(host: StepHost, task: Task, nowMs: number): StepOut
   host.enterCritical(nowMs);
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolExec', turn: frame.turn });
   host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
-  host.startTool(task, call, nowMs);
-  return 'wait';
+  const run = host.builtin(call.name);
+  if (run === undefined) {
+    host.startTool(task, call, nowMs);
+    return 'wait';
+  }
+  // A built-in completes in this reaction: the critical section opens and closes around it.
+  const result = runGuarded(host, task, call, run, nowMs);
+  if (result === null) return 'ended';
+  return toolExecDone(host, task, result.ok, result.output, nowMs);
+}
+
+/** Runs a built-in; an exception escaping it is a panic like any tool's (null: the task ended). */
+function runGuarded(host: StepHost, task: Task, call: ToolCall, run: BuiltinRun, nowMs: number): ToolResult | null {
+  try {
+    return host.runBuiltin(task, call, run, nowMs);
+  } catch (err) {
+    host.panicTool(task, call, err instanceof Error ? err.message : String(err), nowMs);
+    return null;
+  }
 }
 
 /** A ToolExec call returned (ok or tool error). */
@@ -65,24 +84,38 @@ export function stepToolAfter(host: StepHost, task: Task, nowMs: number): StepOu
 
 /**
  * Starts every call of a parallel-safe batch. Calls refused up front (malformed arguments) are
- * recorded at once; the step waits for the rest. Returns the indexes that went to the ToolRunner.
+ * recorded at once, built-ins run at once; the step waits for the rest. Returns the indexes that went
+ * to the ToolRunner and the names of built-ins that panicked.
  */
-export function stepToolBatch(host: StepHost, task: Task, nowMs: number): number[] {
+export function stepToolBatch(host: StepHost, task: Task, nowMs: number): { started: number[]; panics: string[] } {
   const frame = task.frame;
   host.enterCritical(nowMs);
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolBatch', turn: frame.turn });
   const started: number[] = [];
+  const panics: string[] = [];
   frame.pending.forEach((call, index) => {
     frame.toolsUsed.push(call.name);
     const refusal = refuseCall(host, call);
-    if (refusal !== null) recordImmediate(host, task, index, call, refusal, nowMs);
-    else {
-      host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
+    if (refusal !== null) {
+      recordImmediate(host, task, index, call, refusal, nowMs);
+      return;
+    }
+    host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
+    const run = host.builtin(call.name);
+    if (run === undefined) {
       started.push(index);
+      return;
+    }
+    try {
+      const result = host.runBuiltin(task, call, run, nowMs);
+      toolBatchResult(host, task, index, result.ok, result.output, false, nowMs);
+    } catch (err) {
+      toolBatchResult(host, task, index, false, err instanceof Error ? err.message : String(err), true, nowMs);
+      panics.push(call.name);
     }
   });
   for (const index of started) host.startTool(task, frame.pending[index] as ToolCall, nowMs);
-  return started;
+  return { started, panics };
 }
 
 /** One call of a batch returned. */
@@ -143,7 +176,7 @@ export function traceToolEnd(
 
 /** Why a call cannot run (unknown tool, arguments that are not a JSON object), or null. */
 function refuseCall(host: StepHost, call: ToolCall): string | null {
-  if (host.toolSpec(call.name) === undefined) return `unknown tool ${call.name}`;
+  if (!host.knowsTool(call.name)) return `unknown tool ${call.name}`;
   const trimmed = call.args.trim();
   if (trimmed.length === 0) return null;
   try {
