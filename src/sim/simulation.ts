@@ -27,7 +27,12 @@ import { FakeToolRunner, toolSpecs, type FakeToolDef } from './fake-tools.ts';
 import { Generator, type GeneratedInput } from './generator.ts';
 import { buildReport, type InputMeta, type Report } from './report.ts';
 import { Rng } from './rng.ts';
-import type { Problem, Reply, Scenario, ScenarioInput } from './scenario.ts';
+import type { Problem, Reply, Scenario, ScenarioEvent, ScenarioInput } from './scenario.ts';
+import { SqliteGraphStore } from '../memory/sqlite-store.ts';
+import { memoryPorts } from '../memory/ports.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TraceHasher } from './trace-writer.ts';
 import { TriggerEngine } from './triggers.ts';
 
@@ -54,17 +59,14 @@ export function unsupportedFeatures(s: Scenario): Problem[] {
   const notYet = (path: string, what: string): void => {
     problems.push({ path, message: `not supported yet: ${what}` });
   };
-  if (s.channels.length > 0) notYet('channels', 'input channels arrive with the channels issue');
-  if (s.outputs.length > 0) notYet('outputs', 'output channels arrive with the channels issue');
   if (s.residents.length > 0) notYet('residents', 'resident child agents arrive with the child-agents issue');
-  if (s.events.length > 0) notYet('events', 'runtime events arrive with the channels and child-agents issues');
-  if ((s.kernel.consolidateEveryTurns ?? 0) > 0) notYet('kernel.consolidateEveryTurns', 'consolidation arrives with the memory issue');
+  s.events.forEach((event, i) => {
+    if (event.destroy !== undefined) notYet(`events[${i}].destroy`, 'destroying a child arrives with the child-agents issue');
+    if (event.stopAgent !== undefined) notYet(`events[${i}].stopAgent`, 'stopping a child arrives with the child-agents issue');
+  });
   if (s.kernel.offload?.enabled === true) notYet('kernel.offload.enabled', 'offload arrives with the child-agents issue');
   s.inputs.forEach((input, i) => {
     if (input.agent !== 'root') notYet(`inputs[${i}].agent`, 'inputs addressed to child agents');
-    if (input.class === 'queued' && input.channel === '_consolidation_') {
-      notYet(`inputs[${i}].channel`, 'the consolidation path arrives with the memory issue');
-    }
   });
   return problems;
 }
@@ -81,7 +83,14 @@ export async function runScenario(scenario: Scenario, opts: SimOptions = {}): Pr
 export function scenarioKernelConfig(s: Scenario): KernelConfig {
   const tools: Record<string, FakeToolDef> = {};
   for (const t of s.tools) tools[t.name] = t;
-  return resolveKernelConfig({ ...s.kernel, builtinPlugins: s.builtinPlugins, tools: toolSpecs(tools), verify: true });
+  const outputs = s.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] }));
+  return resolveKernelConfig({
+    ...s.kernel,
+    builtinPlugins: s.builtinPlugins,
+    tools: toolSpecs(tools),
+    outputs,
+    verify: true,
+  });
 }
 
 class SimulationRun {
@@ -106,6 +115,11 @@ class SimulationRun {
   private victimTimer: number | null = null;
   private victimInjectScheduled = false;
   private extraViolations: Violation[] = [];
+  private readonly memoryDir: string;
+  private readonly mainMemory: SqliteGraphStore;
+  /** Runtime events sorted by (at, file order). */
+  private readonly scheduledEvents: ScenarioEvent[];
+  private eventIndex = 0;
   private unhandled: unknown = null;
 
   constructor(
@@ -133,7 +147,10 @@ class SimulationRun {
         this.triggers.observe(e);
       },
     };
-    this.kernel = new Kernel(this.config, sink);
+    // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
+    this.memoryDir = mkdtempSync(join(tmpdir(), 'homeagent-sim-'));
+    this.mainMemory = SqliteGraphStore.openMain(join(this.memoryDir, 'main.sqlite'), { synchronous: 'normal' });
+    this.kernel = new Kernel(this.config, sink, { memory: memoryPorts(this.mainMemory) });
     this.kernel.onTerminal((task, _terminal, nowMs) => this.triggers.onTerminal(task, nowMs));
     for (const input of scenario.inputs) this.repliesById.set(input.id, input.replies.map(fakeReply));
     for (const [task, replies] of Object.entries(scenario.kernelReplies)) this.repliesById.set(task, replies.map(fakeReply));
@@ -149,6 +166,10 @@ class SimulationRun {
     this.toolRunner = new FakeToolRunner({ clock: this.clock, seed: this.seed, tools: toolDefs, faults: scenario.faults });
     this.runtime = new Runtime(this.kernel, { clock: this.clock, provider: this.provider, tools: this.toolRunner });
     this.generator = scenario.generate === undefined ? null : new Generator(scenario.generate, this.seed);
+    this.scheduledEvents = scenario.events
+      .map((event, order) => ({ event, order }))
+      .sort((a, b) => a.event.at - b.event.at || a.order - b.order)
+      .map((x) => x.event);
     this.agenda = scenario.inputs
       .filter((i) => i.timing.kind === 'at')
       .map((input, order) => ({ input, order }))
@@ -164,6 +185,7 @@ class SimulationRun {
     process.on('unhandledRejection', onUnhandled);
     const drain = new Drain();
     try {
+      this.setUpAtZero();
       await drain.run(this.opts.checkDrain === true, () => this.progress());
       for (;;) {
         if (this.runtime.fatal() !== null || this.unhandled !== null) break;
@@ -185,6 +207,8 @@ class SimulationRun {
       process.off('unhandledRejection', onUnhandled);
       drain.close();
       this.hasher.close();
+      this.mainMemory.close();
+      rmSync(this.memoryDir, { recursive: true, force: true });
     }
     this.endOfRunChecks(drain);
     return this.report(performance.now() - wallStart);
@@ -192,8 +216,25 @@ class SimulationRun {
 
   // ---------------------------------------------------------------- the agenda of an instant
 
+  /** SPEC §12.2.1: at t = 0, before anything else, the scenario's channels are registered. */
+  private setUpAtZero(): void {
+    for (const c of this.scenario.channels) {
+      this.kernel.registerChannel(
+        {
+          name: c.name,
+          ...(c.plugin !== undefined ? { plugin: c.plugin } : {}),
+          ...(c.owner !== undefined ? { owner: c.owner } : {}),
+          ...(c.output !== undefined ? { output: c.output } : {}),
+        },
+        0,
+      );
+    }
+  }
+
   private nextAgendaAt(): number | null {
     let at: number | null = null;
+    const event = this.scheduledEvents[this.eventIndex];
+    if (event !== undefined) at = event.at;
     const input = this.agenda[this.agendaIndex];
     if (input !== undefined) at = atOf(input);
     const gen = this.generator?.next() ?? null;
@@ -206,9 +247,14 @@ class SimulationRun {
     return at;
   }
 
-  /** Everything external due now: file inputs, generated inputs, then the root stop. */
+  /** Everything external due now: runtime events, file inputs, generated inputs, then the root stop. */
   private runAgenda(): void {
     const now = this.clock.now();
+    for (let event = this.scheduledEvents[this.eventIndex]; event !== undefined && event.at <= now; ) {
+      this.eventIndex += 1;
+      this.runEvent(event, now);
+      event = this.scheduledEvents[this.eventIndex];
+    }
     for (let input = this.agenda[this.agendaIndex]; input !== undefined && atOf(input) <= now; ) {
       this.agendaIndex += 1;
       this.injectInput(input);
@@ -219,6 +265,21 @@ class SimulationRun {
       this.stopRequested = true;
       this.runtime.stop();
     }
+  }
+
+  private runEvent(event: ScenarioEvent, now: number): void {
+    const reg = event.registerChannel;
+    if (reg !== undefined) {
+      this.kernel.registerChannel(
+        {
+          name: reg.name,
+          ...(reg.plugin !== undefined ? { plugin: reg.plugin } : {}),
+          ...(reg.owner !== undefined ? { owner: reg.owner } : {}),
+        },
+        now,
+      );
+    }
+    if (event.unregisterChannel !== undefined) this.kernel.unregisterChannel(event.unregisterChannel, now);
   }
 
   private runGenerator(now: number): void {
@@ -347,6 +408,8 @@ class SimulationRun {
       inputsMeta,
       triggers: this.triggers.states.map((s) => ({ input: s.input, fired: s.fired, t: s.t })),
     });
+    report.outputs = outputsOf(this.events);
+    report.channels = this.kernel.dump().channels.map((c) => ({ name: c.name, plugin: c.plugin, owner: c.owner }));
     report.expectations = evaluateExpectations(this.scenario.expect, report, { unfiredTriggers: this.triggers.unfired() });
     report.ok = report.expectations.every((e) => e.ok) && unexpectedViolations(this.scenario, violations) === 0;
     return report;
@@ -408,6 +471,16 @@ class Drain {
     this.channel.port1.close();
     this.channel.port2.close();
   }
+}
+
+/** The report's `outputs`: every `output_send` in trace order, by channel. */
+function outputsOf(events: readonly TraceEvent[]): Record<string, { agent: string; task: string; text: string }[]> {
+  const outputs: Record<string, { agent: string; task: string; text: string }[]> = {};
+  for (const e of events) {
+    if (e.type !== 'output.sent') continue;
+    (outputs[e.channel] ??= []).push({ agent: e.agent, task: e.task, text: e.text });
+  }
+  return outputs;
 }
 
 function atOf(input: ScenarioInput): number {
