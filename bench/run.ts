@@ -4,9 +4,12 @@
  */
 import { formatSchedulerTable, runSchedulerBench } from './scheduler.bench.ts';
 import { formatSimTable, runSimBench } from './sim.bench.ts';
+import { formatMemoryTable, runMemoryBench } from './memory.bench.ts';
 
 console.log(`node ${process.version} (${process.platform} ${process.arch})`);
 console.log('\n## scheduler\n');
 console.log(formatSchedulerTable(await runSchedulerBench()));
 console.log('\n## simulator\n');
 console.log(formatSimTable(await runSimBench()));
+console.log('\n## graph memory\n');
+console.log(formatMemoryTable(await runMemoryBench()));
