@@ -13,10 +13,6 @@ import { z } from 'zod';
 import { RECALL_DEPTH_MAX } from '../kernel/memory/rules.ts';
 import type { Triple } from '../kernel/memory/types.ts';
 
-/** At most this many triples per consolidation answer or `memory_write` call. */
-export const TRIPLES_PER_CALL_MAX = 256;
-/** At most this many characters in one field (names are further limited by `validTriple`). */
-export const FIELD_CHARS_MAX = 4000;
 /** At most this many keywords per `memory_recall` call. */
 export const RECALL_KEYWORDS_MAX = 16;
 export const RECALL_DEPTH_DEFAULT = 1;
@@ -32,7 +28,9 @@ export interface MemoryRecallArgs {
   readonly depth: number;
 }
 
-const field = z.string().max(FIELD_CHARS_MAX);
+// Types only (SPEC §3.8): lengths and counts are content rules, applied by the kernel, which skips
+// and counts what breaks them ("added A, skipped S") instead of refusing the whole call.
+const field = z.string();
 
 const tripleSchema = z.object({
   subject: field,
@@ -42,7 +40,7 @@ const tripleSchema = z.object({
   sentence: field.nullable().optional(),
 });
 
-const triplesSchema = z.object({ triples: z.array(tripleSchema).max(TRIPLES_PER_CALL_MAX) });
+const triplesSchema = z.object({ triples: z.array(tripleSchema) });
 
 const recallSchema = z.object({
   keywords: z

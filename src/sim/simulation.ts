@@ -236,7 +236,7 @@ class SimulationRun {
     const event = this.scheduledEvents[this.eventIndex];
     if (event !== undefined) at = event.at;
     const input = this.agenda[this.agendaIndex];
-    if (input !== undefined) at = atOf(input);
+    if (input !== undefined) at = minOf(at, atOf(input));
     const gen = this.generator?.next() ?? null;
     if (gen !== null && !(this.generator as Generator).waitsForVictim(gen.input)) at = minOf(at, gen.dueAtMs);
     if (gen !== null && this.victimTimer === null && this.generator?.waitsForVictim(gen.input) === true) {

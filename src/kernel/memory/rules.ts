@@ -6,13 +6,17 @@
  * Orderings are total and use code-unit comparison (never `localeCompare`, whose result depends on
  * the ICU data of the machine), so the same stores give the same text everywhere.
  */
-import type { Recall, RecallEntity, RecallRelation, Triple } from './types.ts';
+import type { CommitResult, Recall, RecallEntity, RecallRelation, Triple } from './types.ts';
 
 /** Entity names are 2..50 code points (REFERENCE §5.1: 2..50 runes). */
 export const ENTITY_NAME_MIN = 2;
 export const ENTITY_NAME_MAX = 50;
 /** Relation names are 1..50 code points. */
 export const RELATION_NAME_MAX = 50;
+/** A sentence is kept up to this many code points; a longer one makes its triple invalid. */
+export const SENTENCE_MAX = 4000;
+/** One `memory_write` call or consolidation answer commits at most this many triples; the rest are skipped. */
+export const TRIPLES_PER_CALL_MAX = 256;
 /** Recall walks 1..RECALL_DEPTH_MAX hops from the matched entities. */
 export const RECALL_DEPTH_MAX = 3;
 
@@ -43,8 +47,25 @@ export function validTriple(t: Triple): boolean {
     validEntityName(t.subject) &&
     validEntityName(t.object) &&
     relation.length > 0 &&
-    codePoints(relation) <= RELATION_NAME_MAX
+    codePoints(relation) <= RELATION_NAME_MAX &&
+    (t.sentence === undefined || codePoints(t.sentence) <= SENTENCE_MAX)
   );
+}
+
+/**
+ * Commits at most TRIPLES_PER_CALL_MAX triples of one call; the excess counts as skipped, like any
+ * triple that stores nothing (a limit on everything, without refusing a well-typed call).
+ */
+export function commitCapped(
+  store: { commit(triples: readonly Triple[], session: string, turn: number, nowMs: number): CommitResult },
+  triples: readonly Triple[],
+  session: string,
+  turn: number,
+  nowMs: number,
+): CommitResult {
+  const kept = triples.length > TRIPLES_PER_CALL_MAX ? triples.slice(0, TRIPLES_PER_CALL_MAX) : triples;
+  const result = store.commit(kept, session, turn, nowMs);
+  return { added: result.added, skipped: result.skipped + (triples.length - kept.length) };
 }
 
 /** The key entities are de-duplicated by: the lower-cased trimmed name. */

@@ -4,6 +4,7 @@
  * the agent's graph memory. The task is critical as a whole, is never stop-marked, sends nothing on
  * an output channel and commits nothing to the conversation context.
  */
+import { commitCapped } from '../memory/rules.ts';
 import { MemoryError } from '../memory/types.ts';
 import type { Message } from '../ports.ts';
 import type { Task } from '../task.ts';
@@ -43,7 +44,7 @@ export function consolidationDone(host: StepHost, task: Task, text: string, nowM
   const session = `consolidation/${task.id}`;
   let result;
   try {
-    result = memory.store.commit(parsed.value, session, host.committedTurns(), nowMs);
+    result = commitCapped(memory.store, parsed.value, session, host.committedTurns(), nowMs);
   } catch (err) {
     if (!(err instanceof MemoryError)) throw err;
     host.finish(task, { kind: 'failed', reply: `processing error: memory error: ${err.message}` }, nowMs);

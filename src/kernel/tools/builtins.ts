@@ -17,7 +17,7 @@ import {
   type OutputDevice,
 } from '../channels/outputs.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
-import { formatRecall } from '../memory/rules.ts';
+import { commitCapped, formatRecall } from '../memory/rules.ts';
 import { MemoryError, type CommitResult, type GraphMemory, type Triple } from '../memory/types.ts';
 import type { ToolCall, ToolResult, ToolSpec } from '../ports.ts';
 
@@ -146,7 +146,7 @@ const memoryWrite: BuiltinRun = (ctx, call) => {
   if (!args.ok) return { ok: false, output: args.error };
   const session = `task/${ctx.task}`;
   return memoryGuard(() => {
-    const result = memory.store.commit(args.value.triples, session, 0, ctx.nowMs);
+    const result = commitCapped(memory.store, args.value.triples, session, 0, ctx.nowMs);
     ctx.committed(result, session);
     return { ok: true, output: `added ${result.added}, skipped ${result.skipped}` };
   });

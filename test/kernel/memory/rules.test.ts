@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  commitCapped,
   EMPTY_RECALL,
   formatRecall,
   mergeRecall,
+  SENTENCE_MAX,
+  TRIPLES_PER_CALL_MAX,
   validEntityName,
   validTriple,
 } from '../../../src/kernel/memory/rules.ts';
-import type { Recall } from '../../../src/kernel/memory/types.ts';
+import type { CommitResult, Recall, Triple } from '../../../src/kernel/memory/types.ts';
 
 describe('validEntityName (SPEC §9: 2..50 code points with a letter/digit, or - / _)', () => {
   it('accepts 2..50 code points after trimming, in any script', () => {
@@ -139,5 +142,26 @@ describe('formatRecall (the memory_recall tool text)', () => {
     expect(formatRecall({ entities: [{ name: 'Solo', type: 'Concept', mentions: 2 }], relations: [] })).toBe(
       'entities:\n  - Solo (Concept, 2 mentions)',
     );
+  });
+});
+
+describe('per-call limits (SPEC §3.8: a well-typed call is never refused, excess is skipped)', () => {
+  it('commitCapped commits at most TRIPLES_PER_CALL_MAX and counts the rest as skipped', () => {
+    const seen: number[] = [];
+    const store = {
+      commit(triples: readonly Triple[]): CommitResult {
+        seen.push(triples.length);
+        return { added: triples.length, skipped: 0 };
+      },
+    };
+    const triples = Array.from({ length: TRIPLES_PER_CALL_MAX + 5 }, (_, i) => ({ subject: `s${i}`, relation: 'r', object: 'ob' }));
+    expect(commitCapped(store, triples, 'task/x', 0, 0)).toEqual({ added: TRIPLES_PER_CALL_MAX, skipped: 5 });
+    expect(seen).toEqual([TRIPLES_PER_CALL_MAX]);
+  });
+
+  it('M4 a sentence longer than SENTENCE_MAX makes its triple invalid (skipped, not refused)', () => {
+    expect(validTriple({ subject: 'ab', relation: 'r', object: 'cd', sentence: 'x'.repeat(SENTENCE_MAX) })).toBe(true);
+    expect(validTriple({ subject: 'ab', relation: 'r', object: 'cd', sentence: 'x'.repeat(SENTENCE_MAX + 1) })).toBe(false);
+    expect(validTriple({ subject: 'x'.repeat(4001), relation: 'r', object: 'cd' })).toBe(false);
   });
 });

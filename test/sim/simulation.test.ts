@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseScenario } from '../../src/sim/scenario.ts';
+import { runScenario } from '../../src/sim/simulation.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function traceOf(json: unknown): Promise<{ type: string; t: number }[]> {
+  const parsed = parseScenario(json);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  const dir = mkdtempSync(join(tmpdir(), 'homeagent-simtest-'));
+  dirs.push(dir);
+  const tracePath = join(dir, 'trace.jsonl');
+  const out = await runScenario(parsed.scenario, { tracePath });
+  if (out.kind !== 'report') throw new Error(JSON.stringify(out.problems));
+  expect(out.report.ok).toBe(true);
+  return readFileSync(tracePath, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line) as { type: string; t: number });
+}
+
+describe('simulator agenda (SPEC §12.2.1)', () => {
+  it('runs an event at its own time even when the next input is later (regression)', async () => {
+    const trace = await traceOf({
+      version: 1,
+      name: 'event-delay',
+      events: [{ at: 1000, registerChannel: { name: 'qq/help', plugin: 'qq' } }],
+      inputs: [{ id: 'late', class: 'queued', text: 'hi', at: 5000 }],
+    });
+    expect(trace.find((e) => e.type === 'channel.register')?.t).toBe(1000);
+    expect(trace.find((e) => e.type === 'task.submitted')?.t).toBe(5000);
+  });
+
+  it('runs events before inputs due at the same instant', async () => {
+    const trace = await traceOf({
+      version: 1,
+      name: 'event-order',
+      events: [{ at: 200, registerChannel: { name: 'qq/help', plugin: 'qq' } }],
+      inputs: [{ id: 'same', class: 'queued', text: 'hi', at: 200 }],
+    });
+    const types = trace.map((e) => e.type);
+    expect(types.indexOf('channel.register')).toBeLessThan(types.indexOf('task.submitted'));
+  });
+});
