@@ -28,7 +28,7 @@ import { Generator, type GeneratedInput } from './generator.ts';
 import { buildReport, type InputMeta, type Report } from './report.ts';
 import { Rng } from './rng.ts';
 import type { Problem, Reply, Scenario, ScenarioEvent, ScenarioInput } from './scenario.ts';
-import { SqliteGraphStore } from '../memory/sqlite-store.ts';
+import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/ports.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,8 +115,8 @@ class SimulationRun {
   private victimTimer: number | null = null;
   private victimInjectScheduled = false;
   private extraViolations: Violation[] = [];
-  private readonly memoryDir: string;
-  private readonly mainMemory: SqliteGraphStore;
+  private memoryDir: string | null = null;
+  private readonly mainMemory: LazyGraphStore;
   /** Runtime events sorted by (at, file order). */
   private readonly scheduledEvents: ScenarioEvent[];
   private eventIndex = 0;
@@ -148,8 +148,13 @@ class SimulationRun {
       },
     };
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
-    this.memoryDir = mkdtempSync(join(tmpdir(), 'homeagent-sim-'));
-    this.mainMemory = SqliteGraphStore.openMain(join(this.memoryDir, 'main.sqlite'), { synchronous: 'normal' });
+    this.mainMemory = new LazyGraphStore(
+      () => {
+        this.memoryDir = mkdtempSync(join(tmpdir(), 'homeagent-sim-'));
+        return join(this.memoryDir, 'main.sqlite');
+      },
+      { synchronous: 'normal' },
+    );
     this.kernel = new Kernel(this.config, sink, { memory: memoryPorts(this.mainMemory) });
     this.kernel.onTerminal((task, _terminal, nowMs) => this.triggers.onTerminal(task, nowMs));
     for (const input of scenario.inputs) this.repliesById.set(input.id, input.replies.map(fakeReply));
@@ -208,7 +213,7 @@ class SimulationRun {
       drain.close();
       this.hasher.close();
       this.mainMemory.close();
-      rmSync(this.memoryDir, { recursive: true, force: true });
+      if (this.memoryDir !== null) rmSync(this.memoryDir, { recursive: true, force: true });
     }
     this.endOfRunChecks(drain);
     return this.report(performance.now() - wallStart);
