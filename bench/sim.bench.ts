@@ -26,7 +26,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const E4 = resolve(ROOT, 'scenarios/e4-priority-stress.json');
 const DRAINS_PER_ITERATION = 1000;
 const TIMERS_PER_ITERATION = 1000;
-const SWEEP_SEEDS = '1..40';
+const SWEEP_SEEDS = '1..200';
 
 export interface SimBenchResult {
   readonly e4MedianMs: number;
