@@ -151,10 +151,12 @@ export function driveScheduler(scheduler: Scheduler, w: Workload): number {
     const draining = i >= ops;
     if (draining && !running && scheduler.pendingCount() === 0) break;
     now = i;
+    let mayHaveEffects = false;
     if (timerAt >= 0 && now >= timerAt) {
       timerAt = -1;
       scheduler.cooldownTimerFired(now);
       decisions += 1;
+      mayHaveEffects = true;
     }
     const k = draining ? OP_STEP : (kind[i] as number);
     if (k === OP_QUEUED) {
@@ -181,6 +183,7 @@ export function driveScheduler(scheduler: Scheduler, w: Workload): number {
     } else {
       const decision = scheduler.safePoint(now, STEP_NAMES[remaining] as string);
       decisions += 1;
+      mayHaveEffects = true;
       if (decision === 'suspended') {
         suspended[depth] = remaining;
         depth += 1;
@@ -194,12 +197,16 @@ export function driveScheduler(scheduler: Scheduler, w: Workload): number {
         }
       }
     }
-    const effects = scheduler.takeEffects();
-    for (let e = 0; e < effects.length; e += 1) {
-      const effect = effects[e];
-      if (effect === undefined) continue;
-      if (effect.type === 'timer.set') timerAt = effect.atMs;
-      else timerAt = -1;
+    // Only registrations, safe points and timer firings request or clear the cooldown timer, so the
+    // driver reads the effects after those calls only.
+    if (k === OP_INTERRUPT || mayHaveEffects) {
+      const effects = scheduler.takeEffects();
+      for (let e = 0; e < effects.length; e += 1) {
+        const effect = effects[e];
+        if (effect === undefined) continue;
+        if (effect.type === 'timer.set') timerAt = effect.atMs;
+        else timerAt = -1;
+      }
     }
   }
   return decisions;

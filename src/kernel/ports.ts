@@ -1,10 +1,21 @@
 /**
- * The kernel's doors to the outside (ARCHITECTURE "Ports"). The kernel core never holds a port: it
- * emits commands that the Runtime executes through these interfaces and receives the results as
- * facts. Implementations live outside src/kernel (src/models, src/sim, src/memory, src/server).
+ * The kernel's doors to the outside (ARCHITECTURE "Ports"). The asynchronous ports (Provider,
+ * ToolRunner, Clock) are held only by the Runtime: the kernel emits commands and receives facts. The
+ * synchronous GraphMemory is held by the kernel itself, for built-in tools and consolidation.
+ * Implementations live outside src/kernel (src/models, src/sim, src/memory, src/server).
  */
 export type { Clock, TimerId } from '../clock/index.ts';
 export type { TraceEvent, TraceSink } from './trace.ts';
+export type {
+  CommitResult,
+  ExportedTriple,
+  GraphMemory,
+  Recall,
+  RecallEntity,
+  RecallRelation,
+  Triple,
+} from './memory/types.ts';
+export type { MemoryParsers, MemoryPorts } from './tools/builtins.ts';
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 

@@ -1,8 +1,9 @@
 /**
- * The graph memory port (SPEC §9) and the pure data that crosses it. The kernel core never holds a
- * store: it names memory work as commands and the Runtime runs them through this interface. The
- * SQLite store (src/memory/sqlite-store.ts) and the children's light memory
- * (src/memory/light-memory.ts) implement it.
+ * The graph memory port (SPEC §9) and the pure data that crosses it. Unlike the model and tool
+ * ports, the kernel holds this one itself: built-in memory tools and consolidation run inside a
+ * kernel reaction, and a synchronous store keeps them there. The SQLite store
+ * (src/memory/sqlite-store.ts) and the children's light memory (src/memory/light-memory.ts)
+ * implement it; timestamps are the `nowMs` the kernel passes in.
  *
  * The port is synchronous because better-sqlite3 is: a commit is one SQLite transaction that never
  * awaits, so it cannot interleave with another commit in the same process.
