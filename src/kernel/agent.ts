@@ -33,7 +33,9 @@ import {
   toolExecDone,
   traceToolEnd,
 } from './steps/tools.ts';
-import { newFrame, type Task } from './task.ts';
+import type { Task } from './task.ts';
+import { TaskTable } from './task-table.ts';
+import { ModelStream } from './model-stream.ts';
 import type { ChannelRegistry } from './channels/registry.ts';
 import { BuiltinTools, type BuiltinRun, type MemoryPorts } from './tools/builtins.ts';
 import type { ToolResult } from './ports.ts';
@@ -57,15 +59,9 @@ export interface AgentEnv {
 }
 
 type Waiting =
-  | { kind: 'model'; task: Task; callId: string; text: string[]; calls: Map<number, PartialCall> }
+  | { kind: 'model'; task: Task; callId: string; stream: ModelStream }
   | { kind: 'tool'; task: Task; callId: string }
   | { kind: 'batch'; task: Task; remaining: Map<string, number>; panics: string[] };
-
-interface PartialCall {
-  id: string;
-  name: string;
-  args: string;
-}
 
 const STOP_REPLY = 'cancelled (user stop)';
 export const CONSOLIDATION_CHANNEL = '_consolidation_';
@@ -75,12 +71,11 @@ export class Agent implements StepHost {
   readonly core: Scheduler;
   readonly context = new ConversationContext();
   readonly isRoot: boolean;
-  private readonly tasks = new Map<string, Task>();
+  private readonly tasks: TaskTable;
   private readonly dedup: DedupWindow;
   private current: Task | null = null;
   private waiting: Waiting | null = null;
   private state: AgentState = 'running';
-  private kernelTaskSeq = 0;
   private maxDepth = 0;
   private turnsCommitted = 0;
   private consolidationsMalformed = 0;
@@ -102,6 +97,7 @@ export class Agent implements StepHost {
     readonly allowedOutputs: readonly string[],
   ) {
     this.isRoot = parent === null;
+    this.tasks = new TaskTable(agentId);
     this.dedup = new DedupWindow(config.dedupWindowMs);
     this.builtins = new BuiltinTools(config.outputs, allowedOutputs, memory !== null);
     // Built-ins own their names: a runner tool of the same name would be unreachable, so it is left out.
@@ -141,7 +137,13 @@ export class Agent implements StepHost {
     if (level !== null && channel === CONSOLIDATION_CHANNEL) return this.refuse(sub, level, 'invalid', nowMs);
     if (sub.text.length === 0) return this.refuse(sub, level, 'empty_input', nowMs);
     if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) return this.refuse(sub, level, 'duplicate', nowMs);
-    const task = this.newTask(sub.id, sub.cls === 'interrupt' ? level : null, sub.source, channel, sub.text, false, {
+    const task = this.tasks.add({
+      id: sub.id,
+      level,
+      source: sub.source,
+      channel,
+      text: sub.text,
+      kernel: false,
       consolidation: level === null && channel === CONSOLIDATION_CHANNEL,
     });
     const outcome =
@@ -154,7 +156,7 @@ export class Agent implements StepHost {
   /** Refuses a submission before the containers; it still gets its task and terminal events. */
   refuse(sub: Submission, level: Level | null, reason: 'agent_stopped' | 'invalid' | 'empty_input' | 'duplicate', nowMs: number): SubmitResult {
     const channel = sub.channel ?? sub.source;
-    this.tasks.set(sub.id, this.newTaskRecord(sub.id, level, sub.source, channel, sub.text, false));
+    this.tasks.add({ id: sub.id, level, source: sub.source, channel, text: sub.text, kernel: false });
     const terminal = this.core.refuse(sub.id, level === null ? 'queued' : 'interrupt', level, reason, nowMs, {
       source: sub.source,
       channel,
@@ -196,55 +198,9 @@ export class Agent implements StepHost {
   /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (SPEC §5). */
   raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void {
     const source = reason === 'panic' ? 'kernel' : 'kernel/overflow';
-    const task = this.newTask(this.nextKernelTaskId(), 4, source, 'kernel', text, true);
+    const task = this.tasks.add({ id: this.tasks.nextKernelTaskId(), level: 4, source, channel: 'kernel', text, kernel: true });
     this.trace(nowMs, { type: 'kernel.event', task: task.id, cause: cause.id, source, reason });
     this.afterSubmit(this.core.submitInterrupt(task.id, 4, nowMs, true, { source, channel: 'kernel' }), nowMs);
-  }
-
-  private nextKernelTaskId(): string {
-    this.kernelTaskSeq += 1;
-    return `${this.agentId}:${this.kernelTaskSeq}`;
-  }
-
-  private newTask(
-    id: string,
-    level: Level | null,
-    source: string,
-    channel: string,
-    text: string,
-    kernel: boolean,
-    opts: { consolidation: boolean } = { consolidation: false },
-  ): Task {
-    const task = this.newTaskRecord(id, level, source, channel, text, kernel, opts.consolidation);
-    this.tasks.set(id, task);
-    return task;
-  }
-
-  private newTaskRecord(
-    id: string,
-    level: Level | null,
-    source: string,
-    channel: string,
-    text: string,
-    kernel: boolean,
-    consolidation = false,
-  ): Task {
-    return {
-      id,
-      agent: this.agentId,
-      cls: level === null ? 'queued' : 'interrupt',
-      level,
-      source,
-      channel,
-      outputChannel: channel,
-      text,
-      kernel,
-      isInterrupt: level !== null,
-      stoppable: !consolidation,
-      consolidation,
-      stopMarked: false,
-      frame: newFrame(),
-    };
   }
 
   // ---------------------------------------------------------------- the step driver
@@ -258,7 +214,7 @@ export class Agent implements StepHost {
       if (task === null) {
         const picked = this.core.pick(nowMs);
         if (picked === null) break;
-        task = this.taskOf(picked.id);
+        task = this.tasks.get(picked.id);
         this.current = task;
         if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
         // A consolidation task is critical as a whole (SPEC §3.7): nothing preempts it, even an L4.
@@ -380,7 +336,7 @@ export class Agent implements StepHost {
   startModel(task: Task, request: Omit<ModelRequest, 'callId'>, nowMs: number): void {
     const callId = this.env.newCallId('m');
     this.env.bindCall(callId, this);
-    this.waiting = { kind: 'model', task, callId, text: [], calls: new Map() };
+    this.waiting = { kind: 'model', task, callId, stream: new ModelStream() };
     this.trace(nowMs, { type: 'model.start', task: task.id, callId, turn: task.frame.turn, replyIndex: request.replyIndex });
     this.env.command({ type: 'model.start', callId, agent: this.agentId, task: task.id, request: { ...request, callId } });
     this.env.command({ type: 'timer.set', id: timeoutTimerId(callId), atMs: nowMs + this.config.modelTimeoutMs });
@@ -441,7 +397,13 @@ export class Agent implements StepHost {
   /** SPEC §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */
   private queueConsolidation(nowMs: number): void {
     const text = 'extract memory triples from the recent turns';
-    const task = this.newTask(this.nextKernelTaskId(), null, 'kernel', CONSOLIDATION_CHANNEL, text, true, {
+    const task = this.tasks.add({
+      id: this.tasks.nextKernelTaskId(),
+      level: null,
+      source: 'kernel',
+      channel: CONSOLIDATION_CHANNEL,
+      text,
+      kernel: true,
       consolidation: true,
     });
     this.afterSubmit(this.core.submitQueued(task.id, nowMs, true, { source: 'kernel', channel: CONSOLIDATION_CHANNEL }), nowMs);
@@ -452,27 +414,7 @@ export class Agent implements StepHost {
   modelChunk(callId: string, chunk: ModelChunk): void {
     const w = this.waiting;
     assert(w?.kind === 'model' && w.callId === callId, `CALL: chunk for ${callId}, which is not the live model call`);
-    switch (chunk.type) {
-      case 'text':
-        w.text.push(chunk.text);
-        break;
-      case 'tool_call': {
-        let partial = w.calls.get(chunk.index);
-        if (partial === undefined) {
-          partial = { id: chunk.id ?? '', name: chunk.name ?? '', args: '' };
-          w.calls.set(chunk.index, partial);
-        } else {
-          if (chunk.id !== undefined && partial.id === '') partial.id = chunk.id;
-          if (chunk.name !== undefined && partial.name === '') partial.name = chunk.name;
-        }
-        partial.args += chunk.argsDelta ?? '';
-        break;
-      }
-      case 'done':
-        break;
-      default:
-        assertNever(chunk, 'model chunk');
-    }
+    w.stream.add(chunk);
   }
 
   modelDone(callId: string, usage: Usage, nowMs: number): void {
@@ -482,19 +424,13 @@ export class Agent implements StepHost {
       inputTokens: task.frame.usage.inputTokens + usage.inputTokens,
       outputTokens: task.frame.usage.outputTokens + usage.outputTokens,
     };
-    const indexes = [...w.calls.keys()].sort((a, b) => a - b);
-    const calls: ToolCall[] = [];
-    for (const index of indexes) {
-      const p = w.calls.get(index) as PartialCall;
-      if (p.name === '') {
-        this.modelFailedNow(task, callId, 'malformed', `malformed stream: tool call ${index} has no name`, nowMs);
-        return;
-      }
-      calls.push({ id: p.id === '' ? `${callId}-${index}` : p.id, name: p.name, args: p.args });
+    const result = w.stream.finish(callId);
+    if (!result.ok) {
+      this.modelFailedNow(task, callId, 'malformed', result.error, nowMs);
+      return;
     }
-    const text = w.text.join('');
-    this.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'done', toolCalls: calls.length, error: null });
-    modelDone(this, task, text, calls, nowMs);
+    this.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'done', toolCalls: result.calls.length, error: null });
+    modelDone(this, task, result.text, result.calls, nowMs);
   }
 
   modelFailed(callId: string, failure: ModelFailure, error: string, nowMs: number): void {
@@ -652,15 +588,7 @@ export class Agent implements StepHost {
   // ---------------------------------------------------------------- plumbing
 
   private onEnd(t: SchedTask, terminal: Terminal, nowMs: number): void {
-    const task = this.taskOf(t.id);
-    this.tasks.delete(t.id);
-    this.env.taskEnded(this, task, terminal, nowMs);
-  }
-
-  private taskOf(id: string): Task {
-    const task = this.tasks.get(id);
-    assert(task !== undefined, `O1: the scheduler knows ${id} but the agent ${this.agentId} has no frame for it`);
-    return task;
+    this.env.taskEnded(this, this.tasks.remove(t.id), terminal, nowMs);
   }
 
   private flushEffects(): void {
