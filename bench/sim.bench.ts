@@ -7,6 +7,11 @@
  *   simulated-to-wall      E4's virtual time over that median wall time.
  *   trace events/s         E4's trace events over that median wall time (every event passes through
  *                          the Runtime, the kernel, the hash and the monitors).
+ *   Runtime pipeline       the kernel (verify on, as in simulation) behind the Runtime with the fake
+ *                          model and a trace hash, and nothing else of the simulator (no monitors,
+ *                          triggers, generator, report): 200 inputs (half queued, half interrupts
+ *                          L1–L4) at t = 0 with E4's model timing, drained timer by timer. Trace
+ *                          events per second through the Runtime.
  *   drain                  one macrotask drain (the MessageChannel ping between two timer firings),
  *                          and the VirtualClock's own cost per timer (setTimer + runNext): together the
  *                          fixed cost the simulator pays per timer.
@@ -19,6 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Bench } from 'tinybench';
 import { VirtualClock } from '../src/clock/index.ts';
+import { Kernel } from '../src/kernel/kernel.ts';
+import { Runtime } from '../src/kernel/runtime.ts';
+import { FakeProvider } from '../src/sim/fake-model.ts';
+import { FakeToolRunner } from '../src/sim/fake-tools.ts';
+import { TraceHasher } from '../src/sim/trace-writer.ts';
 import { loadScenarioFile, type Scenario } from '../src/sim/scenario.ts';
 import { runScenario } from '../src/sim/simulation.ts';
 
@@ -29,6 +39,9 @@ const TIMERS_PER_ITERATION = 1000;
 const SWEEP_SEEDS = '1..200';
 
 export interface SimBenchResult {
+  readonly pipelineMs: number;
+  readonly pipelineEvents: number;
+  readonly pipelineEventsPerSec: number;
   readonly e4MedianMs: number;
   readonly e4Events: number;
   readonly e4VirtualMs: number;
@@ -69,6 +82,10 @@ export async function runSimBench(): Promise<SimBenchResult> {
     const out = await runScenario(scenario);
     if (out.kind !== 'report' || out.report.traceHash !== traceHash) throw new Error('E4 changed between runs');
   });
+  let pipelineEvents = 0;
+  bench.add('Runtime pipeline', async () => {
+    pipelineEvents = await runtimePipeline(drain);
+  });
   bench.add(`drain x${DRAINS_PER_ITERATION}`, async () => {
     for (let i = 0; i < DRAINS_PER_ITERATION; i++) await drain();
   });
@@ -89,7 +106,11 @@ export async function runSimBench(): Promise<SimBenchResult> {
     return result.latency.p50 ?? result.latency.mean;
   };
   const e4MedianMs = median('E4 run');
+  const pipelineMs = median('Runtime pipeline');
   return {
+    pipelineMs,
+    pipelineEvents,
+    pipelineEventsPerSec: (pipelineEvents / pipelineMs) * 1000,
     e4MedianMs,
     e4Events: events,
     e4VirtualMs: virtualMs,
@@ -99,6 +120,36 @@ export async function runSimBench(): Promise<SimBenchResult> {
     timerUs: (median(`virtual timer x${TIMERS_PER_ITERATION}`) * 1000) / TIMERS_PER_ITERATION,
     sweep: [1, 2].map((workers) => sweepRate(workers)),
   };
+}
+
+/** 200 inputs through Kernel + Runtime + fake model on a VirtualClock; returns the trace events. */
+async function runtimePipeline(drain: () => Promise<void>): Promise<number> {
+  const clock = new VirtualClock();
+  const hasher = new TraceHasher();
+  const kernel = new Kernel({ verify: true }, hasher);
+  const provider = new FakeProvider({
+    clock,
+    seed: 1,
+    model: { firstChunkMs: [300, 900], chunkMs: [20, 50], chunks: 4, cancelAware: true, cancelLagMs: 0 },
+    faults: { modelErrorRate: 0, modelIgnoresCancelRate: 0, modelStallRate: 0 },
+    replies: (_agent, task) => [{ text: `ok ${task}` }],
+  });
+  const tools = new FakeToolRunner({ clock, seed: 1, tools: {}, faults: { toolPanicRate: 0, toolFailRate: 0 } });
+  const runtime = new Runtime(kernel, { clock, provider, tools });
+  for (let i = 0; i < 200; i++) {
+    const queued = i % 2 === 0;
+    runtime.submit(
+      queued
+        ? { id: `q${i}`, cls: 'queued', text: `input ${i}`, source: 'cli' }
+        : { id: `i${i}`, cls: 'interrupt', level: ((i >> 1) % 4) + 1, text: `input ${i}`, source: 'cli' },
+    );
+  }
+  await drain();
+  while (clock.runNext()) await drain();
+  runtime.stop();
+  await drain();
+  hasher.digest();
+  return hasher.events;
 }
 
 /** Times the real CLI sweep; the runs/s it reports exclude process start-up. */
@@ -121,7 +172,9 @@ export function formatSimTable(r: SimBenchResult): string {
     `| E4 virtual time | ${r.e4VirtualMs} ms |`,
     `| simulated-to-wall ratio | ${Math.round(r.simulatedToWall)}x |`,
     `| trace events per run | ${r.e4Events} |`,
-    `| trace events per second | ${Math.round(r.eventsPerSec).toLocaleString('en-US')} |`,
+    `| trace events per second (full E4 run) | ${Math.round(r.eventsPerSec).toLocaleString('en-US')} |`,
+    `| Runtime pipeline: ${r.pipelineEvents} events (median) | ${r.pipelineMs.toFixed(2)} ms |`,
+    `| trace events per second through the Runtime | ${Math.round(r.pipelineEventsPerSec).toLocaleString('en-US')} |`,
     `| drain (MessageChannel ping) | ${r.drainUs.toFixed(2)} µs |`,
     `| VirtualClock setTimer + runNext | ${r.timerUs.toFixed(3)} µs |`,
     ...r.sweep.map((s) => `| sweep E4, seeds ${SWEEP_SEEDS}, ${s.workers} worker(s) | ${s.runsPerSecond.toFixed(1)} runs/s |`),

@@ -31,7 +31,7 @@
  *   has no natural end, so ignoring the abort would leave the stream open forever.
  * - A call that ignores cancellation (model.cancelAware false, or the injected fault) runs to its end
  *   exactly as if not aborted.
- * - `usage`: inputTokens = total UTF-16 length of the request messages' contents, outputTokens =
+ * - `usage`: inputTokens = the number of request messages, outputTokens =
  *   UTF-16 length of the reply text.
  * - A call counts as closed the instant it ends (done, error, abort, or the consumer's `return()`),
  *   not when the consumer reads the end; at that instant it holds no timer and no abort listener.
@@ -228,10 +228,12 @@ function splitCodePoints(text: string, n: number): string[] {
   return pieces;
 }
 
+/**
+ * A stand-in usage figure: the number of request messages. Summing their text would make every call
+ * of a long run cost the whole history, and nothing reads the number but the kernel's usage sum.
+ */
 function inputLength(request: ModelRequest): number {
-  let n = 0;
-  for (const message of request.messages) n += message.content.length;
-  return n;
+  return request.messages.length;
 }
 
 interface Pending {

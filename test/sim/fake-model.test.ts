@@ -120,7 +120,7 @@ describe('FakeProvider: normal replies', () => {
     const last = c.log[c.log.length - 1];
     expect(last).toEqual({
       t: 70,
-      chunk: { type: 'done', finishReason: 'stop', usage: { inputTokens: 8, outputTokens: 7 } },
+      chunk: { type: 'done', finishReason: 'stop', usage: { inputTokens: 2, outputTokens: 7 } },
     });
     expect(c.ending()).toEqual({ t: 70, error: null });
     expect(provider.stats()).toEqual({ opened: 1, closed: 1, live: 0 });
@@ -180,7 +180,7 @@ describe('FakeProvider: normal replies', () => {
       { t: 60, chunk: { type: 'tool_call', index: 1, id: 'm7_1', name: 'clock', argsDelta: '{}' } },
       {
         t: 60,
-        chunk: { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 8, outputTokens: 4 } },
+        chunk: { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 2, outputTokens: 4 } },
       },
     ]);
   });
