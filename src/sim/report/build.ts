@@ -1,0 +1,232 @@
+/**
+ * Report assembly: `buildReport` turns the trace scan's accumulators and the final kernel dump into the
+ * SPEC §12.3 report. Counters and agent state come from the dump; everything about tasks from the scan.
+ *
+ * Objects are built as literals in the order SPEC §12.3 lists their fields, so `JSON.stringify(report)`
+ * is deterministic. (JavaScript orders integer-like keys, e.g. a task id "7", before the others in an
+ * object; that order is still the same on every run.)
+ *
+ * The caller owns three fields after `buildReport`: `ok` (defaults to "no violation", overridden once
+ * expectations are checked), `expectations` (empty here) and, when channels exist, `outputs` and
+ * `channels` (empty here).
+ */
+import { createHash } from 'node:crypto';
+import type { AgentDump, KernelDump } from '../../kernel/dump.ts';
+import type { SchedulerCounters } from '../../kernel/counters.ts';
+import type { Violation } from '../../kernel/monitors.ts';
+import type { TraceEvent } from '../../kernel/trace.ts';
+import { formatTraceLine } from '../trace-writer.ts';
+import { scanTrace, type TaskAcc } from './scan.ts';
+import { sortedJson } from './text.ts';
+import type {
+  InputMeta,
+  LevelKey,
+  Report,
+  ReportAgent,
+  ReportCounters,
+  ReportInput,
+  ReportTask,
+  ReportViolation,
+} from './types.ts';
+
+/** Trace lines shown before and after a violation's event. */
+const CONTEXT_BEFORE = 5;
+const CONTEXT_AFTER = 2;
+/** The starvation boost cap and the top level (SPEC §2.7), for a task's `effectiveLevelMax`. */
+const BOOST_LIMIT = 2;
+const TOP_LEVEL = 4;
+
+export function buildReport(input: ReportInput): Report {
+  const { tasks, orders } = scanTrace(input.events);
+  const last = input.events[input.events.length - 1];
+  return {
+    reportVersion: 1,
+    scenario: input.scenario,
+    seed: input.seed,
+    ok: input.violations.length === 0,
+    traceHash: input.traceHash,
+    events: input.events.length,
+    virtualMs: last === undefined ? 0 : last.t,
+    wallMs: input.wallMs,
+    command: input.command,
+    config: input.config,
+    violations: input.violations.map((v) => reportViolation(v, input.events)),
+    expectations: [],
+    tasks: reportTasks(tasks, input.inputsMeta),
+    outputs: {},
+    stops: orders.stops.map((s) => ({ id: s.id, t: s.t, cancelled: stopCancelled(s, tasks) })),
+    drops: orders.drops,
+    deferrals: orders.deferrals,
+    triggers: input.triggers.map((tr) => ({ input: tr.input, fired: tr.fired, t: tr.t })),
+    suspendOrder: orders.suspendOrder,
+    resumeOrder: orders.resumeOrder,
+    finishOrder: orders.finishOrder,
+    terminalOrder: orders.terminalOrder,
+    maxStackDepth: orders.maxStackDepth,
+    counters: reportCounters(input.dump),
+    agents: reportAgents(input.dump),
+    channels: [],
+  };
+}
+
+/** Inputs in scenario order first (never-submitted ones included), then every other task by first submission. */
+function reportTasks(tasks: ReadonlyMap<string, TaskAcc>, inputs: readonly InputMeta[]): Record<string, ReportTask> {
+  const out: Record<string, ReportTask> = {};
+  for (const meta of inputs) {
+    const task = tasks.get(meta.id);
+    if (task !== undefined) out[meta.id] = reportTask(task);
+    else if (!meta.submitted) out[meta.id] = unsubmittedTask(meta);
+    // A submitted input with no task is a stop without text: it is reported under `stops` only.
+  }
+  for (const [id, task] of tasks) {
+    if (!Object.hasOwn(out, id)) out[id] = reportTask(task);
+  }
+  return out;
+}
+
+function reportTask(t: TaskAcc): ReportTask {
+  const suspends = t.suspensions.length;
+  const modelCallLog = [...t.modelCalls.values()].map((c) => ({
+    start: c.start,
+    end: c.end,
+    cancelled: c.cancelled,
+    lateChunks: c.lateChunks,
+    replyIndex: c.replyIndex,
+  }));
+  const toolCalls = [...t.toolCalls.values()].map((c) => ({
+    name: c.name,
+    args: c.args,
+    ok: c.ok,
+    result: c.result,
+    start: c.start,
+    end: c.end,
+  }));
+  return {
+    agent: t.agent,
+    movedFrom: [...t.movedFrom],
+    source: t.source,
+    channel: t.channel,
+    outputChannel: t.channel,
+    class: t.cls,
+    level: t.level,
+    effectiveLevelMax: t.cls === 'queued' ? 0 : Math.min(TOP_LEVEL, (t.level ?? 1) + Math.min(suspends, BOOST_LIMIT)),
+    terminal: t.terminal,
+    reason: t.reason,
+    terminalCount: t.terminalCount,
+    preemptCount: suspends,
+    suspends,
+    resumes: t.resumes,
+    suspensions: [...t.suspensions],
+    modelCalls: modelCallLog.length,
+    modelCallsCancelled: t.modelCallsCancelled,
+    modelCallLog,
+    tools: toolCalls.map((c) => c.name),
+    toolCalls,
+    submittedAt: t.submittedAt,
+    startedAt: t.startedAt,
+    finishedAt: t.finishedAt,
+    reply: t.reply,
+  };
+}
+
+function unsubmittedTask(meta: InputMeta): ReportTask {
+  return {
+    agent: null,
+    movedFrom: [],
+    source: null,
+    channel: null,
+    outputChannel: null,
+    class: meta.declaredClass,
+    level: meta.declaredLevel,
+    effectiveLevelMax: null,
+    terminal: null,
+    reason: null,
+    terminalCount: 0,
+    preemptCount: 0,
+    suspends: 0,
+    resumes: 0,
+    suspensions: [],
+    modelCalls: 0,
+    modelCallsCancelled: 0,
+    modelCallLog: [],
+    tools: [],
+    toolCalls: [],
+    submittedAt: null,
+    startedAt: null,
+    finishedAt: null,
+    reply: null,
+  };
+}
+
+function stopCancelled(
+  stop: { readonly cancelled: readonly string[]; readonly marked: string | null },
+  tasks: ReadonlyMap<string, TaskAcc>,
+): string[] {
+  const cancelled = [...stop.cancelled];
+  if (stop.marked !== null) {
+    const marked = tasks.get(stop.marked);
+    if (marked?.terminal === 'cancelled' && marked.reason === 'user_stop') cancelled.push(stop.marked);
+  }
+  return cancelled;
+}
+
+function reportViolation(v: Violation, events: readonly TraceEvent[]): ReportViolation {
+  const context = violationContext(v.seq, events);
+  return v.task === undefined
+    ? { invariant: v.invariant, t: v.t, agent: v.agent, message: v.message, context }
+    : { invariant: v.invariant, t: v.t, agent: v.agent, task: v.task, message: v.message, context };
+}
+
+/** The violating event with up to 5 lines before and 2 after. Events are in seq order. */
+function violationContext(seq: number, events: readonly TraceEvent[]): string[] {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = events[mid];
+    if (e !== undefined && e.seq < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo >= events.length || events[lo]?.seq !== seq) return [];
+  return events.slice(Math.max(0, lo - CONTEXT_BEFORE), lo + CONTEXT_AFTER + 1).map(formatTraceLine);
+}
+
+function reportCounters(dump: KernelDump): Record<string, ReportCounters> {
+  const out: Record<string, ReportCounters> = {};
+  for (const agent of dump.agents) {
+    const c = agent.scheduler.counters;
+    out[agent.id] = {
+      ...c,
+      interruptsByLevel: byLevel(c.interruptsByLevel),
+      preemptsByLevel: byLevel(c.preemptsByLevel),
+    };
+  }
+  return out;
+}
+
+function byLevel(perLevel: SchedulerCounters['interruptsByLevel']): Record<LevelKey, number> {
+  return { '1': perLevel[1], '2': perLevel[2], '3': perLevel[3], '4': perLevel[4] };
+}
+
+function reportAgents(dump: KernelDump): Record<string, ReportAgent> {
+  const out: Record<string, ReportAgent> = {};
+  for (const a of dump.agents) out[a.id] = reportAgent(a);
+  return out;
+}
+
+function reportAgent(a: AgentDump): ReportAgent {
+  return {
+    kind: a.kind,
+    state: a.state,
+    parent: a.parent,
+    rounds: a.rounds,
+    tableSize: a.tableSize,
+    table: [],
+    inputChs: [...a.inputChs],
+    allowedOutputs: [...a.allowedOutputs],
+    tools: [...a.tools],
+    maxStackDepth: a.maxStackDepth,
+    contextfullSignals: a.contextfullSignals,
+    contextHash: createHash('sha256').update(sortedJson(a.context)).digest('hex'),
+  };
+}
