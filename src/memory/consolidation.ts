@@ -10,6 +10,7 @@
  * the "consolidated: A added, S skipped" reply accounts for it.
  */
 import { z } from 'zod';
+import { zodErrorMap } from '../boundary/zod-messages.ts';
 import { RECALL_DEPTH_MAX } from '../kernel/memory/rules.ts';
 import type { Triple } from '../kernel/memory/types.ts';
 
@@ -27,6 +28,9 @@ export interface MemoryRecallArgs {
   readonly keywords: string[];
   readonly depth: number;
 }
+
+/** Messages that say what is expected and what was found. */
+const messageFor = zodErrorMap();
 
 // Types only (SPEC §3.8): lengths and counts are content rules, applied by the kernel, which skips
 // and counts what breaks them ("added A, skipped S") instead of refusing the whole call.
@@ -151,50 +155,7 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-// ------------------------------------------------------------------ zod issues → one message
-
-/** Messages that say what is expected and what was found. */
-function messageFor(iss: z.core.$ZodRawIssue): string | undefined {
-  const missing = iss.input === undefined;
-  switch (iss.code) {
-    case 'invalid_type':
-      return missing ? `required: ${describeType(iss.expected)}` : `must be ${describeType(iss.expected)}, got ${show(iss.input)}`;
-    case 'too_small':
-      if (iss.origin === 'array') return `must have at least ${String(iss.minimum)} entries`;
-      return `must be ≥ ${String(iss.minimum)}, got ${show(iss.input)}`;
-    case 'too_big':
-      if (iss.origin === 'array') return `must have at most ${String(iss.maximum)} entries`;
-      if (iss.origin === 'string') return `must be at most ${String(iss.maximum)} characters`;
-      return `must be ≤ ${String(iss.maximum)}, got ${show(iss.input)}`;
-    default:
-      return undefined;
-  }
-}
-
-function describeType(expected: string): string {
-  switch (expected) {
-    case 'int':
-      return 'an integer';
-    case 'number':
-      return 'a number';
-    case 'string':
-      return 'a string';
-    case 'array':
-      return 'an array';
-    case 'object':
-      return 'an object';
-    default:
-      return expected;
-  }
-}
-
-function show(v: unknown): string {
-  if (Array.isArray(v)) return 'an array';
-  if (v === null) return 'null';
-  if (typeof v === 'object') return 'an object';
-  const text = JSON.stringify(v) ?? String(v);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
+// ------------------------------------------------------------------ zod issues → one summary line
 
 function pathText(path: readonly PropertyKey[]): string {
   let out = '';

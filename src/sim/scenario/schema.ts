@@ -1,0 +1,225 @@
+/**
+ * The shape schema of a scenario file (SPEC §12.2): the first of the two checking passes.
+ *
+ * Strict zod: unknown keys are errors, every field of every entry is checked. Inputs are one plain
+ * object schema, not a union per class, because a union stops at the first branch that fails and
+ * would hide the other problems of the entry. Rules that relate fields or entries are not here but
+ * in checks.ts, which runs over the raw JSON even when this pass fails.
+ */
+import { z } from 'zod';
+import type { StepName } from '../../kernel/trace.ts';
+import { ALLOWED_PREFIX, show } from './problems.ts';
+
+const INPUT_ID = /^[a-z0-9][a-z0-9-]*$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]+$/;
+/** No ':' (kernel task names), '/' (sources `child/<id>`) or '.' (`equal` references `agent.counter`). */
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** A kernel task name `<agent>:<n>`; group 1 is the agent. */
+export const KERNEL_TASK = /^([A-Za-z0-9][A-Za-z0-9_-]*):([1-9][0-9]*)$/;
+const COUNTER_REF = /^[^.]+\..+$/;
+const STEP_NAMES = ['Prepare', 'Model', 'ToolBatch', 'ToolBegin', 'ToolExec', 'ToolAfter', 'TurnEnd'] as const satisfies readonly StepName[];
+// The compiler proves STEP_NAMES lists every StepName: this line breaks when the trace gains a step.
+const stepNamesComplete: [Exclude<StepName, (typeof STEP_NAMES)[number]>] extends [never] ? true : false = true;
+void stepNamesComplete;
+export const TIMING_KEYS = ['at', 'when', 'afterTerminal'] as const;
+export const EVENT_ACTIONS = ['registerChannel', 'unregisterChannel', 'destroy', 'stopAgent'] as const;
+
+const RANGE_RULE = 'an integer ≥ 0 or [min, max] with integers 0 ≤ min ≤ max';
+
+/** A strict object whose unknown-key issue carries the allowed keys (split per key in `toIssues`). */
+function strictObj<T extends z.core.$ZodLooseShape>(shape: T) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? ALLOWED_PREFIX + allowed : undefined),
+  });
+}
+
+function isRange(v: unknown): boolean {
+  const ms = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+  if (ms(v)) return true;
+  return Array.isArray(v) && v.length === 2 && ms(v[0]) && ms(v[1]) && v[0] <= v[1];
+}
+
+type RangeIn = number | [number, number];
+const range = z.custom<RangeIn>(isRange, {
+  error: (iss) => (iss.input === undefined ? `required: ${RANGE_RULE}` : `must be ${RANGE_RULE}, got ${show(iss.input)}`),
+});
+const ms = z.int().min(0);
+const count = z.int().min(0);
+const positive = z.int().min(1);
+const nonEmpty = z.string().min(1);
+const rate = z.number().min(0).max(1);
+const inputId = z
+  .string()
+  .regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")' });
+const agentId = z.string().regex(AGENT_ID, { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });
+
+const replyToolCall = strictObj({ name: z.string(), args: z.unknown().optional() });
+const reply = strictObj({
+  text: z.string().optional(),
+  tools: z.array(replyToolCall).optional(),
+  error: z.enum(['fail', 'context_full']).optional(),
+  firstChunkMs: range.optional(),
+});
+const replies = z.array(reply).min(1, { error: 'must list at least one reply (omit the key for the default reply)' });
+
+const input = strictObj({
+  id: inputId.refine((id) => !isReservedId(id), {
+    error: 'ids starting with "gq" or "gi" are reserved for generated inputs; choose another id',
+  }),
+  description: z.string().optional(),
+  class: z.enum(['queued', 'interrupt']),
+  level: z.enum(['L1', 'L2', 'L3', 'L4']).optional(),
+  source: nonEmpty.optional(),
+  channel: nonEmpty.optional(),
+  agent: nonEmpty.optional(),
+  text: z.string().optional(),
+  stop: z.boolean().optional(),
+  at: ms.optional(),
+  when: strictObj({ task: nonEmpty, step: z.enum(STEP_NAMES), afterMs: ms.optional() }).optional(),
+  afterTerminal: nonEmpty.optional(),
+  replies: replies.optional(),
+});
+
+const kernel = strictObj({
+  maxQueue: positive.optional(),
+  cooldownMs: ms.optional(),
+  dedupWindowMs: ms.optional(),
+  maxToolTurns: count.optional(),
+  contextWindowTokens: positive.optional(),
+  consolidateEveryTurns: count.optional(),
+  modelTimeoutMs: positive.optional(),
+  parentMessage: z.enum(['suspend', 'discard']).optional(),
+  offload: strictObj({
+    enabled: z.boolean().optional(),
+    busyAfterMs: ms.optional(),
+    minPending: count.optional(),
+    maxHelpers: count.optional(),
+  }).optional(),
+});
+
+const model = strictObj({
+  firstChunkMs: range.optional(),
+  chunkMs: range.optional(),
+  chunks: positive.optional(),
+  cancelAware: z.boolean().optional(),
+  cancelLagMs: range.optional(),
+});
+
+const tool = strictObj({
+  durationMs: range,
+  result: z.string().optional(),
+  fails: z.boolean().optional(),
+  panics: z.boolean().optional(),
+  parallelSafe: z.boolean().optional(),
+});
+
+const channel = strictObj({ name: nonEmpty, plugin: nonEmpty.optional(), owner: z.string().optional(), output: nonEmpty.optional() });
+const output = strictObj({ name: nonEmpty, caps: z.array(nonEmpty).optional() });
+const resident = strictObj({
+  id: agentId.refine((id) => id !== 'root', { error: '"root" is the root agent; choose another resident id' }),
+  kind: z.enum(['resident', 'rt']).optional(),
+  inputChs: z.array(nonEmpty).optional(),
+  allowedOutputs: z.array(nonEmpty).optional(),
+  tools: z.array(nonEmpty).optional(),
+  taskPrompt: z.string().optional(),
+  contextWindowTokens: positive.optional(),
+});
+const event = strictObj({
+  at: ms,
+  registerChannel: strictObj({ name: nonEmpty, plugin: nonEmpty.optional(), owner: z.string().optional() }).optional(),
+  unregisterChannel: nonEmpty.optional(),
+  destroy: strictObj({
+    id: nonEmpty,
+    residual: z.enum(['keep', 'drop']).optional(),
+    channels: z.enum(['release', 'keep', 'handback']).optional(),
+  }).optional(),
+  stopAgent: nonEmpty.optional(),
+});
+
+const generate = strictObj({
+  queued: count.optional(),
+  interrupts: strictObj({ L1: count.optional(), L2: count.optional(), L3: count.optional(), L4: count.optional() }).optional(),
+  l4Source: nonEmpty.optional(),
+  spacingMs: range.optional(),
+  victimAware: z.boolean().optional(),
+  victimTimeoutMs: ms.optional(),
+});
+
+const faults = strictObj({
+  toolPanicRate: rate.optional(),
+  toolFailRate: rate.optional(),
+  modelErrorRate: rate.optional(),
+  modelIgnoresCancelRate: rate.optional(),
+  modelStallRate: rate.optional(),
+});
+
+const counterValue = z.union(
+  [count, strictObj({ '1': count.optional(), '2': count.optional(), '3': count.optional(), '4': count.optional() })],
+  { error: 'must be an integer ≥ 0 or an object keyed "1".."4" with integers ≥ 0' },
+);
+const counters = z.record(z.string(), z.record(z.string(), counterValue));
+const fieldRange = strictObj({ min: z.number().optional(), max: z.number().optional() }).refine(
+  (r) => (r.min !== undefined || r.max !== undefined) && (r.min === undefined || r.max === undefined || r.min <= r.max),
+  // Only once min and max are themselves valid: a range with a bad key says just that.
+  { error: 'a range needs min, max or both, with min ≤ max', when: (payload) => payload.issues.length === 0 },
+);
+const fieldExpect = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), fieldRange], {
+  error: 'must be a value (string, number, boolean, null or array) or {min, max}',
+});
+const counterRef = z.string().regex(COUNTER_REF, { error: 'must be "<agent>.<counter>", e.g. "root.suspended"' });
+
+const expect = strictObj({
+  allTerminal: z.boolean().optional(),
+  invariants: z.boolean().optional(),
+  terminal: z.record(z.string(), z.enum(['done', 'failed', 'skipped', 'cancelled', 'dropped', 'superseded'])).optional(),
+  replyContains: z.record(z.string(), z.string()).optional(),
+  maxStackDepth: count.optional(),
+  suspendOrder: z.array(z.string()).optional(),
+  resumeOrder: z.array(z.string()).optional(),
+  finishOrder: z.array(z.string()).optional(),
+  counters: counters.optional(),
+  countersMin: counters.optional(),
+  tasks: z.record(z.string(), z.record(z.string(), fieldExpect)).optional(),
+  equal: z.array(z.tuple([counterRef, counterRef])).optional(),
+  outputs: z.record(z.string(), z.array(strictObj({ task: z.string().optional(), text: z.string().optional() }))).optional(),
+  agents: z
+    .record(z.string(), strictObj({ state: z.enum(['running', 'contextfull', 'stopped']).optional(), tableSize: count.optional() }))
+    .optional(),
+  violations: z.array(nonEmpty).optional(),
+  exitCode: z.literal([0, 1, 2]).optional(),
+});
+
+export const scenarioSchema = strictObj({
+  version: z.literal(1),
+  name: z.string().regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-")' }),
+  description: z.string().optional(),
+  seed: z.int().optional(),
+  kernel: kernel.optional(),
+  builtinPlugins: z.array(nonEmpty).optional(),
+  model: model.optional(),
+  tools: z.record(z.string().regex(TOOL_NAME, { error: 'a tool name must match [A-Za-z0-9_-]+' }), tool).optional(),
+  channels: z.array(channel).optional(),
+  outputs: z.array(output).optional(),
+  residents: z.array(resident).optional(),
+  events: z.array(event).optional(),
+  stopAt: ms.optional(),
+  inputs: z.array(input).optional(),
+  kernelReplies: z
+    .record(z.string().regex(KERNEL_TASK, { error: 'must be "<agent>:<n>" with n ≥ 1, e.g. "root:1"' }), replies)
+    .optional(),
+  generate: generate.optional(),
+  faults: faults.optional(),
+  expect: expect.optional(),
+});
+
+export type ScenarioIn = z.output<typeof scenarioSchema>;
+export type InputIn = z.output<typeof input>;
+export type ReplyIn = z.output<typeof reply>;
+export type ExpectIn = z.output<typeof expect>;
+export type CountersIn = z.output<typeof counters>;
+export type FieldExpectIn = z.output<typeof fieldExpect>;
+
+function isReservedId(id: string): boolean {
+  return id.startsWith('gq') || id.startsWith('gi');
+}
