@@ -40,8 +40,9 @@ export class Deque<T> {
     return all;
   }
 
-  forEach(fn: (item: T) => void): void {
-    for (let i = 0; i < this.size; i++) fn(this.items[(this.head + i) & this.mask] as T);
+  /** The item `index` places behind the head (0 = the head); the caller keeps 0 <= index < length. */
+  at(index: number): T {
+    return this.items[(this.head + index) & this.mask] as T;
   }
 
   toArray(): T[] {

@@ -14,8 +14,9 @@ export interface CheckedTask {
   checkMark: number;
 }
 
-export interface Iterable1<T> {
-  forEach(fn: (item: T) => void): void;
+/** A FIFO read in place: `at(i)` for 0 <= i < length, oldest first. */
+export interface IndexedQueue<T> {
+  at(index: number): T;
   readonly length: number;
 }
 
@@ -24,8 +25,8 @@ export interface InvariantView<T extends CheckedTask> {
   readonly running: T | null;
   readonly immediate: T | null;
   readonly armed: T | null;
-  readonly levelQueues: Readonly<Record<Level, Iterable1<T>>>;
-  readonly queue: Iterable1<T>;
+  readonly levelQueues: Readonly<Record<Level, IndexedQueue<T>>>;
+  readonly queue: IndexedQueue<T>;
   readonly stack: readonly { readonly task: T; readonly effAtSuspend: number }[];
   readonly critical: boolean;
   readonly suspended: number;
@@ -40,41 +41,53 @@ export interface InvariantView<T extends CheckedTask> {
 
 let epoch = 0;
 
+/**
+ * Marks one container entry as seen in this check: a second sighting, or a task that has already
+ * ended, breaks O1. Module-level rather than a closure so a check allocates nothing.
+ */
+function account<T extends CheckedTask>(v: InvariantView<T>, t: T, place: string, mark: number): void {
+  if (t.checkMark === mark) fail(`O1: ${t.id} appears twice on ${v.agent} (again in ${place})`);
+  if (v.live.get(t.id) !== t) fail(`O1: ${t.id} is in ${place} on ${v.agent} but has already ended`);
+  t.checkMark = mark;
+}
+
 export function checkSchedulerInvariants<T extends CheckedTask>(v: InvariantView<T>): void {
   epoch += 1;
   const mark = epoch;
   let seen = 0;
-  const account = (t: T, place: string): void => {
-    if (t.checkMark === mark) fail(`O1: ${t.id} appears twice on ${v.agent} (again in ${place})`);
-    if (v.live.get(t.id) !== t) fail(`O1: ${t.id} is in ${place} on ${v.agent} but has already ended`);
-    t.checkMark = mark;
+  if (v.running !== null) {
+    account(v, v.running, 'running', mark);
     seen += 1;
-  };
-
-  if (v.running !== null) account(v.running, 'running');
+  }
   if (v.immediate !== null) {
-    account(v.immediate, 'the immediate slot');
+    account(v, v.immediate, 'the immediate slot', mark);
+    seen += 1;
     if (v.immediate.cls !== 'interrupt') fail(`QUEUED: queued task ${v.immediate.id} in the immediate slot on ${v.agent}`);
   }
   let interrupts = v.immediate === null ? 0 : 1;
-  for (const level of [1, 2, 3, 4] as const) {
+  for (let level = 1 as Level; level <= 4; level = (level + 1) as Level) {
     const queue = v.levelQueues[level];
     interrupts += queue.length;
-    queue.forEach((t) => {
-      account(t, `level queue ${level}`);
+    for (let i = 0; i < queue.length; i++) {
+      const t = queue.at(i);
+      account(v, t, 'a level queue', mark);
       if (t.cls !== 'interrupt' || t.level !== level) fail(`QUEUED: ${t.id} misplaced in level queue ${level} on ${v.agent}`);
-    });
+    }
+    seen += queue.length;
   }
-  v.queue.forEach((t) => {
-    account(t, 'the queued FIFO');
+  for (let i = 0; i < v.queue.length; i++) {
+    const t = v.queue.at(i);
+    account(v, t, 'the queued FIFO', mark);
     if (t.cls !== 'queued') fail(`QUEUED: interrupt ${t.id} in the queued FIFO on ${v.agent}`);
-  });
+  }
+  seen += v.queue.length;
   let below = -1;
   for (const e of v.stack) {
-    account(e.task, 'the suspend stack');
+    account(v, e.task, 'the suspend stack', mark);
     if (e.effAtSuspend <= below) fail(`STACK: levels do not strictly increase at ${e.task.id} on ${v.agent}`);
     below = e.effAtSuspend;
   }
+  seen += v.stack.length;
   if (seen !== v.live.size) fail(`O1: ${v.live.size - seen} live task(s) in no container on ${v.agent}`);
 
   if (v.stack.length > STACK_DEPTH_MAX) fail(`STACK: depth ${v.stack.length} exceeds ${STACK_DEPTH_MAX} on ${v.agent}`);

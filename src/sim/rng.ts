@@ -5,7 +5,9 @@
  * -------------------
  * Every stream is named by a key, the run seed and a path of parts joined by '|'
  * (`Rng.derive(7, 'model', 'root', 'q1', 0, 1)` is the stream `7|model|root|q1|0|1`), and is a
- * seedrandom (ARC4) generator seeded with that key. A stream therefore depends only on its name:
+ * seedrandom Alea generator seeded with that key (Alea rather than seedrandom's default ARC4: the
+ * fakes derive a fresh stream per model and tool call, and ARC4's key schedule was a visible share
+ * of a simulated run). A stream therefore depends only on its name:
  * how many draws another stream made, or in which order calls happened, cannot shift it. That is
  * what lets the fakes derive one stream per call at call time ("timer-first", ARCHITECTURE
  * "Simulator recipe" rule 3) and keeps a run reproducible across compile targets.
@@ -22,7 +24,7 @@ export class Rng {
   private readonly prng: seedrandom.PRNG;
 
   private constructor(readonly key: string) {
-    this.prng = seedrandom(key);
+    this.prng = seedrandom.alea(key);
   }
 
   /** The stream named `${seed}|${parts[0]}|${parts[1]}|…`. */
