@@ -11,6 +11,7 @@ export interface CheckedTask {
   readonly id: string;
   readonly cls: TaskClass;
   readonly level: Level | null;
+  readonly ended: boolean;
   checkMark: number;
 }
 
@@ -47,7 +48,7 @@ let epoch = 0;
  */
 function account<T extends CheckedTask>(v: InvariantView<T>, t: T, place: string, mark: number): void {
   if (t.checkMark === mark) fail(`O1: ${t.id} appears twice on ${v.agent} (again in ${place})`);
-  if (v.live.get(t.id) !== t) fail(`O1: ${t.id} is in ${place} on ${v.agent} but has already ended`);
+  if (t.ended) fail(`O1: ${t.id} is in ${place} on ${v.agent} but has already ended`);
   t.checkMark = mark;
 }
 
