@@ -6,7 +6,15 @@
  *    has exactly one terminal event, and a listed task without one is exactly an input whose trigger
  *    could not fire. Also (scenario-checks.ts): counters and `stops`/`drops` agree with the terminals,
  *    suspended == resumed when nothing was stopped, every reply is the task's own (X1), levels are
- *    clamped (P9), queued tasks start in FIFO order (Q1).
+ *    clamped (P9), queued tasks start in FIFO order (Q1). Issue-4 features: every output is the one
+ *    successful `output_send__<device>` call of its task, on a declared text-capable device, none for
+ *    a refused send (§8.4); built-in calls succeed or fail as §8.3 / §9.1 say for the registry at that
+ *    instant and the arguments given, `memory_write` answers "added A, skipped S" accounting for every
+ *    triple, a recall finds an entity an earlier write stored; consolidation tasks are never suspended,
+ *    call no tool, send nothing, are not stop-marked once running, answer "consolidated: …", and the
+ *    kernel creates one per N committed turns (§3.7); an interrupt on `_consolidation_` is invalid; the
+ *    final registry is what `channels` and `events` leave (§8.1) and fallback-routed inputs are
+ *    handled by the root (S21).
  * 2. K2 determinism: the same scenario and seed give the same trace hash, and the drain check mode
  *    (`checkDrain`) neither changes the trace nor finds work left behind by a drain.
  * 3. R3: at the kernel level (kernel-driver.ts), the final context of a run with interrupts equals the
@@ -21,11 +29,13 @@ import type { ContextEvent } from '../src/kernel/dump.ts';
 import type { Report } from '../src/sim/report.ts';
 import { drive } from './kernel-driver.ts';
 import { r3CaseArb, scenarioJsonArb, type ScenarioJson } from './scenario-arbitrary.ts';
-import { parsed, run, terminalProblems } from './scenario-checks.ts';
+import { isConsolidation, parsed, routedByFallback, run, terminalProblems } from './scenario-checks.ts';
+import type { Scenario } from '../src/sim/scenario.ts';
 
 /**
- * Runs per property. A simulated run takes about 1.5 ms of wall time, a kernel-level R3 pair about
- * 0.4 ms: the three properties together take about 7 s on one core.
+ * Runs per property. A simulated run takes about 3 ms of wall time (the runs that touch graph memory
+ * open an SQLite file), a kernel-level R3 pair about 0.4 ms: the three properties together take
+ * about 11 s on one core.
  */
 const INVARIANT_RUNS = 2000;
 /** Each run simulates the scenario twice (a third time only to explain a mismatch). */
@@ -58,12 +68,20 @@ const reached = {
   maxDepth4: 0,
   cooldownDeferrals: 0,
   criticalDeferrals: 0,
+  sendsOk: 0,
+  sendsRefused: 0,
+  fallbacks: 0,
+  inputChannelsErrors: 0,
+  memoryCommits: 0,
+  consolidations: 0,
+  kernelConsolidations: 0,
+  malformedConsolidations: 0,
   r3Suspensions: 0,
   r3Cancelled: 0,
   r3WithInterrupts: 0,
 };
 
-function tally(report: Report): void {
+function tally(scenario: Scenario, report: Report): void {
   reached.runs += 1;
   reached.suspensions += report.suspendOrder.length;
   const c = report.counters.root;
@@ -88,8 +106,22 @@ function tally(report: Report): void {
     if (t.reason === 'empty_input') reached.emptyInputs += 1;
     if (t.reason === 'user_stop') reached.userCancelled += 1;
     if (t.terminal === 'failed') reached.failed += 1;
-    if (id.startsWith('root:')) reached.panics += 1;
+    if (id.startsWith('root:') && t.class === 'interrupt') reached.panics += 1;
     reached.toolErrors += t.toolCalls.filter((call) => call.ok === false).length;
+    for (const call of t.toolCalls) {
+      if (call.name.startsWith('output_send__')) {
+        if (call.ok === true) reached.sendsOk += 1;
+        if (call.ok === false) reached.sendsRefused += 1;
+      }
+      if (call.name === 'input_channels' && call.ok === false) reached.inputChannelsErrors += 1;
+      if (call.name === 'memory_write' && call.ok === true && /^added [1-9]/.test(call.result ?? '')) reached.memoryCommits += 1;
+    }
+    if (routedByFallback(scenario, t)) reached.fallbacks += 1;
+    if (isConsolidation(t) && t.terminal === 'done') {
+      reached.consolidations += 1;
+      if (id.startsWith('root:')) reached.kernelConsolidations += 1;
+      if (t.reply?.includes('malformed') === true) reached.malformedConsolidations += 1;
+    }
   }
 }
 
@@ -103,7 +135,7 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
       fc.asyncProperty(scenarioJsonArb, async (json) => {
         const scenario = parsed(json);
         const report = await run(scenario);
-        tally(report);
+        tally(scenario, report);
         const problems = terminalProblems(scenario, report);
         if (problems.length > 0) fail('property 1 (violations and terminals) failed', json, problems);
       }),
@@ -216,6 +248,14 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
       maxDepth4: 40,
       cooldownDeferrals: 20,
       criticalDeferrals: 80,
+      sendsOk: 120,
+      sendsRefused: 300,
+      fallbacks: 80,
+      inputChannelsErrors: 100,
+      memoryCommits: 30,
+      consolidations: 120,
+      kernelConsolidations: 80,
+      malformedConsolidations: 90,
       r3Suspensions: 600,
       r3Cancelled: 600,
       r3WithInterrupts: 1200,

@@ -18,9 +18,22 @@
  * `error: "context_full"` (root overflow, §3.9) and per-reply latencies; the fake model's timing,
  * `cancelAware` and `cancelLagMs`; small fault rates (a stall always comes with a small
  * `kernel.modelTimeoutMs`, so stalls end); a tiny `kernel.maxQueue` (backpressure, interrupt overflow),
- * small `cooldownMs`, `maxToolTurns` and `dedupWindowMs`; `expect: {allTerminal: true}` only. About
- * one scenario in five starts with a climb (queued ← L1 ← L2 ← L3 ← L4, each on the previous one's
- * Model step), so the stack reaches its bound; bunched arrivals fill the queues.
+ * small `cooldownMs`, `maxToolTurns` and `dedupWindowMs`; `expect: {allTerminal: true}` only.
+ *
+ * Issue-4 features, under the same random interleavings: `outputs` (1–3 devices, some without the
+ * "text" cap) and replies that call `output_send__<device>` (declared or not, valid and malformed
+ * arguments), `output_list_channels` and `input_channels` (every view, unknown views, `detail` with and
+ * without a name, ill-typed arguments); inputchs registered at t = 0 with plugins and owners (some not
+ * a live agent: fallback routing), inputs on them, and `registerChannel` / `unregisterChannel` events
+ * at random times; `memory_write` with valid, invalid and ill-typed triples, `memory_recall` with
+ * keywords (and refusable or ill-typed arguments); `kernel.consolidateEveryTurns` 1..3, queued and
+ * interrupt inputs on `_consolidation_`, and `kernelReplies` for root:1.. (JSON triples, fenced JSON,
+ * malformed text, errors, an answer that also calls an output tool) — given by number because panic
+ * notices, overflow notices and consolidations share that numbering — plus inputs triggered on
+ * root:<n>'s Prepare or Model step.
+ *
+ * About one scenario in five starts with a climb (queued ← L1 ← L2 ← L3 ← L4, each on the previous
+ * one's Model step), so the stack reaches its bound; bunched arrivals fill the queues.
  *
  * `r3CaseArb` (at the end) draws kernel-level plans for the R3 property (kernel-driver.ts).
  */
@@ -34,9 +47,12 @@ export type RangeJson = number | [number, number];
 export type StepJson = 'Prepare' | 'Model' | 'ToolExec';
 export type LevelJson = 'L1' | 'L2' | 'L3' | 'L4';
 
+/** A JSON value, as a scenario file holds it (tool-call arguments). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
 export interface ToolCallJson {
   name: string;
-  args?: Record<string, number>;
+  args?: JsonValue;
 }
 
 export interface ReplyJson {
@@ -51,6 +67,7 @@ export interface InputJson {
   class: 'queued' | 'interrupt';
   level?: LevelJson;
   source?: string;
+  channel?: string;
   text?: string;
   stop?: boolean;
   at?: number;
@@ -72,6 +89,7 @@ export interface KernelJson {
   dedupWindowMs?: number;
   maxToolTurns?: number;
   modelTimeoutMs?: number;
+  consolidateEveryTurns?: number;
 }
 
 export interface ModelJson {
@@ -90,6 +108,24 @@ export interface FaultsJson {
   modelStallRate?: number;
 }
 
+export interface ChannelJson {
+  name: string;
+  plugin?: string;
+  owner?: string;
+  output?: string;
+}
+
+export interface OutputJson {
+  name: string;
+  caps?: string[];
+}
+
+export interface EventJson {
+  at: number;
+  registerChannel?: { name: string; plugin?: string; owner?: string };
+  unregisterChannel?: string;
+}
+
 export interface ScenarioJson {
   version: 1;
   name: string;
@@ -98,7 +134,11 @@ export interface ScenarioJson {
   builtinPlugins?: string[];
   model?: ModelJson;
   tools?: Record<string, ToolJson>;
+  channels?: ChannelJson[];
+  outputs?: OutputJson[];
+  events?: EventJson[];
   inputs: InputJson[];
+  kernelReplies?: Record<string, ReplyJson[]>;
   faults?: FaultsJson;
   expect: { allTerminal: true };
 }
@@ -112,11 +152,63 @@ const SOURCES = ['cli', 'qq', 'webui/x'] as const;
 const LEVELS: readonly LevelJson[] = ['L1', 'L2', 'L3', 'L4'];
 const STEPS: readonly StepJson[] = ['Prepare', 'Model', 'ToolExec'];
 
+/** Output devices a scenario may declare (SPEC §12.2 `outputs`); a send may also name UNDECLARED_DEVICE. */
+export const DEVICES = ['speaker', 'panel', 'lamp'] as const;
+const UNDECLARED_DEVICE = 'ghost-device';
+/** Device capabilities: absent (the default, text), with text, and without it (a send is refused). */
+const CAPS: readonly (readonly string[] | null)[] = [null, null, ['text'], ['text', 'audio'], ['light'], ['audio', 'light']];
+/** Inputch names (registered at t = 0 or by events) and the queued-only consolidation channel (SPEC §3.7). */
+export const CHANNEL_NAMES = ['sensor-1', 'sensor-2', 'qq/group'] as const;
+const UNREGISTERED_CHANNEL = 'nowhere';
+export const CONSOLIDATION_CHANNEL = '_consolidation_';
+const PLUGINS: readonly (string | null)[] = [null, 'sensors', 'qq'];
+/** Owners: absent, unassigned, the root itself, and agents that do not exist (fallback routing, S21). */
+const OWNERS: readonly (string | null)[] = [null, '', 'root', 'ghost', 'gone-child'];
+
+/** Triples for `memory_write`: the first four are valid, the rest well-typed but invalid (SPEC §9: skipped). */
+const TRIPLE_POOL: readonly { readonly [key: string]: string }[] = [
+  { subject: 'Alice', relation: 'knows', object: 'Bob', sentence: 'Alice knows Bob.' },
+  { subject: 'Bob', relation: 'works_at', object: 'Acme' },
+  { subject: 'Carol', relation: 'likes', object: 'Alice' },
+  { subject: 'Dan', relation: 'lives_in', object: 'Paris' },
+  { subject: 'A', relation: 'is', object: 'Bob' },
+  { subject: 'Alice', relation: '', object: 'Bob' },
+  { subject: 'Bob', relation: 'likes', object: '!!' },
+  { subject: '   ', relation: 'knows', object: 'Carol' },
+];
+const RECALL_KEYWORDS = ['Alice', 'Bob', 'Acme', 'Zed'] as const;
+
+/**
+ * Model answers for consolidation tasks (SPEC §3.7) — and, since kernel tasks share the numbering
+ * `root:<n>`, for panic and overflow notices too: JSON triples, JSON in prose with a fence (one valid
+ * triple, one invalid), no triples, malformed text, and a first answer that also calls an output tool
+ * (a consolidation must send nothing; a panic notice sends, then answers with the second entry).
+ */
+const CONSOLIDATION_ANSWERS: readonly ReplyJson[][] = [
+  [{ text: '{"triples": [{"subject": "Alice", "relation": "knows", "object": "Bob", "sentence": "Alice knows Bob."}, {"subject": "Bob", "relation": "works_at", "object": "Acme"}]}' }],
+  [{ text: 'Facts:\n```json\n{"triples": [{"subject": "Carol", "relation": "likes", "object": "Alice"}, {"subject": "X", "relation": "is", "object": "Y"}]}\n```' }],
+  [{ text: '{"triples": []}' }],
+  [{ text: 'I found nothing worth remembering.' }],
+  [{ text: '{"triples": "none"}' }],
+  [{ text: '{"triples": [{"subject": "Alice"' }],
+  [{ error: 'fail' }],
+  [{ error: 'context_full' }, { text: '{"triples": [{"subject": "Erin", "relation": "owns", "object": "Acme"}]}' }],
+  [
+    {
+      text: '{"triples": [{"subject": "Dan", "relation": "lives_in", "object": "Paris"}]}',
+      tools: [{ name: `output_send__${DEVICES[0]}`, args: { text: 'a consolidation never sends this' } }],
+    },
+    { text: 'sent the notice' },
+  ],
+];
+
 type RawTiming =
   | { readonly kind: 'absent' }
   | { readonly kind: 'at'; readonly at: number }
   | { readonly kind: 'when'; readonly ref: number; readonly step: StepJson; readonly afterMs: number | null }
-  | { readonly kind: 'afterTerminal'; readonly ref: number };
+  | { readonly kind: 'afterTerminal'; readonly ref: number }
+  /** On a kernel task root:<n> (a panic notice, an overflow notice or a consolidation, whichever it is). */
+  | { readonly kind: 'whenKernel'; readonly n: number; readonly step: StepJson; readonly afterMs: number };
 
 type RawText =
   | { readonly kind: 'unique' }
@@ -130,11 +222,47 @@ type RawReply =
   | { readonly kind: 'fail' }
   | { readonly kind: 'contextFull' };
 
-interface RawCall {
-  /** An index into TOOL_NAMES, or TOOL_NAMES.length for the unknown tool. */
-  readonly tool: number;
-  readonly arg: number | null;
+/** Arguments of an `output_send__<device>` call: valid ones, and the ways a model gets them wrong. */
+type RawSendArgs = 'text' | 'typed' | 'emptyText' | 'noText' | 'numText' | 'badType' | 'notObject';
+/** Arguments of an `input_channels` call: every view, and invalid ones. */
+type RawView = 'absent' | 'all' | 'mine' | 'unassigned' | 'by_agent' | 'detail' | 'detailNoName' | 'bogus' | 'numView' | 'notObject';
+/** `memory_write` arguments: well-typed triples (valid or not), or ill-typed arguments. */
+type RawWriteShape = 'triples' | 'notArray' | 'missingField' | 'numField' | 'noTriples' | 'notObject';
+/** `memory_recall` arguments: well-formed keywords, content the tool may refuse, or ill-typed arguments. */
+type RawRecallShape = 'keywords' | 'emptyKeywords' | 'deepDepth' | 'notArray' | 'noKeywords' | 'numKeyword' | 'notObject';
+
+type RawCall =
+  /** `tool`: an index into TOOL_NAMES, or TOOL_NAMES.length for the unknown tool. */
+  | { readonly kind: 'scenario'; readonly tool: number; readonly arg: number | null }
+  /**
+   * `declared`: the `device`-th declared output (modulo their count), when there is one; otherwise
+   * `device` indexes DEVICES (declared or not), DEVICES.length naming a device never declared.
+   */
+  | { readonly kind: 'send'; readonly declared: boolean; readonly device: number; readonly args: RawSendArgs }
+  | { readonly kind: 'listOutputs' }
+  /** `name`: an index into CHANNEL_NAMES, or CHANNEL_NAMES.length for a name never registered. */
+  | { readonly kind: 'inputChannels'; readonly view: RawView; readonly name: number }
+  | { readonly kind: 'memoryWrite'; readonly shape: RawWriteShape; readonly triples: readonly number[] }
+  | { readonly kind: 'memoryRecall'; readonly shape: RawRecallShape; readonly keywords: readonly number[]; readonly depth: number | null };
+
+/** Where an input arrives: its source (the default), a channel of CHANNEL_NAMES, or `_consolidation_`. */
+type RawChannel = { readonly kind: 'default' } | { readonly kind: 'named'; readonly name: number } | { readonly kind: 'consolidation' };
+
+interface RawOutput {
+  readonly device: number;
+  readonly caps: number;
 }
+
+interface RawChannelDef {
+  readonly name: number;
+  readonly plugin: number;
+  readonly owner: number;
+  readonly output: boolean;
+}
+
+type RawEvent =
+  | { readonly kind: 'register'; readonly at: number; readonly name: number; readonly plugin: number; readonly owner: number }
+  | { readonly kind: 'unregister'; readonly at: number; readonly name: number };
 
 interface RawInput {
   readonly kind: 'queued' | 'interrupt' | 'stop';
@@ -145,6 +273,9 @@ interface RawInput {
   readonly stopText: 'absent' | 'empty' | 'text';
   readonly timing: RawTiming;
   readonly replies: readonly RawReply[] | null;
+  readonly channel: RawChannel;
+  /** For a queued input on `_consolidation_` with replies: its answer, an index into CONSOLIDATION_ANSWERS. */
+  readonly consolidationAnswer: number;
 }
 
 interface RawScenario {
@@ -175,6 +306,16 @@ interface RawScenario {
     readonly modelStallRate: number | null;
   };
   readonly inputs: readonly RawInput[];
+  /** Output devices (deduplicated by name), or null for no `outputs` key. */
+  readonly outputs: readonly RawOutput[] | null;
+  /** Inputchs registered at t = 0 (deduplicated by name). */
+  readonly channels: readonly RawChannelDef[];
+  readonly events: readonly RawEvent[];
+  readonly consolidation: {
+    readonly everyTurns: number | null;
+    /** Answers for the kernel tasks root:1, root:2, … (indexes into CONSOLIDATION_ANSWERS), or null. */
+    readonly kernelReplies: readonly number[] | null;
+  };
 }
 
 /** An integer in [0, max], or a sorted [min, max] pair. */
@@ -198,10 +339,63 @@ function sometimes<T>(arb: fc.Arbitrary<T>, absentWeight = 2): fc.Arbitrary<T | 
 /** A small fault rate: 0.01..0.25 in hundredths (no float noise in the file). */
 const rateArb = fc.integer({ min: 1, max: 25 }).map((n) => n / 100);
 
-const rawCallArb: fc.Arbitrary<RawCall> = fc.record({
+const rawScenarioCallArb: fc.Arbitrary<RawCall> = fc.record({
+  kind: fc.constant('scenario' as const),
   tool: fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 0, max: TOOL_NAMES.length - 1 }) }, { weight: 1, arbitrary: fc.constant(TOOL_NAMES.length) }),
   arg: sometimes(fc.integer({ min: 0, max: 9 }), 1),
 });
+
+const rawBuiltinCallArb: fc.Arbitrary<RawCall> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      declared: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      device: fc.oneof({ weight: 5, arbitrary: fc.nat({ max: DEVICES.length - 1 }) }, { weight: 1, arbitrary: fc.constant(DEVICES.length) }),
+      args: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom<RawSendArgs>('text', 'typed') },
+        { weight: 3, arbitrary: fc.constantFrom<RawSendArgs>('emptyText', 'noText', 'numText', 'badType', 'notObject') },
+      ),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'listOutputs' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('inputChannels' as const),
+      view: fc.constantFrom<RawView>('absent', 'all', 'mine', 'unassigned', 'by_agent', 'detail', 'detail', 'detailNoName', 'bogus', 'numView', 'notObject'),
+      name: fc.nat({ max: CHANNEL_NAMES.length }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('memoryWrite' as const),
+      shape: fc.oneof(
+        { weight: 5, arbitrary: fc.constant<RawWriteShape>('triples') },
+        { weight: 2, arbitrary: fc.constantFrom<RawWriteShape>('notArray', 'missingField', 'numField', 'noTriples', 'notObject') },
+      ),
+      triples: fc.array(fc.nat({ max: TRIPLE_POOL.length - 1 }), { maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('memoryRecall' as const),
+      shape: fc.oneof(
+        { weight: 4, arbitrary: fc.constant<RawRecallShape>('keywords') },
+        { weight: 2, arbitrary: fc.constantFrom<RawRecallShape>('emptyKeywords', 'deepDepth', 'notArray', 'noKeywords', 'numKeyword', 'notObject') },
+      ),
+      keywords: fc.array(fc.nat({ max: RECALL_KEYWORDS.length - 1 }), { minLength: 1, maxLength: 3 }),
+      depth: sometimes(fc.integer({ min: 1, max: 2 }), 1),
+    }),
+  },
+);
+
+const rawCallArb: fc.Arbitrary<RawCall> = fc.oneof(
+  { weight: 12, arbitrary: rawScenarioCallArb },
+  { weight: 8, arbitrary: rawBuiltinCallArb },
+);
 
 const rawReplyArb: fc.Arbitrary<RawReply> = fc.oneof(
   {
@@ -239,6 +433,16 @@ const rawTimingArb: fc.Arbitrary<RawTiming> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('afterTerminal' as const), ref: fc.nat({ max: 11 }) }) },
+  // During kernel tasks: an interrupt or a stop that meets a consolidation (whole-task critical) or a notice.
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('whenKernel' as const),
+      n: fc.integer({ min: 1, max: 3 }),
+      step: fc.constantFrom<StepJson>('Prepare', 'Model'),
+      afterMs: fc.integer({ min: 0, max: 40 }),
+    }),
+  },
   // Chains: soon after the previous input's model call starts, so interrupts climb the stack (depth 2..4).
   {
     weight: 2,
@@ -270,7 +474,44 @@ const rawInputArb: fc.Arbitrary<RawInput> = fc.record({
   stopText: fc.constantFrom('absent' as const, 'empty' as const, 'text' as const),
   timing: rawTimingArb,
   replies: sometimes(fc.array(rawReplyArb, { minLength: 1, maxLength: 3 }), 1),
+  channel: fc.oneof(
+    { weight: 10, arbitrary: fc.constant({ kind: 'default' as const }) },
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('named' as const), name: fc.nat({ max: CHANNEL_NAMES.length - 1 }) }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'consolidation' as const }) },
+  ),
+  consolidationAnswer: fc.nat({ max: CONSOLIDATION_ANSWERS.length - 1 }),
 });
+
+const rawOutputsArb: fc.Arbitrary<readonly RawOutput[] | null> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant(null) },
+  {
+    weight: 3,
+    arbitrary: fc.array(fc.record({ device: fc.nat({ max: DEVICES.length - 1 }), caps: fc.nat({ max: CAPS.length - 1 }) }), { minLength: 1, maxLength: 3 }),
+  },
+);
+
+const rawChannelDefArb: fc.Arbitrary<RawChannelDef> = fc.record({
+  name: fc.nat({ max: CHANNEL_NAMES.length - 1 }),
+  plugin: fc.nat({ max: PLUGINS.length - 1 }),
+  owner: fc.nat({ max: OWNERS.length - 1 }),
+  output: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+});
+
+const eventAtArb = fc.oneof(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 300 }));
+
+const rawEventArb: fc.Arbitrary<RawEvent> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('register' as const),
+      at: eventAtArb,
+      name: fc.nat({ max: CHANNEL_NAMES.length - 1 }),
+      plugin: fc.nat({ max: PLUGINS.length - 1 }),
+      owner: fc.nat({ max: OWNERS.length - 1 }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('unregister' as const), at: eventAtArb, name: fc.nat({ max: CHANNEL_NAMES.length - 1 }) }) },
+);
 
 const toolDefArb: fc.Arbitrary<ToolJson> = fc
   .record({
@@ -313,6 +554,13 @@ const rawScenarioArb: fc.Arbitrary<RawScenario> = fc.record({
     modelStallRate: sometimes(rateArb, 4),
   }),
   inputs: fc.array(rawInputArb, { minLength: 1, maxLength: 12 }),
+  outputs: rawOutputsArb,
+  channels: fc.array(rawChannelDefArb, { maxLength: 3 }),
+  events: fc.array(rawEventArb, { maxLength: 4 }),
+  consolidation: fc.record({
+    everyTurns: sometimes(fc.integer({ min: 1, max: 3 }), 2),
+    kernelReplies: sometimes(fc.array(fc.nat({ max: CONSOLIDATION_ANSWERS.length - 1 }), { minLength: 1, maxLength: 8 }), 1),
+  }),
 });
 
 // ---------------------------------------------------------------- interpretation
@@ -321,7 +569,7 @@ function put<T extends object, K extends keyof T>(obj: T, key: K, value: T[K] | 
   if (value !== null) obj[key] = value;
 }
 
-function buildReply(r: RawReply, owner: string, n: number): ReplyJson {
+function buildReply(r: RawReply, owner: string, n: number, outputs: readonly string[]): ReplyJson {
   switch (r.kind) {
     case 'text': {
       const reply: ReplyJson = r.explicit ? { text: `answer ${n} of ${owner}` } : {};
@@ -329,12 +577,7 @@ function buildReply(r: RawReply, owner: string, n: number): ReplyJson {
       return reply;
     }
     case 'tools': {
-      const reply: ReplyJson = {
-        tools: r.calls.map((c) => {
-          const name = TOOL_NAMES[c.tool] ?? UNKNOWN_TOOL;
-          return c.arg === null ? { name } : { name, args: { n: c.arg } };
-        }),
-      };
+      const reply: ReplyJson = { tools: r.calls.map((c, k) => buildCall(c, `${owner} ${n}.${k}`, outputs)) };
       if (r.withText) reply.text = `calling tools (${n})`;
       put(reply, 'firstChunkMs', r.firstChunkMs);
       return reply;
@@ -346,13 +589,88 @@ function buildReply(r: RawReply, owner: string, n: number): ReplyJson {
   }
 }
 
+function buildCall(c: RawCall, tag: string, outputs: readonly string[]): ToolCallJson {
+  switch (c.kind) {
+    case 'scenario': {
+      const name = TOOL_NAMES[c.tool] ?? UNKNOWN_TOOL;
+      return c.arg === null ? { name } : { name, args: { n: c.arg } };
+    }
+    case 'send': {
+      const declared = c.declared && outputs.length > 0 ? outputs[c.device % outputs.length] : undefined;
+      const name = `output_send__${declared ?? DEVICES[c.device] ?? UNDECLARED_DEVICE}`;
+      const text = `message from ${tag}`;
+      const args: { [A in RawSendArgs]: JsonValue } = {
+        text: { text },
+        typed: { text, type: 'text' },
+        emptyText: { text: '' },
+        noText: { message: text },
+        numText: { text: 7 },
+        badType: { text, type: 'audio' },
+        notObject: text,
+      };
+      return { name, args: args[c.args] };
+    }
+    case 'listOutputs':
+      return { name: 'output_list_channels' };
+    case 'inputChannels': {
+      const name = 'input_channels';
+      const channel = CHANNEL_NAMES[c.name] ?? UNREGISTERED_CHANNEL;
+      const args: { [V in RawView]: JsonValue | undefined } = {
+        absent: undefined,
+        all: { view: 'all' },
+        mine: { view: 'mine' },
+        unassigned: { view: 'unassigned' },
+        by_agent: { view: 'by_agent' },
+        detail: { view: 'detail', name: channel },
+        detailNoName: { view: 'detail' },
+        bogus: { view: 'everything' },
+        numView: { view: 2 },
+        notObject: ['all'],
+      };
+      const a = args[c.view];
+      return a === undefined ? { name } : { name, args: a };
+    }
+    case 'memoryWrite': {
+      const triples: JsonValue[] = c.triples.map((i) => ({ ...(TRIPLE_POOL[i] ?? {}) }));
+      const args: { [S in RawWriteShape]: JsonValue } = {
+        triples: { triples },
+        notArray: { triples: 'Alice knows Bob' },
+        missingField: { triples: [{ subject: 'Alice', relation: 'knows' }] },
+        numField: { triples: [{ subject: 42, relation: 'knows', object: 'Bob' }] },
+        noTriples: { facts: triples },
+        notObject: 'Alice knows Bob',
+      };
+      return { name: 'memory_write', args: args[c.shape] };
+    }
+    case 'memoryRecall': {
+      const keywords = c.keywords.map((i) => RECALL_KEYWORDS[i] ?? 'Alice');
+      const args: { [S in RawRecallShape]: JsonValue } = {
+        keywords: c.depth === null ? { keywords } : { keywords, depth: c.depth },
+        emptyKeywords: { keywords: [] },
+        deepDepth: { keywords, depth: 9 },
+        notArray: { keywords: keywords.join(' ') },
+        noKeywords: { depth: 1 },
+        numKeyword: { keywords: [1, 2] },
+        notObject: keywords.join(' '),
+      };
+      return { name: 'memory_recall', args: args[c.shape] };
+    }
+  }
+}
+
+/** A copy of a consolidation answer (the builder never shares objects between scenarios). */
+function consolidationReplies(index: number): ReplyJson[] {
+  const answer = CONSOLIDATION_ANSWERS[index] ?? CONSOLIDATION_ANSWERS[0] ?? [];
+  return JSON.parse(JSON.stringify(answer)) as ReplyJson[];
+}
+
 /** The text the kernel sees for a built input (for duplicates), or null for a stop without text. */
 function effectiveText(input: InputJson): string | null {
   if (input.stop === true) return input.text === undefined || input.text === '' ? null : input.text;
   return input.text ?? `input ${input.id}`;
 }
 
-function buildInput(raw: RawInput, i: number, earlier: readonly InputJson[]): InputJson {
+function buildInput(raw: RawInput, i: number, earlier: readonly InputJson[], outputs: readonly string[]): InputJson {
   const id = `in-${i}`;
   const source = SOURCES[raw.source] ?? 'cli';
   const input: InputJson =
@@ -391,6 +709,7 @@ function buildInput(raw: RawInput, i: number, earlier: readonly InputJson[]): In
 
   const t = raw.timing;
   if (t.kind === 'at') input.at = t.at;
+  else if (t.kind === 'whenKernel') input.when = { task: `root:${t.n}`, step: t.step, afterMs: t.afterMs };
   else if (t.kind === 'when' || t.kind === 'afterTerminal') {
     const target = pickEarlier(t.ref);
     if (target === undefined) input.at = 0;
@@ -398,8 +717,16 @@ function buildInput(raw: RawInput, i: number, earlier: readonly InputJson[]): In
     else input.when = t.afterMs === null ? { task: target.id, step: t.step } : { task: target.id, step: t.step, afterMs: t.afterMs };
   }
 
+  const channel = raw.channel;
+  if (channel.kind === 'named') input.channel = CHANNEL_NAMES[channel.name] ?? UNREGISTERED_CHANNEL;
+  else if (channel.kind === 'consolidation') input.channel = CONSOLIDATION_CHANNEL;
+
   if (raw.replies !== null && !(raw.kind === 'stop' && input.text === undefined)) {
-    input.replies = raw.replies.map((r, n) => buildReply(r, id, n));
+    // A queued input on `_consolidation_` runs the consolidation path (SPEC §3.7): it answers with triples.
+    input.replies =
+      input.channel === CONSOLIDATION_CHANNEL && input.class === 'queued'
+        ? consolidationReplies(raw.consolidationAnswer)
+        : raw.replies.map((r, n) => buildReply(r, id, n, outputs));
   }
   return input;
 }
@@ -423,6 +750,9 @@ function climbed(raw: RawScenario): RawScenario {
       source: level === 'L4' ? SOURCES.indexOf('webui/x') : input.source,
       text: { kind: 'unique' },
       timing,
+      // The climb runs on the default channels (a consolidation task would be critical, an interrupt
+      // on `_consolidation_` invalid); an owned inputch only changes the routing trace.
+      channel: input.channel.kind === 'consolidation' ? { kind: 'default' } : input.channel,
     };
   });
   return { ...raw, webui: true, inputs };
@@ -430,8 +760,17 @@ function climbed(raw: RawScenario): RawScenario {
 
 export function buildScenario(drawn: RawScenario): ScenarioJson {
   const raw = climbed(drawn);
+  const outputs: OutputJson[] = [];
+  for (const o of raw.outputs ?? []) {
+    const name = DEVICES[o.device] ?? UNDECLARED_DEVICE;
+    if (outputs.some((d) => d.name === name)) continue;
+    const caps = CAPS[o.caps] ?? null;
+    outputs.push(caps === null ? { name } : { name, caps: [...caps] });
+  }
+
   const inputs: InputJson[] = [];
-  raw.inputs.forEach((r, i) => inputs.push(buildInput(r, i, inputs)));
+  const deviceNames = outputs.map((o) => o.name);
+  raw.inputs.forEach((r, i) => inputs.push(buildInput(r, i, inputs, deviceNames)));
 
   const kernel: KernelJson = {};
   put(kernel, 'maxQueue', raw.kernel.maxQueue);
@@ -462,11 +801,44 @@ export function buildScenario(drawn: RawScenario): ScenarioJson {
   put(faults, 'modelIgnoresCancelRate', raw.faults.modelIgnoresCancelRate);
   put(faults, 'modelStallRate', raw.faults.modelStallRate);
 
+  put(kernel, 'consolidateEveryTurns', raw.consolidation.everyTurns);
+
+  const channels: ChannelJson[] = [];
+  for (const c of raw.channels) {
+    const name = CHANNEL_NAMES[c.name] ?? UNREGISTERED_CHANNEL;
+    if (channels.some((d) => d.name === name)) continue;
+    const def: ChannelJson = { name };
+    put(def, 'plugin', PLUGINS[c.plugin] ?? null);
+    put(def, 'owner', OWNERS[c.owner] ?? null);
+    if (c.output) def.output = DEVICES[0];
+    channels.push(def);
+  }
+
+  const events: EventJson[] = raw.events.map((e): EventJson => {
+    const name = CHANNEL_NAMES[e.name] ?? UNREGISTERED_CHANNEL;
+    if (e.kind === 'unregister') return { at: e.at, unregisterChannel: name };
+    const registerChannel: { name: string; plugin?: string; owner?: string } = { name };
+    put(registerChannel, 'plugin', PLUGINS[e.plugin] ?? null);
+    put(registerChannel, 'owner', OWNERS[e.owner] ?? null);
+    return { at: e.at, registerChannel };
+  });
+
+  // Kernel tasks are numbered root:1, root:2, … across panics, overflows and consolidations alike, so
+  // the answers are given by number, whatever kind of kernel task each turns out to be.
+  const kernelReplies: Record<string, ReplyJson[]> = {};
+  (raw.consolidation.kernelReplies ?? []).forEach((answer, i) => {
+    kernelReplies[`root:${i + 1}`] = consolidationReplies(answer);
+  });
+
   const scenario: ScenarioJson = { version: 1, name: 'generated', seed: raw.seed, inputs, expect: { allTerminal: true } };
   if (Object.keys(kernel).length > 0) scenario.kernel = kernel;
   if (raw.webui) scenario.builtinPlugins = ['webui'];
   if (Object.keys(model).length > 0) scenario.model = model;
   if (Object.keys(tools).length > 0) scenario.tools = tools;
+  if (channels.length > 0) scenario.channels = channels;
+  if (outputs.length > 0) scenario.outputs = outputs;
+  if (events.length > 0) scenario.events = events;
+  if (Object.keys(kernelReplies).length > 0) scenario.kernelReplies = kernelReplies;
   if (Object.keys(faults).length > 0) scenario.faults = faults;
   return scenario;
 }
