@@ -5,15 +5,10 @@
  */
 import type { Report, ReportExpectation, ReportViolation } from '../sim/report.ts';
 import type { Scenario } from '../sim/scenario.ts';
+import { unexpectedViolations } from '../sim/simulation.ts';
 
 /** Characters of a first-failure line kept in sweep results; a long message is cut with "…". */
 const FAILURE_LINE_MAX = 300;
-
-export function unexpectedViolations(scenario: Scenario, report: Report): ReportViolation[] {
-  if (!scenario.expect.invariants) return [];
-  const allowed = new Set(scenario.expect.violations ?? []);
-  return report.violations.filter((v) => !allowed.has(v.invariant));
-}
 
 /** "INV: message" */
 export function violationLine(v: ReportViolation): string {
@@ -32,7 +27,7 @@ export function expectationLine(x: ReportExpectation): string {
  */
 export function firstFailure(scenario: Scenario, report: Report): string | null {
   if (report.ok) return null;
-  const violation = unexpectedViolations(scenario, report)[0];
+  const violation = unexpectedViolations(scenario, report.violations)[0];
   const expectation = report.expectations.find((x) => !x.ok);
   const line =
     violation !== undefined ? violationLine(violation) : expectation !== undefined ? expectationLine(expectation) : 'report not ok';

@@ -23,7 +23,7 @@ import type { Report } from '../sim/report.ts';
 import { formatSummary } from '../sim/report.ts';
 import type { Problem, Scenario } from '../sim/scenario.ts';
 import { loadScenarioFile } from '../sim/scenario.ts';
-import { runScenario, unsupportedFeatures, type SimOptions } from '../sim/simulation.ts';
+import { runScenario, unexpectedViolations, unsupportedFeatures, type SimOptions } from '../sim/simulation.ts';
 import {
   EXIT_FAILED,
   EXIT_OK,
@@ -36,7 +36,7 @@ import {
   writeStdout,
   type ExitCode,
 } from './cli-io.ts';
-import { unexpectedViolations } from './outcome.ts';
+
 
 /** The flags as commander hands them over (values unvalidated). */
 export interface SimRunFlags {
@@ -167,7 +167,7 @@ function verdict(scenario: Scenario, report: Report, exitCode: ExitCode): string
   // formatSummary has already listed every failed expectation and violation in full, and the reproduce
   // line; the verdict names what failed, and which violations were not expected.
   const failed = report.expectations.filter((x) => !x.ok && x !== exitEntry).map((x) => x.name);
-  const unexpected = [...new Set(unexpectedViolations(scenario, report).map((v) => v.invariant))];
+  const unexpected = [...new Set(unexpectedViolations(scenario, report.violations).map((v) => v.invariant))];
   const parts = [
     ...(failed.length > 0 ? [`failed expectations: ${failed.join(', ')}`] : []),
     ...(unexpected.length > 0 ? [`unexpected violations: ${unexpected.join(', ')}`] : []),

@@ -432,16 +432,6 @@ export class Scheduler {
     };
   }
 
-  /** Whole-state bookkeeping for the invariant checks. */
-  balance(): { created: number; terminals: number; abandonedFrames: number; live: ReadonlyMap<string, SchedTask> } {
-    return {
-      created: this.created,
-      terminals: this.terminals,
-      abandonedFrames: this.abandonedFrames,
-      live: this.live ?? new Map(),
-    };
-  }
-
   // ---------------------------------------------------------------- internals
 
   private admit(

@@ -416,7 +416,7 @@ class SimulationRun {
     report.outputs = outputsOf(this.events);
     report.channels = this.kernel.dump().channels.map((c) => ({ name: c.name, plugin: c.plugin, owner: c.owner }));
     report.expectations = evaluateExpectations(this.scenario.expect, report, { unfiredTriggers: this.triggers.unfired() });
-    report.ok = report.expectations.every((e) => e.ok) && unexpectedViolations(this.scenario, violations) === 0;
+    report.ok = report.expectations.every((e) => e.ok) && unexpectedViolations(this.scenario, violations).length === 0;
     return report;
   }
 
@@ -436,11 +436,11 @@ class SimulationRun {
   }
 }
 
-/** Violations not listed in `expect.violations` (when `expect.invariants` is on). */
-function unexpectedViolations(s: Scenario, violations: readonly Violation[]): number {
-  if (!s.expect.invariants) return 0;
+/** Violations not listed in `expect.violations` (when `expect.invariants` is on): the rule `report.ok` uses. */
+export function unexpectedViolations<V extends { readonly invariant: string }>(s: Scenario, violations: readonly V[]): V[] {
+  if (!s.expect.invariants) return [];
   const allowed = new Set(s.expect.violations ?? []);
-  return violations.filter((v) => !allowed.has(v.invariant)).length;
+  return violations.filter((v) => !allowed.has(v.invariant));
 }
 
 /**
