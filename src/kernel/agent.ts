@@ -383,9 +383,9 @@ export class Agent implements StepHost {
     this.calls.abandonAll(nowMs);
     this.current = null;
     this.state = 'stopped';
-    const stopped = this.core.stopAll(STOPPED, nowMs);
+    const ended = this.core.stopAll(STOPPED, nowMs);
     this.flushEffects();
-    this.trace(nowMs, { type: 'agent.stop', stopped });
+    this.trace(nowMs, { type: 'agent.stop', ended });
   }
 
   // ---------------------------------------------------------------- plumbing and views

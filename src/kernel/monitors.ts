@@ -170,7 +170,8 @@ export class InvariantMonitor {
         this.requireRunning(e, e.type);
         return;
       case 'agent.stop':
-        for (const id of e.stopped) this.agent(id).stopped = true;
+        // The event names the stopped agent in `agent`; `ended` lists task ids, never agents.
+        this.agent(e.agent).stopped = true;
         return;
       case 'task.rejected':
       case 'backpressure':

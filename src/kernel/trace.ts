@@ -80,7 +80,8 @@ export type TraceBody =
   | { type: 'context.commit'; task: string; kind: 'turn' | 'interrupt' | 'failed'; events: number }
   | { type: 'context.overflow'; task: string; pruned: number; count: number }
   | { type: 'kernel.event'; task: string; cause: string; source: string; reason: 'panic' | 'overflow' }
-  | { type: 'agent.stop'; stopped: string[] }
+  /** The agent `agent` stopped (SPEC §10.2a); `ended` lists the tasks that ended with it, in order. */
+  | { type: 'agent.stop'; ended: string[] }
   // ---- channels, outputs, memory
   | { type: 'route.fallback'; task: string; channel: string; owner: string }
   | { type: 'channel.register'; name: string; plugin: string; owner: string }

@@ -255,7 +255,7 @@ function describe(e: TraceEvent): string {
     case 'kernel.event':
       return `${e.task} cause=${e.cause} source=${e.source} reason=${e.reason}`;
     case 'agent.stop':
-      return `stopped=[${e.stopped.join(',')}]`;
+      return `ended=[${e.ended.join(',')}]`;
     default:
       return assertNever(e, 'trace event');
   }

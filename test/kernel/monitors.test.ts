@@ -238,7 +238,7 @@ describe('InvariantMonitor (SPEC §6)', () => {
       const ok = new Feed();
       ok.submit('q', null).start('q').preempt('i', 1, 'q', null, 0, 1);
       ok.end('i', 'root', 'skipped', 'agent_stopped').end('q', 'root', 'skipped', 'agent_stopped');
-      ok.ev({ type: 'agent.stop', stopped: ['root'] });
+      ok.ev({ type: 'agent.stop', ended: ['i', 'q'] });
       expect(ok.finish(true)).toEqual([]);
 
       const bad = new Feed();
@@ -350,9 +350,23 @@ describe('InvariantMonitor (SPEC §6)', () => {
     it('does not apply DRAIN or the final BALANCE when the run did not drain or the agent stopped', () => {
       const f = new Feed();
       f.submit('q', null).start('q').preempt('i', 1, 'q', null, 0, 1).end('i');
-      f.ev({ type: 'agent.stop', stopped: ['root'] });
+      f.ev({ type: 'agent.stop', ended: ['i'] });
       f.end('q', 'root', 'skipped', 'agent_stopped');
       expect(f.finish(true)).toEqual([]);
+    });
+
+    it('DRAIN: an agent.stop listing task ids stops the agent it is emitted on, never agents named like its tasks', () => {
+      // A stopAt that stops the root while a task is suspended used to read `ended` as agent ids.
+      const f = new Feed();
+      f.submit('q', null).start('q').preempt('i', 3, 'q', null, 0, 1);
+      f.end('i', 'root', 'skipped', 'agent_stopped').end('q', 'root', 'skipped', 'agent_stopped');
+      f.ev({ type: 'agent.stop', ended: ['i', 'q'] });
+      expect(f.finish(true)).toEqual([]);
+
+      const other = new Feed();
+      other.submit('q', null).start('q').preempt('i', 3, 'q', null, 0, 1).end('i');
+      other.ev({ type: 'agent.stop', ended: [] }, 'kid');
+      expect(names(other.finish(true))).toEqual(['I5', 'DRAIN', 'BALANCE']);
     });
 
     it('flags suspended != resumed on a drained agent not listed as stopped', () => {

@@ -70,7 +70,7 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'context.commit': { type: 'context.commit', task: 'q7', kind: 'turn', events: 3 },
   'context.overflow': { type: 'context.overflow', task: 'q7', pruned: 12, count: 1 },
   'kernel.event': { type: 'kernel.event', task: 'root:1', cause: 'q7', source: 'kernel', reason: 'panic' },
-  'agent.stop': { type: 'agent.stop', stopped: ['kid', 'root'] },
+  'agent.stop': { type: 'agent.stop', ended: ['q1', 'i2'] },
 };
 
 describe('canonicalLine', () => {
@@ -103,8 +103,8 @@ describe('canonicalLine', () => {
     const withUndefined = { ...SUBMITTED, source: undefined } as unknown as TraceEvent;
     expect(() => strictCanonicalLine(withUndefined)).toThrow(AssertionError);
     expect(() => strictCanonicalLine({ ...SUBMITTED, t: Number.NaN })).toThrow(/TRACE: t is NaN/);
-    const holey = { seq: 1, t: 0, agent: 'a', type: 'agent.stop', stopped: [undefined] } as unknown as TraceEvent;
-    expect(() => strictCanonicalLine(holey)).toThrow(/stopped\[0\]/);
+    const holey = { seq: 1, t: 0, agent: 'a', type: 'agent.stop', ended: [undefined] } as unknown as TraceEvent;
+    expect(() => strictCanonicalLine(holey)).toThrow(/ended\[0\]/);
   });
 });
 
