@@ -453,6 +453,14 @@ export function builtinProblems(scenario: Scenario, report: Report): string[] {
   };
   for (const [id, t] of Object.entries(report.tasks)) {
     for (const c of t.toolCalls) {
+      if (c.start === null) {
+        // SPEC §3.8: a call the model asked for that never started is listed as refused, and only a
+        // task that did not finish normally (a panic, a stop) leaves calls unstarted.
+        if (c.ok !== false || c.result !== null || c.end !== null || t.terminal === 'done') {
+          wrong(id, c, 'an unstarted call (ok false, no result, no end) in a task that did not end done');
+        }
+        continue;
+      }
       if (c.ok === null) continue;
       if (c.name.startsWith('output_send__')) {
         const want = expectedSend(scenario, c.name.slice('output_send__'.length), c.args);

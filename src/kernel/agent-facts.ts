@@ -17,6 +17,7 @@ import type { StepHost } from './steps/host.ts';
 import { modelCancelled, modelDone, modelFailed } from './steps/model.ts';
 import { toolBatchComplete, toolBatchResult, toolExecDone, traceToolEnd } from './steps/tools.ts';
 import type { Task } from './task.ts';
+import type { RequestedToolCall } from './trace.ts';
 
 export function modelCallDone(host: StepHost, calls: CallTracker, callId: string, usage: Usage, nowMs: number): void {
   const w = calls.endModel(callId);
@@ -30,7 +31,7 @@ export function modelCallDone(host: StepHost, calls: CallTracker, callId: string
     modelCallFailedNow(host, task, callId, 'malformed', result.error, nowMs);
     return;
   }
-  host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'done', toolCalls: result.calls.length, error: null });
+  host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'done', toolCalls: result.calls.map(requested), error: null });
   modelDone(host, task, result.text, result.calls, nowMs);
 }
 
@@ -54,7 +55,7 @@ export function modelCallTimedOut(host: StepHost, calls: CallTracker, timerId: s
 }
 
 function modelCallFailedNow(host: StepHost, task: Task, callId: string, failure: ModelFailure, error: string, nowMs: number): void {
-  host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'failed', toolCalls: 0, error });
+  host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'failed', toolCalls: [], error });
   modelFailed(host, task, failure === 'context_full', error, nowMs);
 }
 
@@ -117,4 +118,8 @@ function failPanicked(host: StepHost, task: Task, toolName: string, error: strin
     `kernel event: task ${task.id} panicked: ${error} (task dropped, scheduler alive)`,
     nowMs,
   );
+}
+
+function requested(call: ToolCall): RequestedToolCall {
+  return { callId: call.id, name: call.name, args: call.args };
 }

@@ -41,6 +41,13 @@ export interface SubmitMeta {
   readonly channel: string;
 }
 
+/** A tool call as the model asked for it, in the trace (key order is canonical). */
+export interface RequestedToolCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly args: string;
+}
+
 export type TraceBody =
   | {
       type: 'task.submitted';
@@ -69,7 +76,11 @@ export type TraceBody =
   | { type: 'step.begin'; task: string; step: StepName; turn: number }
   | { type: 'step.end'; task: string; step: StepName }
   | { type: 'model.start'; task: string; callId: string; turn: number; replyIndex: number }
-  | { type: 'model.end'; task: string; callId: string; outcome: 'done' | 'failed'; toolCalls: number; error: string | null }
+  /**
+   * A model call completed. `toolCalls` lists every call the model asked for, in order — also the
+   * ones that will never start (after a panic or a stop), so the report can list them all (§3.8).
+   */
+  | { type: 'model.end'; task: string; callId: string; outcome: 'done' | 'failed'; toolCalls: RequestedToolCall[]; error: string | null }
   | { type: 'model.cancel'; task: string; callId: string; reason: CancelReason }
   | { type: 'model.chunk.late'; task: string; callId: string }
   | { type: 'tool.start'; task: string; callId: string; name: string; args: string }

@@ -224,7 +224,7 @@ function describe(e: TraceEvent): string {
     case 'model.start':
       return `${e.task} call=${e.callId} turn=${e.turn} reply#${e.replyIndex}`;
     case 'model.end':
-      return `${e.task} call=${e.callId} ${e.outcome} tools=${e.toolCalls}${e.error === null ? '' : ` error=${quote(e.error)}`}`;
+      return `${e.task} call=${e.callId} ${e.outcome} tools=[${e.toolCalls.map((c) => c.name).join(',')}]${e.error === null ? '' : ` error=${quote(e.error)}`}`;
     case 'model.cancel':
       return `${e.task} call=${e.callId} reason=${e.reason}`;
     case 'model.chunk.late':

@@ -58,7 +58,17 @@ function trace(): TraceEvent[] {
   ev({ type: 'task.terminal', task: 'i2', kind: 'dropped', reason: 'interrupt_overflow', reply: '' });
   // i1 runs two tools: a long result and an unknown tool with malformed arguments.
   at(50);
-  ev({ type: 'model.end', task: 'i1', callId: 'm2', outcome: 'done', toolCalls: 2, error: null });
+  ev({
+    type: 'model.end',
+    task: 'i1',
+    callId: 'm2',
+    outcome: 'done',
+    toolCalls: [
+      { callId: 't1', name: 'search', args: '{"q":"x","n":2}' },
+      { callId: 't2', name: 'nope', args: 'not json' },
+    ],
+    error: null,
+  });
   ev({ type: 'step.end', task: 'i1', step: 'Model' });
   ev({ type: 'step.begin', task: 'i1', step: 'ToolExec', turn: 0 });
   ev({ type: 'critical.enter', task: 'i1' });
@@ -74,7 +84,7 @@ function trace(): TraceEvent[] {
   ev({ type: 'step.begin', task: 'i1', step: 'Model', turn: 1 });
   ev({ type: 'model.start', task: 'i1', callId: 'm3', turn: 1, replyIndex: 1 });
   at(100);
-  ev({ type: 'model.end', task: 'i1', callId: 'm3', outcome: 'done', toolCalls: 0, error: null });
+  ev({ type: 'model.end', task: 'i1', callId: 'm3', outcome: 'done', toolCalls: [], error: null });
   ev({ type: 'step.end', task: 'i1', step: 'Model' });
   ev({ type: 'context.commit', task: 'i1', kind: 'interrupt', events: 1 });
   ev({ type: 'task.terminal', task: 'i1', kind: 'done', reason: null, reply: 'ok i1' });
@@ -85,7 +95,7 @@ function trace(): TraceEvent[] {
   at(130);
   ev({ type: 'preempt.deferred', task: 'i3', victim: 'q1', reason: 'cooldown' });
   at(150);
-  ev({ type: 'model.end', task: 'q1', callId: 'm4', outcome: 'done', toolCalls: 0, error: null });
+  ev({ type: 'model.end', task: 'q1', callId: 'm4', outcome: 'done', toolCalls: [], error: null });
   ev({ type: 'step.end', task: 'q1', step: 'Model' });
   ev({ type: 'task.terminal', task: 'q1', kind: 'done', reason: null, reply: 'ok q1' });
   ev({ type: 'task.start', task: 'i3', from: 'level' });

@@ -54,7 +54,7 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'step.begin': { type: 'step.begin', task: 'q7', step: 'ToolExec', turn: 2 },
   'step.end': { type: 'step.end', task: 'q7', step: 'ToolExec' },
   'model.start': { type: 'model.start', task: 'q7', callId: 'm4', turn: 1, replyIndex: 1 },
-  'model.end': { type: 'model.end', task: 'q7', callId: 'm4', outcome: 'failed', toolCalls: 0, error: 'fail' },
+  'model.end': { type: 'model.end', task: 'q7', callId: 'm4', outcome: 'failed', toolCalls: [], error: 'fail' },
   'model.cancel': { type: 'model.cancel', task: 'q7', callId: 'm4', reason: 'preempt' },
   'model.chunk.late': { type: 'model.chunk.late', task: 'q7', callId: 'm4' },
   'fact.discarded': { type: 'fact.discarded', callId: 'm404', fact: 'model.done' },

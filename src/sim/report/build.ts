@@ -93,7 +93,7 @@ function reportTask(t: TaskAcc): ReportTask {
     lateChunks: c.lateChunks,
     replyIndex: c.replyIndex,
   }));
-  const toolCalls = [...t.toolCalls.values()].map((c) => ({
+  const toolCalls = t.toolCalls.map((c) => ({
     name: c.name,
     args: c.args,
     ok: c.ok,

@@ -27,7 +27,10 @@ export interface TaskAcc {
   resumes: number;
   readonly modelCalls: Map<string, MutableModelCall>;
   modelCallsCancelled: number;
-  readonly toolCalls: Map<string, MutableToolCall>;
+  /** Every call the model asked for, in order (SPEC §3.8), started or not. */
+  readonly toolCalls: MutableToolCall[];
+  /** The latest call of each id, for tool.start/tool.end (a provider may reuse ids across turns). */
+  readonly toolCallsById: Map<string, MutableToolCall>;
   submittedAt: number;
   startedAt: number | null;
   finishedAt: number | null;
@@ -47,7 +50,7 @@ interface MutableToolCall {
   args: unknown;
   ok: boolean | null;
   result: string | null;
-  start: number;
+  start: number | null;
   end: number | null;
 }
 
@@ -150,8 +153,10 @@ export function scanTrace(events: readonly TraceEvent[]): { tasks: Map<string, T
         });
         break;
       case 'model.end': {
-        const call = taskOf(e.task)?.modelCalls.get(callKey(e.task, e.callId));
+        const task = taskOf(e.task);
+        const call = task?.modelCalls.get(callKey(e.task, e.callId));
         if (call !== undefined && call.end === null) call.end = e.t;
+        if (task !== undefined) for (const c of e.toolCalls) requestCall(task, c.callId, c.name, c.args);
         break;
       }
       case 'model.cancel': {
@@ -169,18 +174,17 @@ export function scanTrace(events: readonly TraceEvent[]): { tasks: Map<string, T
         if (call !== undefined) call.lateChunks += 1;
         break;
       }
-      case 'tool.start':
-        taskOf(e.task)?.toolCalls.set(callKey(e.task, e.callId), {
-          name: e.name,
-          args: parseArgs(e.args),
-          ok: null,
-          result: null,
-          start: e.t,
-          end: null,
-        });
+      case 'tool.start': {
+        const task = taskOf(e.task);
+        if (task === undefined) break;
+        const requested = task.toolCallsById.get(e.callId);
+        const call = requested !== undefined && requested.start === null ? requested : requestCall(task, e.callId, e.name, e.args);
+        call.ok = null;
+        call.start = e.t;
         break;
+      }
       case 'tool.end': {
-        const call = taskOf(e.task)?.toolCalls.get(callKey(e.task, e.callId));
+        const call = taskOf(e.task)?.toolCallsById.get(e.callId);
         if (call !== undefined && call.end === null) {
           call.ok = e.ok;
           call.result = firstCodePoints(e.result, TOOL_RESULT_CODE_POINTS_MAX);
@@ -210,7 +214,8 @@ function newTask(e: Extract<TraceEvent, { type: 'task.submitted' }>): TaskAcc {
     resumes: 0,
     modelCalls: new Map(),
     modelCallsCancelled: 0,
-    toolCalls: new Map(),
+    toolCalls: [],
+    toolCallsById: new Map(),
     submittedAt: e.t,
     startedAt: null,
     finishedAt: null,
@@ -224,4 +229,12 @@ function parseArgs(raw: string): unknown {
   } catch {
     return raw;
   }
+}
+
+/** A call the model asked for; until it starts it reads as refused: ok false, no times, no result. */
+function requestCall(task: TaskAcc, callId: string, name: string, args: string): MutableToolCall {
+  const call: MutableToolCall = { name, args: parseArgs(args), ok: false, result: null, start: null, end: null };
+  task.toolCalls.push(call);
+  task.toolCallsById.set(callId, call);
+  return call;
 }

@@ -77,11 +77,12 @@ export interface ReportToolCall {
   readonly name: string;
   /** The parsed JSON arguments, or the raw text when they do not parse. */
   readonly args: unknown;
-  /** False exactly for tool errors; null if the call never ended. */
+  /** False exactly for tool errors and for calls that never started; null if the call never ended. */
   readonly ok: boolean | null;
-  /** The first 500 code points of the result; null if the call never ended. */
+  /** The first 500 code points of the result; null if the call never ended or never started. */
   readonly result: string | null;
-  readonly start: number;
+  /** Null for a call that never started (after a panic or a stop). */
+  readonly start: number | null;
   readonly end: number | null;
 }
 
