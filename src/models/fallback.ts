@@ -1,0 +1,90 @@
+/**
+ * The retry and fallback policy of SPEC §13.1, over an ordered list of providers:
+ *
+ * - at most ATTEMPTS_PER_PROVIDER_MAX HTTP requests per provider for one model call, RETRY_DELAY_MS
+ *   apart (the SDKs' own retries are off, so these are all the requests there are);
+ * - a request refused with 401/403, or rejected with another 4xx, is not repeated: the next provider
+ *   is asked at once;
+ * - cancellation ends the call at once, whatever is in progress (a request, the retry delay);
+ * - a full context window ends the call with ContextFullError: the kernel's answer to it (pruning
+ *   the context, SPEC §3.9) is the right one whichever provider said it;
+ * - retries and fallback happen only before the first chunk reached the caller. Once one chunk is
+ *   out, a failure fails the call: repeating the request would deliver its chunks a second time.
+ *
+ * The caller sees one stream; which requests were made behind it shows only in the final error.
+ */
+import { abortError, SystemClock } from '../clock/index.ts';
+import { ContextFullError, type ModelChunk, type ModelRequest, type Provider } from '../kernel/index.ts';
+import type { NamedProvider, Sleep } from './provider.ts';
+import { errorText, UpstreamError, type UpstreamFailure } from './upstream-error.ts';
+
+export const ATTEMPTS_PER_PROVIDER_MAX = 2;
+export const RETRY_DELAY_MS = 2000;
+
+export interface FallbackOptions {
+  /** Waits out the retry delay; rejects at once when the signal aborts. Defaults to the system clock. */
+  readonly sleep?: Sleep;
+  readonly retryDelayMs?: number;
+}
+
+/** Thrown when a model call fails for good; its message lists every request that was made. */
+export class ModelCallError extends Error {
+  override readonly name = 'ModelCallError';
+}
+
+export class FallbackProvider implements Provider {
+  private readonly sleep: Sleep;
+  private readonly retryDelayMs: number;
+
+  constructor(
+    private readonly providers: readonly NamedProvider[],
+    options: FallbackOptions = {},
+  ) {
+    if (providers.length === 0) throw new RangeError('FallbackProvider needs at least one provider');
+    const clock = new SystemClock();
+    this.sleep = options.sleep ?? ((ms, signal) => clock.sleep(ms, signal));
+    this.retryDelayMs = options.retryDelayMs ?? RETRY_DELAY_MS;
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk, void, undefined> {
+    const failures: string[] = [];
+    for (const provider of this.providers) {
+      for (let attempt = 1; attempt <= ATTEMPTS_PER_PROVIDER_MAX; attempt++) {
+        if (attempt > 1) await this.sleep(this.retryDelayMs, signal);
+        if (signal.aborted) throw abortError(signal);
+        let delivered = false;
+        try {
+          for await (const chunk of provider.stream(request, signal)) {
+            if (signal.aborted) throw abortError(signal);
+            // Counted before the yield: the chunk is the caller's from this point on.
+            delivered = true;
+            yield chunk;
+          }
+          return;
+        } catch (err) {
+          if (signal.aborted) throw abortError(signal);
+          if (err instanceof ContextFullError) throw err;
+          if (delivered) {
+            throw new ModelCallError(
+              `model call failed after its stream began (not retried, so no chunk is delivered twice): ${errorText(err)}`,
+            );
+          }
+          const failure = failureOf(err);
+          failures.push(`${errorText(err)} (request ${attempt})`);
+          // auth and rejected: this provider would answer the same way again; ask the next one.
+          if (failure !== 'transient' && failure !== 'malformed') break;
+        }
+      }
+    }
+    const count = this.providers.length;
+    throw new ModelCallError(`model call failed on ${count === 1 ? 'its provider' : `all ${count} providers`}: ${failures.join('; ')}`);
+  }
+}
+
+/**
+ * An error that is not an UpstreamError came from code that was not meant to throw (a bug in an
+ * adapter, say): repeating the request would only repeat it, so it counts as a rejection.
+ */
+function failureOf(err: unknown): UpstreamFailure {
+  return err instanceof UpstreamError ? err.failure : 'rejected';
+}

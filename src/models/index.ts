@@ -1,0 +1,14 @@
+/**
+ * The model adapters: Provider implementations for the production runtime (SPEC §13). The kernel
+ * never imports this folder; `serve` chooses a provider here and hands it to the Runtime.
+ */
+export type { NamedProvider, Sleep } from './provider.ts';
+export { UpstreamError, type UpstreamFailure } from './upstream-error.ts';
+export { OpenAIChatProvider, OPENAI_DEFAULT_BASE_URL, type OpenAIChatOptions } from './openai.ts';
+export {
+  ATTEMPTS_PER_PROVIDER_MAX,
+  FallbackProvider,
+  ModelCallError,
+  RETRY_DELAY_MS,
+  type FallbackOptions,
+} from './fallback.ts';
