@@ -2,6 +2,7 @@
  * Scenario files (SPEC §12.2): the public entry — the loader, and the names the rest of the code
  * imports. The contract itself lives in scenario/, one concept a file:
  *  - scenario/types.ts      the normalized Scenario the simulator consumes, and its defaults;
+ *  - scenario/bounds.ts     the bounds on every number of a file, and the run limits' defaults;
  *  - scenario/schema.ts     the strict zod shape schema (pass 1);
  *  - scenario/checks.ts     the cross-field and cross-entry rules over the raw JSON (pass 2);
  *  - scenario/problems.ts   zod and cross-field issues → the sorted `{path, message}` problems;
@@ -20,6 +21,15 @@ import { finish, messageFor, toIssues } from './scenario/problems.ts';
 import { scenarioSchema } from './scenario/schema.ts';
 import type { ParseResult } from './scenario/types.ts';
 
+export {
+  ARGS_DEPTH_MAX,
+  DEFAULT_MAX_EVENTS,
+  DEFAULT_MAX_VIRTUAL_MS,
+  INPUTS_MAX,
+  MODEL_CHUNKS_MAX,
+  SEED_MAX,
+  TIME_MS_MAX,
+} from './scenario/bounds.ts';
 export { formatPath } from './scenario/problems.ts';
 export { DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './scenario/types.ts';
 export type {
@@ -33,6 +43,7 @@ export type {
   InterruptInput,
   KernelOverrides,
   LevelKey,
+  Limits,
   ModelConfig,
   OutputDef,
   OutputExpect,

@@ -4,28 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadScenarioFile, parseScenario } from '../../src/sim/scenario.ts';
-import type { Problem, Scenario, ScenarioInput } from '../../src/sim/scenario.ts';
+import type { ScenarioInput } from '../../src/sim/scenario.ts';
+import { doc, ok, paths, problems } from './scenario-helpers.ts';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}.json`, import.meta.url));
-
-/** A valid scenario plus `extra` top-level fields. */
-function doc(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { version: 1, name: 'test', ...extra };
-}
-
-function ok(json: unknown): Scenario {
-  const r = parseScenario(json);
-  if (!r.ok) throw new Error(`expected a valid scenario, got ${JSON.stringify(r.problems, null, 2)}`);
-  return r.scenario;
-}
-
-function problems(json: unknown): Problem[] {
-  const r = parseScenario(json);
-  if (r.ok) throw new Error('expected problems, the scenario parsed');
-  return r.problems;
-}
-
-const paths = (json: unknown): string[] => problems(json).map((p) => p.path);
 
 function input(json: Record<string, unknown>): ScenarioInput {
   const s = ok(doc({ inputs: [json] }));
@@ -120,6 +102,7 @@ describe('scenario files (SPEC §12.2): defaults', () => {
       kernelReplies: {},
       faults: { toolPanicRate: 0, toolFailRate: 0, modelErrorRate: 0, modelIgnoresCancelRate: 0, modelStallRate: 0 },
       expect: { allTerminal: true, invariants: true },
+      limits: { maxEvents: 1_000_000, maxVirtualMs: 1e13 },
     });
     for (const key of ['description', 'stopAt', 'generate'] as const) expect(key in s).toBe(false);
   });
@@ -510,10 +493,13 @@ describe('scenario files (SPEC §12.2): problems', () => {
     for (const bad of [-1, 1.5, [2, 1], [1], [1, 2, 3], [-1, 2], '5', null]) {
       const ps = problems(doc({ model: { chunkMs: bad } }));
       expect(ps.map((p) => p.path)).toEqual(['model.chunkMs']);
-      expect(ps[0]?.message).toMatch(/^must be an integer ≥ 0 or \[min, max\] with integers 0 ≤ min ≤ max, got /);
+      expect(ps[0]?.message).toMatch(/^must be an integer 0 … 1000000000000 or \[min, max\] with integers 0 ≤ min ≤ max ≤ 1000000000000, got /);
     }
     expect(problems(doc({ tools: { t: {} } }))).toEqual([
-      { path: 'tools.t.durationMs', message: 'required: an integer ≥ 0 or [min, max] with integers 0 ≤ min ≤ max' },
+      {
+        path: 'tools.t.durationMs',
+        message: 'required: an integer 0 … 1000000000000 or [min, max] with integers 0 ≤ min ≤ max ≤ 1000000000000',
+      },
     ]);
   });
 

@@ -6,19 +6,11 @@
  * The pass runs even when the shape pass failed, so that one bad field never hides another; it
  * therefore trusts nothing about the JSON and skips what the shape pass already reports.
  */
-import { EVENT_ACTIONS, KERNEL_TASK, TIMING_KEYS } from './schema.ts';
+import { INPUTS_MAX } from './bounds.ts';
 import type { Issue, Segment } from './problems.ts';
+import { entries, isObj, unknownAgentMessage, unknownTaskMessage, type Obj, type TaskContext } from './refs.ts';
+import { EVENT_ACTIONS, KERNEL_TASK, TIMING_KEYS } from './schema.ts';
 
-export type Obj = Readonly<Record<string, unknown>>;
-
-/** A JSON object (not an array, not null). */
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function entries(v: unknown): readonly unknown[] {
-  return Array.isArray(v) ? v : [];
-}
 
 /** Every cross-field issue of the raw document; `[]` when it is not even an object. */
 export function crossFieldIssues(raw: unknown): Issue[] {
@@ -27,9 +19,11 @@ export function crossFieldIssues(raw: unknown): Issue[] {
   const residents = residentIds(raw.residents, issues);
   const agents = new Set(['root', ...residents]);
   const ids = inputIds(raw.inputs, issues);
+  const ctx: TaskContext = { ids, agents, residents, generate: raw.generate };
   entries(raw.inputs).forEach((entry, i) => {
-    if (isObj(entry)) checkInput(entry, i, { ids, agents, residents, generate: raw.generate }, issues);
+    if (isObj(entry)) checkInput(entry, i, ctx, issues);
   });
+  checkInputTotal(raw, issues);
   if (isObj(raw.kernelReplies)) {
     for (const key of Object.keys(raw.kernelReplies)) {
       const agent = KERNEL_TASK.exec(key)?.[1];
@@ -42,6 +36,26 @@ export function crossFieldIssues(raw: unknown): Issue[] {
     }
   });
   return issues;
+}
+
+/** SPEC §12.2 Bounds: file inputs plus generated inputs ≤ INPUTS_MAX (each count alone is the shape pass's). */
+function checkInputTotal(raw: Obj, issues: Issue[]): void {
+  const fileInputs = entries(raw.inputs).length;
+  const generated = generatedCount(raw.generate);
+  if (fileInputs + generated <= INPUTS_MAX) return;
+  const path = fileInputs > INPUTS_MAX ? ['inputs'] : ['generate'];
+  issues.push({
+    path,
+    message: `inputs plus generated inputs must be ≤ ${INPUTS_MAX}, got ${fileInputs + generated} (${fileInputs} in inputs, ${generated} generated); split the scenario`,
+  });
+}
+
+function generatedCount(generate: unknown): number {
+  if (!isObj(generate)) return 0;
+  // A count that is itself out of bounds is the shape pass's problem; it adds nothing here.
+  const countOf = (v: unknown): number => (Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= INPUTS_MAX ? (v as number) : 0);
+  const levels = isObj(generate.interrupts) ? generate.interrupts : {};
+  return countOf(generate.queued) + countOf(levels.L1) + countOf(levels.L2) + countOf(levels.L3) + countOf(levels.L4);
 }
 
 function residentIds(raw: unknown, issues: Issue[]): string[] {
@@ -66,14 +80,7 @@ function inputIds(raw: unknown, issues: Issue[]): Set<string> {
   return new Set(first.keys());
 }
 
-interface InputContext {
-  readonly ids: ReadonlySet<string>;
-  readonly agents: ReadonlySet<string>;
-  readonly residents: readonly string[];
-  readonly generate: unknown;
-}
-
-function checkInput(entry: Obj, i: number, ctx: InputContext, issues: Issue[]): void {
+function checkInput(entry: Obj, i: number, ctx: TaskContext, issues: Issue[]): void {
   const at = (...rest: Segment[]): Segment[] => ['inputs', i, ...rest];
   if (entry.class === 'interrupt' && entry.level === undefined) {
     issues.push({ path: at('level'), message: 'required on an interrupt: one of L1, L2, L3, L4' });
@@ -96,33 +103,12 @@ function checkInput(entry: Obj, i: number, ctx: InputContext, issues: Issue[]): 
   if (typeof entry.afterTerminal === 'string') checkTarget(entry.afterTerminal, self, at('afterTerminal'), ctx, issues);
 }
 
-function checkTarget(target: string, self: string | undefined, path: Segment[], ctx: InputContext, issues: Issue[]): void {
+function checkTarget(target: string, self: string | undefined, path: Segment[], ctx: TaskContext, issues: Issue[]): void {
   if (target === '') return; // the shape pass reports it
   if (target === self) {
     issues.push({ path, message: 'an input cannot trigger on itself: name another input or a kernel task "<agent>:<n>"' });
     return;
   }
-  if (ctx.ids.has(target) || isGeneratedName(target, ctx.generate)) return;
-  const agent = KERNEL_TASK.exec(target)?.[1];
-  if (agent === undefined) {
-    issues.push({ path, message: `unknown task '${target}': must be the id of an input in this file or a kernel task "<agent>:<n>" (n ≥ 1)` });
-  } else if (!ctx.agents.has(agent)) {
-    issues.push({ path, message: unknownAgentMessage(agent, ctx.residents) });
-  }
-}
-
-function unknownAgentMessage(agent: string, residents: readonly string[]): string {
-  const declared = residents.length > 0 ? `declared residents: ${residents.join(', ')}` : 'no residents are declared';
-  return `unknown agent '${agent}': must be "root" or a declared resident id (${declared})`;
-}
-
-/** A generated input exists when `generate` asks for it: `gq<n>` (n ≤ queued), `gi<L>-<n>` (n ≤ interrupts.L<L>). */
-function isGeneratedName(name: string, generate: unknown): boolean {
-  if (!isObj(generate)) return false;
-  const countOf = (v: unknown): number => (Number.isSafeInteger(v) ? (v as number) : 0);
-  const queued = /^gq([1-9][0-9]*)$/.exec(name);
-  if (queued) return Number(queued[1]) <= countOf(generate.queued);
-  const interrupt = /^gi([1-4])-([1-9][0-9]*)$/.exec(name);
-  if (!interrupt || !isObj(generate.interrupts)) return false;
-  return Number(interrupt[2]) <= countOf(generate.interrupts[`L${interrupt[1] ?? ''}`]);
+  const message = unknownTaskMessage(target, ctx);
+  if (message !== undefined) issues.push({ path, message });
 }

@@ -7,7 +7,8 @@
  */
 import { assert } from '../../kernel/assert.ts';
 import type { Level, TaskClass } from '../../kernel/levels.ts';
-import { isObj } from './checks.ts';
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_VIRTUAL_MS } from './bounds.ts';
+import { isObj } from './refs.ts';
 import type { CountersIn, ExpectIn, FieldExpectIn, InputIn, ReplyIn, ScenarioIn } from './schema.ts';
 import type { CounterExpects, Expect, InputCommon, Range, Reply, Scenario, ScenarioInput, TaskFieldExpect, Timing } from './types.ts';
 import { DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
@@ -207,5 +208,9 @@ export function normalize(s: ScenarioIn): Scenario {
       modelStallRate: f.modelStallRate ?? 0,
     },
     expect: normalizeExpect(s.expect),
+    limits: {
+      maxEvents: s.limits?.maxEvents ?? DEFAULT_MAX_EVENTS,
+      maxVirtualMs: s.limits?.maxVirtualMs ?? DEFAULT_MAX_VIRTUAL_MS,
+    },
   };
 }

@@ -56,8 +56,13 @@ export function toIssues(iss: z.core.$ZodIssue): Issue[] {
 
 function unknownKeyMessage(key: string, allowed: readonly string[]): string {
   const list = allowed.length > 0 ? ` (allowed: ${allowed.join(', ')})` : '';
-  const near = allowed.find((a) => editDistance(a.toLowerCase(), key.toLowerCase()) <= 2);
+  const near = nearestName(key, allowed);
   return `unknown key '${key}'${near !== undefined ? `; did you mean '${near}'?` : ''}${list}`;
+}
+
+/** The first of `known` within two edits of `name` (case ignored): the likely intended name. */
+export function nearestName(name: string, known: readonly string[]): string | undefined {
+  return known.find((k) => editDistance(k.toLowerCase(), name.toLowerCase()) <= 2);
 }
 
 function editDistance(a: string, b: string): number {

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { StepName } from '../../kernel/trace.ts';
+import { ARGS_DEPTH_MAX, EXPECT_VALUE_DEPTH_MAX, INPUTS_MAX, MODEL_CHUNKS_MAX, nestsDeeperThan, SEED_MAX, TIME_MS_MAX } from './bounds.ts';
 import { ALLOWED_PREFIX, show } from './problems.ts';
 
 const INPUT_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -24,7 +25,7 @@ void stepNamesComplete;
 export const TIMING_KEYS = ['at', 'when', 'afterTerminal'] as const;
 export const EVENT_ACTIONS = ['registerChannel', 'unregisterChannel', 'destroy', 'stopAgent'] as const;
 
-const RANGE_RULE = 'an integer ≥ 0 or [min, max] with integers 0 ≤ min ≤ max';
+const RANGE_RULE = `an integer 0 … ${TIME_MS_MAX} or [min, max] with integers 0 ≤ min ≤ max ≤ ${TIME_MS_MAX}`;
 
 /** A strict object whose unknown-key issue carries the allowed keys (split per key in `toIssues`). */
 function strictObj<T extends z.core.$ZodLooseShape>(shape: T) {
@@ -35,7 +36,7 @@ function strictObj<T extends z.core.$ZodLooseShape>(shape: T) {
 }
 
 function isRange(v: unknown): boolean {
-  const ms = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+  const ms = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= TIME_MS_MAX;
   if (ms(v)) return true;
   return Array.isArray(v) && v.length === 2 && ms(v[0]) && ms(v[1]) && v[0] <= v[1];
 }
@@ -44,8 +45,9 @@ type RangeIn = number | [number, number];
 const range = z.custom<RangeIn>(isRange, {
   error: (iss) => (iss.input === undefined ? `required: ${RANGE_RULE}` : `must be ${RANGE_RULE}, got ${show(iss.input)}`),
 });
-const ms = z.int().min(0);
+const ms = z.int().min(0).max(TIME_MS_MAX);
 const count = z.int().min(0);
+const inputCount = count.max(INPUTS_MAX);
 const positive = z.int().min(1);
 const nonEmpty = z.string().min(1);
 const rate = z.number().min(0).max(1);
@@ -54,7 +56,10 @@ const inputId = z
   .regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")' });
 const agentId = z.string().regex(AGENT_ID, { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });
 
-const replyToolCall = strictObj({ name: z.string(), args: z.unknown().optional() });
+const args = z.unknown().refine((v) => !nestsDeeperThan(v, ARGS_DEPTH_MAX), {
+  error: `must nest at most ${ARGS_DEPTH_MAX} levels of objects and arrays; flatten the arguments`,
+});
+const replyToolCall = strictObj({ name: z.string(), args: args.optional() });
 const reply = strictObj({
   text: z.string().optional(),
   tools: z.array(replyToolCall).optional(),
@@ -88,7 +93,7 @@ const kernel = strictObj({
   maxToolTurns: count.optional(),
   contextWindowTokens: positive.optional(),
   consolidateEveryTurns: count.optional(),
-  modelTimeoutMs: positive.optional(),
+  modelTimeoutMs: positive.max(TIME_MS_MAX).optional(),
   parentMessage: z.enum(['suspend', 'discard']).optional(),
   offload: strictObj({
     enabled: z.boolean().optional(),
@@ -101,7 +106,7 @@ const kernel = strictObj({
 const model = strictObj({
   firstChunkMs: range.optional(),
   chunkMs: range.optional(),
-  chunks: positive.optional(),
+  chunks: positive.max(MODEL_CHUNKS_MAX).optional(),
   cancelAware: z.boolean().optional(),
   cancelLagMs: range.optional(),
 });
@@ -138,8 +143,13 @@ const event = strictObj({
 });
 
 const generate = strictObj({
-  queued: count.optional(),
-  interrupts: strictObj({ L1: count.optional(), L2: count.optional(), L3: count.optional(), L4: count.optional() }).optional(),
+  queued: inputCount.optional(),
+  interrupts: strictObj({
+    L1: inputCount.optional(),
+    L2: inputCount.optional(),
+    L3: inputCount.optional(),
+    L4: inputCount.optional(),
+  }).optional(),
   l4Source: nonEmpty.optional(),
   spacingMs: range.optional(),
   victimAware: z.boolean().optional(),
@@ -164,9 +174,13 @@ const fieldRange = strictObj({ min: z.number().optional(), max: z.number().optio
   // Only once min and max are themselves valid: a range with a bad key says just that.
   { error: 'a range needs min, max or both, with min ≤ max', when: (payload) => payload.issues.length === 0 },
 );
-const fieldExpect = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), fieldRange], {
-  error: 'must be a value (string, number, boolean, null or array) or {min, max}',
-});
+const fieldExpect = z
+  .union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), fieldRange], {
+    error: 'must be a value (string, number, boolean, null or array) or {min, max}',
+  })
+  .refine((v) => !nestsDeeperThan(v, EXPECT_VALUE_DEPTH_MAX), {
+    error: `must nest at most ${EXPECT_VALUE_DEPTH_MAX} levels: no report field nests deeper`,
+  });
 const counterRef = z.string().regex(COUNTER_REF, { error: 'must be "<agent>.<counter>", e.g. "root.suspended"' });
 
 const expect = strictObj({
@@ -194,7 +208,7 @@ export const scenarioSchema = strictObj({
   version: z.literal(1),
   name: z.string().regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-")' }),
   description: z.string().optional(),
-  seed: z.int().optional(),
+  seed: z.int().min(0).max(SEED_MAX).optional(),
   kernel: kernel.optional(),
   builtinPlugins: z.array(nonEmpty).optional(),
   model: model.optional(),
@@ -211,6 +225,7 @@ export const scenarioSchema = strictObj({
   generate: generate.optional(),
   faults: faults.optional(),
   expect: expect.optional(),
+  limits: strictObj({ maxEvents: positive.optional(), maxVirtualMs: z.int().min(0).optional() }).optional(),
 });
 
 export type ScenarioIn = z.output<typeof scenarioSchema>;

@@ -198,6 +198,14 @@ export interface Expect {
   readonly exitCode?: number;
 }
 
+/** The run limits (SPEC §12.2 `limits`): a run that exceeds one ends at once with the violation `LIMIT`. */
+export interface Limits {
+  /** Trace events, across all agents, that the run may emit. */
+  readonly maxEvents: number;
+  /** Virtual time the run may reach. */
+  readonly maxVirtualMs: number;
+}
+
 export interface Scenario {
   readonly version: 1;
   readonly name: string;
@@ -220,6 +228,8 @@ export interface Scenario {
   readonly generate?: GenerateConfig;
   readonly faults: Faults;
   readonly expect: Expect;
+  /** Always present: the file's `limits` over DEFAULT_MAX_EVENTS and DEFAULT_MAX_VIRTUAL_MS. */
+  readonly limits: Limits;
 }
 
 export const DEFAULT_SEED = 1;
