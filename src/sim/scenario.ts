@@ -14,6 +14,7 @@
  * parsed value normalized.
  */
 import { readFileSync } from 'node:fs';
+import { decodeUtf8 } from '../boundary/utf8.ts';
 import { assert } from '../kernel/assert.ts';
 import { crossFieldIssues } from './scenario/checks.ts';
 import { normalize } from './scenario/normalize.ts';
@@ -74,14 +75,20 @@ export function parseScenario(json: unknown): ParseResult {
   return { ok: true, scenario: normalize(shape.data) };
 }
 
-/** Read and validate a scenario file. An unreadable file or invalid JSON is one problem at path "". */
+/**
+ * Read and validate a scenario file. An unreadable file, bytes that are not UTF-8 (a leading BOM is
+ * fine) or invalid JSON is one problem at path "".
+ */
 export function loadScenarioFile(path: string): ParseResult {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     return { ok: false, problems: [{ path: '', message: `cannot read scenario file ${path}: ${errorText(err)}` }] };
   }
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) return { ok: false, problems: [{ path: '', message: `scenario file ${path} ${decoded.message}` }] };
+  const text = decoded.text;
   let json: unknown;
   try {
     json = JSON.parse(text);

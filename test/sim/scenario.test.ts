@@ -220,6 +220,7 @@ describe('scenario files (SPEC §12.2): defaults', () => {
         kernel: { maxQueue: 8, parentMessage: 'discard', offload: { enabled: true } },
         residents: [{ id: 'w', kind: 'rt', contextWindowTokens: 100 }],
         events: [{ at: 5, destroy: { id: 'w', residual: 'drop' } }, { at: 6, registerChannel: { name: 'x/y' } }],
+        inputs: [{ id: 'a', class: 'queued' }],
         expect: {
           tasks: { a: { preemptCount: { min: 1 }, terminal: 'done', tools: ['t'] } },
           counters: { root: { interruptsByLevel: { '1': 2, '4': 1 }, suspended: 0 } },
@@ -517,6 +518,8 @@ describe('scenario files (SPEC §12.2): problems', () => {
           events: [{ at: 0 }, { at: 1, destroy: { id: 'w', channels: 'burn' } }, { stopAgent: 'w' }],
           generate: { queued: 1.5, spacingMs: [5, 1], victimTimeoutMs: -1 },
           faults: { toolFailRate: -0.1, modelStalls: 1 },
+          inputs: [{ id: 'a', class: 'queued' }],
+          residents: [{ id: 'w' }],
           expect: {
             terminal: { a: 'finished' },
             tasks: { a: { preemptCount: { min: 3, max: 1 }, x: { mn: 1 } } },
@@ -536,6 +539,7 @@ describe('scenario files (SPEC §12.2): problems', () => {
       'expect.equal[0][0]',
       'expect.exitCode',
       'expect.tasks.a.preemptCount',
+      'expect.tasks.a.x',
       'expect.tasks.a.x.mn',
       'expect.terminal.a',
       'faults.modelStalls',

@@ -7,6 +7,7 @@
  * therefore trusts nothing about the JSON and skips what the shape pass already reports.
  */
 import { INPUTS_MAX } from './bounds.ts';
+import { expectIssues } from './expect-checks.ts';
 import type { Issue, Segment } from './problems.ts';
 import { entries, isObj, unknownAgentMessage, unknownTaskMessage, type Obj, type TaskContext } from './refs.ts';
 import { EVENT_ACTIONS, KERNEL_TASK, TIMING_KEYS } from './schema.ts';
@@ -35,6 +36,7 @@ export function crossFieldIssues(raw: unknown): Issue[] {
       issues.push({ path: ['events', i], message: `an event needs at least one of: ${EVENT_ACTIONS.join(', ')}` });
     }
   });
+  if (isObj(raw.expect)) issues.push(...expectIssues(raw.expect, ctx));
   return issues;
 }
 

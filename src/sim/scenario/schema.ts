@@ -7,8 +7,10 @@
  * in checks.ts, which runs over the raw JSON even when this pass fails.
  */
 import { z } from 'zod';
+import { STACK_DEPTH_MAX } from '../../kernel/levels.ts';
 import type { StepName } from '../../kernel/trace.ts';
 import { ARGS_DEPTH_MAX, EXPECT_VALUE_DEPTH_MAX, INPUTS_MAX, MODEL_CHUNKS_MAX, nestsDeeperThan, SEED_MAX, TIME_MS_MAX } from './bounds.ts';
+import { INVARIANT_NAMES } from './expect-names.ts';
 import { ALLOWED_PREFIX, show } from './problems.ts';
 
 const INPUT_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -188,7 +190,7 @@ const expect = strictObj({
   invariants: z.boolean().optional(),
   terminal: z.record(z.string(), z.enum(['done', 'failed', 'skipped', 'cancelled', 'dropped', 'superseded'])).optional(),
   replyContains: z.record(z.string(), z.string()).optional(),
-  maxStackDepth: count.optional(),
+  maxStackDepth: count.max(STACK_DEPTH_MAX, { error: `must be 0 … ${STACK_DEPTH_MAX}: the suspend stack never holds more` }).optional(),
   suspendOrder: z.array(z.string()).optional(),
   resumeOrder: z.array(z.string()).optional(),
   finishOrder: z.array(z.string()).optional(),
@@ -200,7 +202,7 @@ const expect = strictObj({
   agents: z
     .record(z.string(), strictObj({ state: z.enum(['running', 'contextfull', 'stopped']).optional(), tableSize: count.optional() }))
     .optional(),
-  violations: z.array(nonEmpty).optional(),
+  violations: z.array(z.enum(INVARIANT_NAMES)).optional(),
   exitCode: z.literal([0, 1, 2]).optional(),
 });
 
