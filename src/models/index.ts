@@ -12,3 +12,4 @@ export {
   RETRY_DELAY_MS,
   type FallbackOptions,
 } from './fallback.ts';
+export { AnthropicMessagesProvider, ANTHROPIC_DEFAULT_BASE_URL, type AnthropicMessagesOptions } from './anthropic.ts';

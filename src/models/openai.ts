@@ -7,12 +7,12 @@
  * project from `OPENAI_*` variables, so every one of them is passed explicitly.
  */
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import { ContextFullError, type ModelChunk, type ModelRequest } from '../kernel/index.ts';
+import type { ModelChunk, ModelRequest } from '../kernel/index.ts';
+import { classifySdkError, type SdkErrorClasses } from './classify.ts';
 import { chatRequest, type ChatTarget } from './openai-request.ts';
 import { ChatChunkTranslator } from './openai-chunks.ts';
 import { pump } from './pump.ts';
 import type { NamedProvider } from './provider.ts';
-import { errorText, httpDetail, statusFailure, UpstreamError } from './upstream-error.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -26,6 +26,15 @@ export interface OpenAIChatOptions {
   readonly apiKey: string | null;
   readonly maxTokens?: number;
 }
+
+const OPENAI_ERRORS: SdkErrorClasses<APIError> = {
+  connectionError: APIConnectionError,
+  apiError: APIError,
+  // The documented code for a prompt over the model's window. A server that answers it otherwise
+  // (another code, only a message) gets a plain rejection, never a guess from the wording.
+  contextFull: (err, status) => status === 400 && err.code === 'context_length_exceeded',
+  message: (err) => err.message,
+};
 
 export class OpenAIChatProvider implements NamedProvider {
   readonly name: string;
@@ -56,30 +65,9 @@ export class OpenAIChatProvider implements NamedProvider {
       {
         open: async () => this.client.chat.completions.create(chatRequest(request, this.target), { signal }),
         translator: new ChatChunkTranslator(this.name),
-        classify: (err) => classifyOpenAIError(this.name, err),
+        classify: (err) => classifySdkError(this.name, err, OPENAI_ERRORS),
       },
       signal,
     );
   }
-}
-
-/** Every SDK error as an UpstreamError, or a ContextFullError (called only when not cancelled). */
-export function classifyOpenAIError(provider: string, err: unknown): Error {
-  if (err instanceof UpstreamError || err instanceof ContextFullError) return err;
-  // Before the generic APIError: a connection error is one too, with no status.
-  if (err instanceof APIConnectionError) return new UpstreamError(provider, 'transient', `connection failed: ${err.message}`);
-  if (err instanceof APIError) {
-    const status = err.status;
-    // An `error` object inside the stream: the server failed while answering.
-    if (status === undefined) return new UpstreamError(provider, 'transient', `error in the stream: ${err.message}`);
-    // The documented code for a prompt over the model's window; servers that answer differently
-    // (400 with another code) get a plain rejection, never a guess from the wording.
-    if (status === 400 && err.code === 'context_length_exceeded') {
-      return new ContextFullError(`provider "${provider}": ${httpDetail(status, err.message)}`);
-    }
-    return new UpstreamError(provider, statusFailure(status), httpDetail(status, err.message), status);
-  }
-  if (err instanceof SyntaxError) return new UpstreamError(provider, 'malformed', `malformed stream: unparsable chunk (${err.message})`);
-  // What fetch throws when the body is cut ("terminated") and anything else unforeseen.
-  return new UpstreamError(provider, 'transient', `stream failed: ${errorText(err)}`);
 }

@@ -166,7 +166,7 @@ describe('OpenAI-compatible adapter', () => {
     const { chunks, error } = await collect(provider.stream(modelRequest(), new AbortController().signal));
     expect(chunks).toEqual([{ type: 'text', text: 'fine ' }]);
     expect(error).toBeInstanceOf(ModelCallError);
-    expect((error as Error).message).toMatch(/after its stream began.*provider "local": malformed stream: unparsable chunk/);
+    expect((error as Error).message).toMatch(/after its stream began.*provider "local": malformed stream: unparsable event/);
     expect(s.requests).toHaveLength(1);
   });
 
