@@ -455,8 +455,10 @@ export function builtinProblems(scenario: Scenario, report: Report): string[] {
     for (const c of t.toolCalls) {
       if (c.start === null) {
         // SPEC §3.8: a call the model asked for that never started is listed as refused, and only a
-        // task that did not finish normally (a panic, a stop) leaves calls unstarted.
-        if (c.ok !== false || c.result !== null || c.end !== null || t.terminal === 'done') {
+        // task that did not finish normally (a panic, a stop) leaves calls unstarted — or a
+        // consolidation, whose one model call runs no tools whatever the answer asks for (§3.7).
+        const finishedNormally = t.terminal === 'done' && !isConsolidation(t);
+        if (c.ok !== false || c.result !== null || c.end !== null || finishedNormally) {
           wrong(id, c, 'an unstarted call (ok false, no result, no end) in a task that did not end done');
         }
         continue;
@@ -520,7 +522,9 @@ export function consolidationProblems(scenario: Scenario, report: Report): strin
       if (suspended.has(id) || t.suspends > 0) problems.push(`§3.7: consolidation ${id} was suspended (whole-task critical)`);
       // One model call — or two, if an upstream context_full on the root is handled as an overflow (§3.9).
       if (t.modelCalls > 2) problems.push(`§3.7: consolidation ${id} made ${t.modelCalls} model calls`);
-      if (t.toolCalls.length > 0) problems.push(`§3.7: consolidation ${id} called tools ${JSON.stringify(t.tools)}`);
+      // The answer may ask for tools (they are listed, unstarted); none may run.
+      const ran = t.toolCalls.filter((c) => c.start !== null).map((c) => c.name);
+      if (ran.length > 0) problems.push(`§3.7: consolidation ${id} ran tools ${JSON.stringify(ran)}`);
       // §2.9: a stop cancels a consolidation waiting in the FIFO, never a running one (not stop-marked).
       if (t.startedAt !== null && t.terminal === 'cancelled') problems.push(`§2.9: consolidation ${id} was cancelled after it started`);
       continue;

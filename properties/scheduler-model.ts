@@ -179,6 +179,7 @@ export class SchedulerModel {
       this.counters.suspended += 1;
       this.running = null;
       this.armed = null; // SPEC §2.3 step 5; the occupant stays in the slot
+      this.dropCooldownTimer();
       return 'suspended';
     }
     return 'continue';
@@ -190,8 +191,16 @@ export class SchedulerModel {
     this.critical = false;
     this.running = null;
     this.armed = null; // SPEC §2.3 step 5
+    this.dropCooldownTimer();
     this.counters.executed += 1;
     this.terminal(running, terminal);
+  }
+
+  /** SPEC §12.2 (stopAt): the timer waits for the running task's cooldown; without that task it guards nothing. */
+  private dropCooldownTimer(): void {
+    if (this.cooldownTimerAtMs === null) return;
+    this.cooldownTimerAtMs = null;
+    this.effects.push({ type: 'timer.clear' });
   }
 
   enterCritical(): void {
@@ -256,10 +265,7 @@ export class SchedulerModel {
     this.levelQueues = { 1: [], 2: [], 3: [], 4: [] };
     this.queue = [];
     this.stack = [];
-    if (this.cooldownTimerAtMs !== null) {
-      this.cooldownTimerAtMs = null;
-      this.effects.push({ type: 'timer.clear' });
-    }
+    this.dropCooldownTimer();
     return ending.map((t) => t.id);
   }
 

@@ -263,6 +263,7 @@ export class Scheduler {
     if (this.critical) this.leaveCritical(nowMs);
     this.running = null;
     this.armed = null;
+    this.clearCooldownTimer();
     this.lastFinished = task.id;
     this.counters.executed += 1;
     this.end(task, terminal, nowMs);
@@ -354,10 +355,7 @@ export class Scheduler {
       endOne(this.stack.pop().task);
       this.abandonedFrames += 1;
     }
-    if (this.cooldownTimerAtMs !== null) {
-      this.cooldownTimerAtMs = null;
-      this.effects.push({ type: 'timer.clear' });
-    }
+    this.clearCooldownTimer();
     return this.checked(ended);
   }
 
@@ -588,6 +586,18 @@ export class Scheduler {
     return true;
   }
 
+  /**
+   * The cooldown timer waits for the end of the running task's cooldown. When that task stops running
+   * (it ends, is suspended, or the agent stops) the timer guards nothing: a deferred interrupt then
+   * runs by pick order, and the next task's safe points request a timer of their own if they need one.
+   * A timer left armed would only delay the end of a run.
+   */
+  private clearCooldownTimer(): void {
+    if (this.cooldownTimerAtMs === null) return;
+    this.cooldownTimerAtMs = null;
+    this.effects.push({ type: 'timer.clear' });
+  }
+
   /** At most one cooldown timer per agent; an earlier need replaces a later pending timer. */
   private requestCooldownTimer(running: SchedTask, nowMs: number): void {
     const atMs = (running.lastSuspendedAtMs as number) + this.config.cooldownMs;
@@ -607,6 +617,7 @@ export class Scheduler {
     this.counters.suspended += 1;
     this.running = null;
     this.armed = null;
+    this.clearCooldownTimer();
     if (this.tracer !== null) this.emit(nowMs, {
       type: 'task.suspend',
       task: running.id,

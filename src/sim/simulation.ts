@@ -197,7 +197,10 @@ class SimulationRun {
         this.checkVictim();
         const agendaAt = this.nextAgendaAt();
         const timerAt = this.clock.nextAtMs();
-        if (agendaAt === null && timerAt === null) {
+        if (this.drainedNow(agendaAt, timerAt)) {
+          this.stopRequested = true;
+          this.runtime.stop();
+        } else if (agendaAt === null && timerAt === null) {
           if (this.kernel.isStopped()) break;
           this.runtime.stop();
         } else if (agendaAt !== null && (timerAt === null || agendaAt <= timerAt)) {
@@ -250,6 +253,19 @@ class SimulationRun {
     const stopAt = this.scenario.stopAt;
     if (stopAt !== undefined && !this.stopRequested) at = minOf(at, stopAt);
     return at;
+  }
+
+  /**
+   * The default root stop (SPEC §12.2 `stopAt`): at the first instant at which no task of any agent is
+   * pending and no input is still to come, once that instant's timers have run. Timers that remain
+   * then guard no pending work (a provider's late chunks after a cancel): they still fire, after the
+   * stop, and the run ends when none is left.
+   */
+  private drainedNow(agendaAt: number | null, timerAt: number | null): boolean {
+    if (this.scenario.stopAt !== undefined || this.stopRequested || agendaAt !== null) return false;
+    if (timerAt !== null && timerAt <= this.clock.now()) return false;
+    if (this.generator !== null && this.generator.next() !== null) return false;
+    return !this.kernel.hasPendingWork() && !this.triggers.hasScheduled() && !this.kernel.isStopped();
   }
 
   /** Everything external due now: runtime events, file inputs, generated inputs, then the root stop. */

@@ -22,6 +22,8 @@ export class TriggerEngine {
   private readonly afterByTask = new Map<string, ScenarioInput[]>();
   readonly states: TriggerState[] = [];
   private readonly stateOf = new Map<string, TriggerState>();
+  /** `when` submissions fired but still waiting for their timer. */
+  private scheduled = 0;
 
   constructor(
     inputs: readonly ScenarioInput[],
@@ -53,7 +55,11 @@ export class TriggerEngine {
       const state = this.stateOf.get(input.id) as TriggerState;
       state.fired = true;
       state.t = e.t + afterMs;
-      this.clock.setTimer(afterMs, () => this.inject(input));
+      this.scheduled += 1;
+      this.clock.setTimer(afterMs, () => {
+        this.scheduled -= 1;
+        this.inject(input);
+      });
     }
   }
 
@@ -71,6 +77,11 @@ export class TriggerEngine {
       if (sub !== null) subs.push(sub);
     }
     return subs;
+  }
+
+  /** True while a fired `when` trigger's submission waits for its timer: work is still to come. */
+  hasScheduled(): boolean {
+    return this.scheduled > 0;
   }
 
   unfired(): string[] {

@@ -168,7 +168,8 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
       ['q1', 'i2', 'ToolBegin'],
     ]);
     expect(h.toolRuns('q1')).toEqual([]);
-    h.fireTimer('cooldown:root');
+    // Suspending q1 cleared its cooldown timer: it guards nothing any more.
+    expect(h.timers().get('cooldown:root')).toBeUndefined();
     expect(h.sched().running?.id).toBe('i2');
 
     h.answer('i2', 'done too');

@@ -82,11 +82,27 @@ describe('Scheduler starvation boost and cooldown (SPEC §2.7, §2.3 step 4)', (
     expect(h.s.takeEffects()).toEqual([{ type: 'timer.set', atMs: 2100 }]);
     // The timer must not fire early.
     expect(() => h.s.cooldownTimerFired(2099)).toThrow(/TIMER/);
-    // A safe point at the cooldown's end re-arms by itself (the timer may still fire later, harmlessly).
+    // A safe point at the cooldown's end re-arms by itself; suspending q clears the timer, which now
+    // guards nothing (SPEC §12.2: it must not delay the end of a run).
     expect(h.s.safePoint(2100, 'Model')).toBe('suspended');
     expect(h.events('preempt.armed').at(-1)).toMatchObject({ task: 'k', reason: 'rearm' });
+    expect(h.s.takeEffects()).toEqual([{ type: 'timer.clear' }]);
     expect(h.pick(2100)).toEqual({ id: 'k', from: 'immediate' });
-    expect(h.s.cooldownTimerFired(2100)).toBe(false);
+    expect(() => h.s.cooldownTimerFired(2100)).toThrow(/TIMER/);
+  });
+
+  it('G2 a cooldown timer is cleared when the task it waits for ends: the deferred interrupt runs by pick order', () => {
+    const h = setup({ cooldownMs: 2000 });
+    h.start('q', null, 0);
+    h.preempt('i1', 1, 50);
+    h.finish(150);
+    expect(h.pick(150)?.id).toBe('q');
+    h.s.submitInterrupt('i2', 2, 200);
+    expect(h.s.takeEffects()).toEqual([{ type: 'timer.set', atMs: 2050 }]);
+    h.finish(250);
+    expect(h.s.takeEffects()).toEqual([{ type: 'timer.clear' }]);
+    expect(h.pick(250)).toEqual({ id: 'i2', from: 'level' });
+    expect(h.s.dump().cooldownTimerAtMs).toBeNull();
   });
 
   it('G3 queued tasks are never boosted: effective level stays 0 after several suspensions', () => {

@@ -49,3 +49,44 @@ describe('simulator agenda (SPEC §12.2.1)', () => {
     expect(types.indexOf('channel.register')).toBeLessThan(types.indexOf('task.submitted'));
   });
 });
+
+describe('the default root stop (SPEC §12.2 stopAt)', () => {
+  it('stops the root when the last task ends, not when a cooldown timer that guards nothing would fire', async () => {
+    const trace = await traceOf(JSON.parse(readFileSync(join(import.meta.dirname, '../../scenarios/cooldown-timer-cleared.json'), 'utf8')));
+    const stop = trace.find((e) => e.type === 'agent.stop');
+    expect(stop?.t).toBe(350);
+    expect(trace.at(-1)?.t).toBe(350);
+  });
+
+  it('waits for inputs still to come', async () => {
+    const trace = await traceOf({
+      version: 1,
+      name: 'quiet-gap',
+      inputs: [
+        { id: 'q', class: 'queued', text: 'first', at: 0 },
+        { id: 'later', class: 'queued', text: 'after a quiet gap', at: 3000 },
+      ],
+    });
+    const stop = trace.find((e) => e.type === 'agent.stop');
+    const lastTerminal = trace.filter((e) => e.type === 'task.terminal').at(-1);
+    expect(lastTerminal?.t).toBeGreaterThanOrEqual(3000);
+    expect(stop?.t).toBe(lastTerminal?.t);
+  });
+
+  it('does not wait for the late chunks of a cancelled call: they arrive after the stop and are discarded', async () => {
+    const trace = await traceOf({
+      version: 1,
+      name: 'late-after-stop',
+      model: { firstChunkMs: 100, chunkMs: 100, chunks: 5, cancelAware: false },
+      inputs: [
+        { id: 'q', class: 'queued', text: 'slow', at: 0 },
+        { id: 's', class: 'interrupt', level: 'L3', stop: true, text: '', at: 150 },
+      ],
+      expect: { terminal: { q: 'cancelled' } },
+    });
+    const stopAt = trace.findIndex((e) => e.type === 'agent.stop');
+    expect(trace[stopAt]?.t).toBe(150);
+    expect(trace.slice(stopAt + 1).map((e) => e.type)).toContain('model.chunk.late');
+    expect(trace.at(-1)?.t).toBe(500);
+  });
+});
