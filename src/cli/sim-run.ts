@@ -1,6 +1,7 @@
 /**
  * `homeagent sim run <scenario.json> [--seed N] [--trace out.jsonl] [--json] [--check-determinism]
- * [--shuffle-ties]` (SPEC §12.1): one seeded run of one scenario, its report, and an exit code.
+ * [--shuffle-ties] [--html out.html]` (SPEC §12.1): one seeded run of one scenario, its report, and an exit
+ * code; `--html` also writes the timeline of the run (sim-view.ts) and the summary links it.
  *
  * Theory of operation: validate everything first (flags and the scenario, every problem collected,
  * "not supported yet" features included), so that exit 2 lists all that is wrong at once; then run;
@@ -36,6 +37,7 @@ import {
   writeStdout,
   type ExitCode,
 } from './cli-io.ts';
+import { htmlPathProblem, TimelineTrace } from './sim-view.ts';
 
 
 /** The flags as commander hands them over (values unvalidated). */
@@ -45,6 +47,7 @@ export interface SimRunFlags {
   readonly json?: boolean;
   readonly checkDeterminism?: boolean;
   readonly shuffleTies?: boolean;
+  readonly html?: string;
 }
 
 export function registerSimRun(sim: Command): void {
@@ -57,6 +60,7 @@ export function registerSimRun(sim: Command): void {
     .option('--json', 'print the report as one JSON document on stdout, and nothing else')
     .option('--check-determinism', 'run twice with the same seed and compare the trace hashes')
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
+    .option('--html <file>', 'write the timeline of the run as one self-contained HTML page (see sim view)')
     .action(async (file: string, flags: SimRunFlags) => {
       process.exitCode = await simRun(file, flags);
     });
@@ -75,8 +79,14 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
   const { scenario, seed } = input.value;
   const shuffleTies = flags.shuffleTies === true;
   const base: SimOptions = { seed, shuffleTies, command: reproduceCommand(file, seed, shuffleTies) };
-  const first = await runScenario(scenario, flags.trace === undefined ? base : { ...base, tracePath: flags.trace });
-  if (first.kind === 'unusable') return unusable(file, first.problems, json);
+  const timeline = flags.html === undefined ? null : new TimelineTrace(flags.html, flags.trace);
+  const tracePath = timeline?.tracePath ?? flags.trace;
+  const first = await runScenario(scenario, tracePath === undefined ? base : { ...base, tracePath });
+  if (first.kind === 'unusable') {
+    timeline?.discard();
+    return unusable(file, first.problems, json);
+  }
+  const timelineLink = timeline === null ? '' : `${timeline.write()}\n`;
   const report = first.report;
 
   if (flags.checkDeterminism === true) {
@@ -94,7 +104,7 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
   }
 
   if (json) await writeJson(report);
-  else await writeStdout(`${formatSummary(report)}\n${verdict(scenario, report, exitCode).join('\n')}\n`);
+  else await writeStdout(`${formatSummary(report)}\n${timelineLink}${verdict(scenario, report, exitCode).join('\n')}\n`);
   return exitCode;
 }
 
@@ -109,6 +119,10 @@ function validate(file: string, flags: SimRunFlags): Validated {
   if (flags.seed !== undefined) {
     seed = parseNonNegativeInt(flags.seed);
     if (seed === null) problems.push({ path: '--seed', message: `must be a non-negative integer, got ${JSON.stringify(flags.seed)}` });
+  }
+  if (flags.html !== undefined) {
+    const problem = htmlPathProblem(flags.html, '--html');
+    if (problem !== null) problems.push(problem);
   }
   if (flags.trace !== undefined) {
     const problem = traceProblem(flags.trace);

@@ -2,9 +2,11 @@
 import type { Command } from 'commander';
 import { registerSimRun } from './sim-run.ts';
 import { registerSimSweep } from './sim-sweep.ts';
+import { registerSimView } from './sim-view.ts';
 
 export function registerSim(program: Command): void {
   const sim = program.command('sim').description('the deterministic simulator: run scenarios, sweep seeds');
   registerSimRun(sim);
   registerSimSweep(sim);
+  registerSimView(sim);
 }
