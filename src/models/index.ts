@@ -13,3 +13,4 @@ export {
   type FallbackOptions,
 } from './fallback.ts';
 export { AnthropicMessagesProvider, ANTHROPIC_DEFAULT_BASE_URL, type AnthropicMessagesOptions } from './anthropic.ts';
+export { DEMO_MODEL_LABEL, DEMO_REPLY_PREFIX, DemoProvider, demoReply, type DemoOptions } from './demo.ts';
