@@ -37,7 +37,7 @@ import {
   writeStdout,
   type ExitCode,
 } from './cli-io.ts';
-import { htmlPathProblem, TimelineTrace } from './sim-view.ts';
+import { htmlPathProblem, TimelineTrace, timelineLine } from './sim-view.ts';
 
 
 /** The flags as commander hands them over (values unvalidated). */
@@ -86,7 +86,7 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
     timeline?.discard();
     return unusable(file, first.problems, json);
   }
-  const timelineLink = timeline === null ? '' : `${timeline.write()}\n`;
+  const timelineLink = timeline === null ? '' : `${timelineLine(timeline.write())}\n`;
   const report = first.report;
 
   if (flags.checkDeterminism === true) {

@@ -1,6 +1,7 @@
 /**
  * `homeagent sim sweep <scenario.json> --seeds A..B [--workers N] [--shard i/n] [--json]
- * [--shuffle-ties]` (SPEC §12.1): runs one scenario over a range of seeds and lists the failing ones.
+ * [--shuffle-ties] [--html-dir DIR]` (SPEC §12.1): runs one scenario over a range of seeds and lists the
+ * failing ones; `--html-dir` also writes the timeline of each failing seed (sweep-timelines.ts).
  *
  * Theory of operation: the flags and the scenario are validated once, here, before any worker starts
  * (exit 2 lists every problem, with `--json` as the unusable-input document). The seeds are A..B
@@ -38,6 +39,7 @@ import {
 import { ProgressBar } from './sweep-progress.ts';
 import { runSeeds } from './sweep-pool.ts';
 import type { SeedResult } from './sweep-seed.ts';
+import { htmlDirProblem, writeFailureTimelines } from './sweep-timelines.ts';
 
 /** Seeds in one sweep (A..B before sharding). */
 export const SWEEP_SEEDS_MAX = 1_000_000;
@@ -52,6 +54,7 @@ export interface SimSweepFlags {
   readonly shard?: string;
   readonly json?: boolean;
   readonly shuffleTies?: boolean;
+  readonly htmlDir?: string;
 }
 
 export function registerSimSweep(sim: Command): void {
@@ -64,6 +67,7 @@ export function registerSimSweep(sim: Command): void {
     .option('--shard <i/n>', 'run only the seeds whose index in A..B is i-1 modulo n', '1/1')
     .option('--json', 'print one JSON document on stdout, and nothing else')
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
+    .option('--html-dir <dir>', 'write the timeline of each failing seed there, as <scenario>-seed-<N>.html')
     .action(async (file: string, flags: SimSweepFlags) => {
       process.exitCode = await simSweep(file, flags);
     });
@@ -103,8 +107,10 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
 
   const results = p.seeds.map((seed) => bySeed.get(seed)).filter((r): r is SeedResult => r !== undefined);
   const summary = summarize(results, elapsedMs);
+  const failingSeeds = summary.failures.map((r) => r.seed);
+  const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines({ scenario: p.scenario, file, shuffleTies }, failingSeeds, flags.htmlDir);
   if (json) await writeJson(jsonDocument(p, results, summary));
-  else await writeStdout(readable(file, p, results, summary, shuffleTies));
+  else await writeStdout(readable(file, p, results, summary, shuffleTies) + timelines);
   return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -120,6 +126,8 @@ function plan(file: string, flags: SimSweepFlags): Planned {
   const loaded = loadScenarioFile(file);
   if (!loaded.ok) problems.push(...loaded.problems);
   else problems.push(...unsupportedFeatures(loaded.scenario));
+  const htmlDir = flags.htmlDir === undefined ? null : htmlDirProblem(flags.htmlDir);
+  if (htmlDir !== null) problems.push(htmlDir);
   if (!loaded.ok || range === null || workers === null || shard === null || problems.length > 0) return { ok: false, problems };
 
   const seeds: number[] = [];

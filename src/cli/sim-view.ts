@@ -74,9 +74,14 @@ function writePage(rendered: RenderedTimeline, htmlPath: string): WrittenTimelin
   return { path: htmlPath, events: rendered.model.events, bytes: Buffer.byteLength(rendered.html), problems: rendered.model.problems };
 }
 
-/** `timeline: file:///…/out.html  (2787 events, 243 KiB)`: a link most terminals open on click. */
+/** `timeline: file:///…/out.html  (2787 events, 243 KiB)`. */
 export function timelineLine(w: WrittenTimeline): string {
-  return `timeline: ${pathToFileURL(resolve(w.path)).href}  (${w.events} events, ${Math.ceil(w.bytes / 1024)} KiB)`;
+  return `timeline: ${timelineLink(w)}`;
+}
+
+/** `file:///…/out.html  (2787 events, 243 KiB)`: a file URL, which most terminals open on click. */
+export function timelineLink(w: WrittenTimeline): string {
+  return `${pathToFileURL(resolve(w.path)).href}  (${w.events} events, ${Math.ceil(w.bytes / 1024)} KiB)`;
 }
 
 /**
@@ -95,10 +100,10 @@ export class TimelineTrace {
     this.tracePath = userTrace ?? join(tmpdir(), `homeagent-timeline-${randomUUID()}.jsonl`);
   }
 
-  /** Draws the page from the trace the run wrote; returns the line that links it. */
-  write(): string {
+  /** Draws the page from the trace the run wrote. */
+  write(): WrittenTimeline {
     try {
-      return timelineLine(writeTimeline(readFileSync(this.tracePath, 'utf8'), this.htmlPath));
+      return writeTimeline(readFileSync(this.tracePath, 'utf8'), this.htmlPath);
     } finally {
       this.discard();
     }
