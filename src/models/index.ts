@@ -14,3 +14,5 @@ export {
 } from './fallback.ts';
 export { AnthropicMessagesProvider, ANTHROPIC_DEFAULT_BASE_URL, type AnthropicMessagesOptions } from './anthropic.ts';
 export { DEMO_MODEL_LABEL, DEMO_REPLY_PREFIX, DemoProvider, demoReply, type DemoOptions } from './demo.ts';
+export { providerConfigSchema, providersSchema, type ProviderConfig, type ProviderKind } from './config.ts';
+export { createAdapter, createProvider, ProviderConfigError, type CreateProviderOptions } from './factory.ts';
