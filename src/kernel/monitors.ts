@@ -194,6 +194,7 @@ export class InvariantMonitor {
       case 'context.commit':
       case 'context.overflow':
       case 'kernel.event':
+      case 'invariant.violation':
         return;
       default:
         assertNever(e, 'trace event');

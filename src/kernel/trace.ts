@@ -99,14 +99,29 @@ export type TraceBody =
   | { type: 'channel.unregister'; name: string }
   | { type: 'output.sent'; task: string; channel: string; text: string }
   | { type: 'memory.commit'; task: string; session: string; added: number; skipped: number }
-  | { type: 'memory.consolidate'; task: string; added: number; skipped: number; malformed: string | null };
+  | { type: 'memory.consolidate'; task: string; added: number; skipped: number; malformed: string | null }
+  // ---- the monitors
+  /**
+   * An invariant broke (SPEC §6, §7): written by the monitors right after the event that revealed it
+   * (`cause`, its seq), or at the end of the run for I5, DRAIN and BALANCE (`cause`: the last event).
+   */
+  | { type: 'invariant.violation'; invariant: string; task: string | null; message: string; cause: number };
 
 export type TraceType = TraceBody['type'];
 
 export type TraceEvent = { seq: number; t: number; agent: string } & TraceBody;
 
+/** Traces one body in the Tracer's sequence (see `TraceSink.attach`). */
+export type TraceStamp = (agent: string, t: number, body: TraceBody) => void;
+
 export interface TraceSink {
   emit(event: TraceEvent): void;
+  /**
+   * Called once by the Tracer that feeds this sink. An observer that traces events of its own — the
+   * monitors' `invariant.violation` — stamps them through `stamp`, so they take their place in the one
+   * sequence instead of a second numbering.
+   */
+  attach?(stamp: TraceStamp): void;
 }
 
 /**
@@ -116,7 +131,9 @@ export interface TraceSink {
 export class Tracer {
   private seq = 0;
 
-  constructor(private readonly sink: TraceSink) {}
+  constructor(private readonly sink: TraceSink) {
+    sink.attach?.((agent, t, body) => this.emit(agent, t, body));
+  }
 
   emit(agent: string, t: number, body: TraceBody): void {
     this.seq += 1;

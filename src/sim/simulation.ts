@@ -17,6 +17,7 @@ import { resolveKernelConfig, type KernelConfig } from '../kernel/config.ts';
 import { Kernel } from '../kernel/kernel.ts';
 import { canPreempt, type Level } from '../kernel/levels.ts';
 import { InvariantMonitor, type Violation } from '../kernel/monitors.ts';
+import { MonitoredSink } from '../kernel/monitor-sink.ts';
 import type { Submission } from '../kernel/protocol.ts';
 import { resolveLevel } from '../kernel/intake.ts';
 import { Runtime } from '../kernel/runtime.ts';
@@ -30,9 +31,9 @@ import { Rng } from './rng.ts';
 import type { Problem, Reply, Scenario, ScenarioEvent, ScenarioInput } from './scenario.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/ports.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRunTempDir } from './run-temp-dir.ts';
 import { TraceHasher } from './trace-writer.ts';
 import { TriggerEngine } from './triggers.ts';
 
@@ -98,7 +99,7 @@ class SimulationRun {
   private readonly clock: VirtualClock;
   private readonly events: TraceEvent[] = [];
   private readonly hasher: TraceHasher;
-  private readonly monitor: InvariantMonitor;
+  private readonly monitor: MonitoredSink;
   private readonly triggers: TriggerEngine;
   private readonly kernel: Kernel;
   private readonly runtime: Runtime;
@@ -135,22 +136,23 @@ class SimulationRun {
         ? {}
         : { path: opts.tracePath, header: { scenario: scenario.name, seed: this.seed, reportVersion: 1 } },
     );
-    this.monitor = new InvariantMonitor({ builtinPlugins: scenario.builtinPlugins });
     this.triggers = new TriggerEngine(scenario.inputs, this.clock, (input) => this.injectInput(input), (input) =>
       this.submissionOf(input),
     );
-    const sink: TraceSink = {
+    const record: TraceSink = {
       emit: (e) => {
         this.events.push(e);
         this.hasher.emit(e);
-        this.monitor.observe(e);
         this.triggers.observe(e);
       },
     };
+    // The monitors sit in front of the recorder, so their violations are traced and hashed too.
+    this.monitor = new MonitoredSink(record, new InvariantMonitor({ builtinPlugins: scenario.builtinPlugins }));
+    const sink: TraceSink = this.monitor;
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
     this.mainMemory = new LazyGraphStore(
       () => {
-        this.memoryDir = mkdtempSync(join(tmpdir(), 'homeagent-sim-'));
+        this.memoryDir = createRunTempDir();
         return join(this.memoryDir, 'main.sqlite');
       },
       { synchronous: 'normal' },
@@ -211,6 +213,8 @@ class SimulationRun {
         }
         await drain.run(this.opts.checkDrain === true, () => this.progress());
       }
+      // Before the trace closes: the end-of-run violations are traced too.
+      this.endOfRunChecks(drain);
     } finally {
       process.off('unhandledRejection', onUnhandled);
       drain.close();
@@ -218,7 +222,6 @@ class SimulationRun {
       this.mainMemory.close();
       if (this.memoryDir !== null) rmSync(this.memoryDir, { recursive: true, force: true });
     }
-    this.endOfRunChecks(drain);
     return this.report(performance.now() - wallStart);
   }
 
@@ -401,7 +404,7 @@ class SimulationRun {
       const stats = this.provider.stats();
       if (stats.opened !== stats.closed) add('RUNTIME', `provider streams opened ${stats.opened} != closed ${stats.closed}`);
     }
-    this.monitor.finish({ drained: fatal === null && this.unhandled === null, stoppedAgents: [] });
+    this.monitor.finish({ drained: fatal === null && this.unhandled === null, stoppedAgents: [] }, t);
   }
 
   private report(wallMs: number): Report {

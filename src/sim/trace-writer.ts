@@ -254,6 +254,8 @@ function describe(e: TraceEvent): string {
       return `${e.task} pruned=${e.pruned} count=${e.count}`;
     case 'kernel.event':
       return `${e.task} cause=${e.cause} source=${e.source} reason=${e.reason}`;
+    case 'invariant.violation':
+      return `${e.invariant}${e.task === null ? '' : ` ${e.task}`} ${quote(e.message)}${e.cause === 0 ? '' : ` cause=#${e.cause}`}`;
     case 'agent.stop':
       return `ended=[${e.ended.join(',')}]`;
     default:

@@ -71,6 +71,7 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'context.overflow': { type: 'context.overflow', task: 'q7', pruned: 12, count: 1 },
   'kernel.event': { type: 'kernel.event', task: 'root:1', cause: 'q7', source: 'kernel', reason: 'panic' },
   'agent.stop': { type: 'agent.stop', ended: ['q1', 'i2'] },
+  'invariant.violation': { type: 'invariant.violation', invariant: 'STRICT', task: 'i2', message: 'i2 (eff 1) suspended q1 (eff 1)', cause: 41 },
 };
 
 describe('canonicalLine', () => {
@@ -165,7 +166,7 @@ describe('formatTraceLine', () => {
       expect(line).not.toContain('undefined');
       if ('task' in e) expect(line).toContain(e.task);
     }
-    expect(seq).toBe(35); // one sample per TraceType (the mapped type above makes a missing one a compile error)
+    expect(seq).toBe(36); // one sample per TraceType (the mapped type above makes a missing one a compile error)
   });
 
   it('cuts long texts by code points and quotes them', () => {
