@@ -40,7 +40,7 @@ export const CLIENT_SCRIPT = String.raw`
   var view = { t0: D.startMs, t1: D.endMs };
   var plotW = 800;
   var pinned = false;
-  var timings = { parseMs: parsedMs, firstRenderMs: 0, lastRenderMs: 0, renders: 0 };
+  var timings = { parseMs: parsedMs, firstRenderMs: 0, readyAtMs: 0, lastRenderMs: 0, renders: 0 };
 
   function X(t) { return (t - view.t0) * plotW / (view.t1 - view.t0); }
   function T(x) { return view.t0 + x * (view.t1 - view.t0) / plotW; }
@@ -522,6 +522,8 @@ export const CLIENT_SCRIPT = String.raw`
   stats();
   render();
   timings.firstRenderMs = performance.now() - started;
+  // Since navigation start: reading the file, parsing the HTML and the data, and the first render.
+  timings.readyAtMs = performance.now();
   window.homeagentTimeline = { timings: timings, view: view, setView: setView, render: render, data: D };
   document.body.dataset.ready = 'true';
 })();
