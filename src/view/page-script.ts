@@ -35,6 +35,8 @@ export const CLIENT_SCRIPT = String.raw`
   var STATE = ['wait', 'run', 'susp'];
   var STATE_NAME = ['waiting', 'running', 'suspended'];
   var HOVER_LINES_MAX = 80;
+  /** Instants drawn this close to the nearest one are shown with it. */
+  var HOVER_PX = 1;
   var fullSpan = D.endMs - D.startMs;
   var minSpan = Math.max(fullSpan * 1e-7, 1e-3);
   var view = { t0: D.startMs, t1: D.endMs };
@@ -457,33 +459,38 @@ export const CLIENT_SCRIPT = String.raw`
     return 'task ' + lane.ids[task] + ' (' + LEVEL_NAMES[lane.levels[task]] + (lane.kernel[task] ? ', kernel' : '') + ') ' + term + ': ' + parts.join(', ');
   }
 
+  /**
+   * The lines under the pointer: those of the nearest instant, and of every other instant drawn within
+   * HOVER_PX of it — zoomed out, one pixel holds several instants, and showing only one of them would
+   * hide what the pixel draws.
+   */
   function showInstant(ev) {
     var x = plotX(ev);
     if (x < 0 || x > plotW || INST_T.length === 0) return;
     var idx = nearestInstant(T(x));
-    var t = INST_T[idx];
+    var xi = X(INST_T[idx]);
+    var a = idx, b = idx;
+    while (a > 0 && xi - X(INST_T[a - 1]) <= HOVER_PX) a -= 1;
+    while (b + 1 < INST_T.length && X(INST_T[b + 1]) - xi <= HOVER_PX) b += 1;
     var ui = null;
     for (var u = 0; u < laneUis.length; u += 1) if (laneUis[u].section.contains(ev.target)) ui = laneUis[u];
     var task = ui === null ? -1 : taskAt(ui, ev, T(x));
-    var others = 0;
-    var col = Math.floor(X(t));
-    for (var j = idx - 1; j >= 0 && Math.floor(X(INST_T[j])) === col; j -= 1) others += 1;
-    for (var j2 = idx + 1; j2 < INST_T.length && Math.floor(X(INST_T[j2])) === col; j2 += 1) others += 1;
-    var head = 't = ' + fmtMs(t) + ' · ' + INST_N[idx] + ' event' + (INST_N[idx] === 1 ? '' : 's') +
-      (others > 0 ? ' · ' + others + ' more instant' + (others === 1 ? '' : 's') + ' in this pixel: zoom in' : '');
+    var total = INST_FIRST[b] + INST_N[b] - INST_FIRST[a];
+    var head = (a === b ? 't = ' + fmtMs(INST_T[a]) : 't = ' + fmtMs(INST_T[a]) + ' … ' + fmtMs(INST_T[b]) + ' (' + (b - a + 1) + ' instants in ' +
+      (2 * HOVER_PX + 1) + ' px: zoom in to separate them)') + ' · ' + total + ' event' + (total === 1 ? '' : 's');
     if (task >= 0) head += '\n' + taskSummary(ui.lane, task);
     document.getElementById('hover-head').textContent = head;
     var word = task >= 0 ? new RegExp('(^|[ (,=\\[])' + ui.lane.ids[task].replace(/[.*+?^$()|[\]\\{}]/g, '\\$&') + '($|[ ),(\\]])') : null;
     var out = [];
-    var n = Math.min(INST_N[idx], HOVER_LINES_MAX);
+    var n = Math.min(total, HOVER_LINES_MAX);
     for (var i = 0; i < n; i += 1) {
-      var line = LINES[INST_FIRST[idx] + i];
+      var line = LINES[INST_FIRST[a] + i];
       out.push(word !== null && word.test(line) ? '<span class="hit">' + esc(line) + '</span>' : esc(line));
     }
-    if (INST_N[idx] > n) out.push('… and ' + (INST_N[idx] - n) + ' more lines at this instant');
+    if (total > n) out.push('… and ' + (total - n) + ' more lines here');
     document.getElementById('hover-lines').innerHTML = out.join('\n');
     cursorEl.hidden = false;
-    cursorEl.style.left = (GUTTER + X(t)) + 'px';
+    cursorEl.style.left = (GUTTER + xi) + 'px';
   }
 
   lanesEl.addEventListener('mousemove', function (ev) { if (!pinned && (drag === null || !drag.moved)) showInstant(ev); });
