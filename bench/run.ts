@@ -5,6 +5,7 @@
 import { formatSchedulerTable, runSchedulerBench } from './scheduler.bench.ts';
 import { formatSimTable, runSimBench } from './sim.bench.ts';
 import { formatMemoryTable, runMemoryBench } from './memory.bench.ts';
+import { formatModelsTable, runModelsBench } from './models.bench.ts';
 
 console.log(`node ${process.version} (${process.platform} ${process.arch})`);
 console.log('\n## scheduler\n');
@@ -13,3 +14,5 @@ console.log('\n## simulator\n');
 console.log(formatSimTable(await runSimBench()));
 console.log('\n## graph memory\n');
 console.log(formatMemoryTable(await runMemoryBench()));
+console.log('\n## model adapters\n');
+console.log(formatModelsTable(await runModelsBench()));
