@@ -6,8 +6,8 @@
  * slot is its `depthAfter`, the depth after a resume is the resume's `depthAfter` — so a trace that
  * breaks LIFO or STACK shows it instead of being silently repaired.
  *
- * Events of types this version does not know are kept as "other" markers (`invariant.violation`, named
- * by the monitors, as violation markers), so a trace from a newer kernel still opens.
+ * Events of types this version does not know are kept as "other" markers, so a trace from a newer
+ * kernel still opens; the monitors' `invariant.violation` events are violation markers.
  */
 import type { TraceRecord } from './trace-file.ts';
 import type { Lane, LevelCode, MarkerKind, SlotSpan, Span, SpanState, Step, TaskRow } from './model.ts';
@@ -81,6 +81,9 @@ export class LaneBuilder {
       case 'tool.end':
         if (e.panicked) this.mark('panic', t, e.task, line);
         return;
+      case 'invariant.violation':
+        this.mark('violation', t, e.task, line);
+        return;
       case 'interrupt.registered':
       case 'cooldown.timer':
       case 'critical.enter':
@@ -121,7 +124,7 @@ export class LaneBuilder {
   private unknown(r: TraceRecord, line: number): void {
     const fields = r.event as unknown as Readonly<Record<string, unknown>>;
     const task = typeof fields.task === 'string' ? fields.task : null;
-    this.mark(r.type === 'invariant.violation' ? 'violation' : 'other', r.t, task, line);
+    this.mark('other', r.t, task, line);
   }
 
   /** The task's row, created at its first mention (a trace cut at the front starts mid-life). */

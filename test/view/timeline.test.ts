@@ -104,12 +104,12 @@ describe('E4 priority stress', () => {
 });
 
 describe('traces the simulator does not write', () => {
-  it('keeps unknown event types as markers: invariant.violation as a violation, others as "other"', () => {
+  it('marks invariant violations, and keeps event types it does not know as "other" markers', () => {
     const m = model(
       lines(
         { t: 0, type: 'task.submitted', task: 'a', class: 'interrupt', level: 2, kernel: false, source: 'qq', channel: 'qq' },
         { t: 0, type: 'task.start', task: 'a', from: 'level' },
-        { t: 3, type: 'invariant.violation', invariant: 'STACK', task: 'a', message: 'depth 5 > 4' },
+        { t: 3, type: 'invariant.violation', invariant: 'STACK', task: 'a', message: 'depth 5 > 4', cause: 2 },
         { t: 4, type: 'child.spawn', child: 'r1' },
       ),
     );
@@ -118,7 +118,7 @@ describe('traces the simulator does not write', () => {
       ['violation', 3, 'a'],
       ['other', 4, null],
     ]);
-    expect(m.lines[2]).toBe('t=3ms #3 root  invariant.violation  invariant=STACK task=a message=depth 5 > 4');
+    expect(m.lines[2]).toBe('t=3ms #3 root  invariant.violation  STACK a "depth 5 > 4" cause=#2');
     expect(m.lines[3]).toBe('t=4ms #4 root  child.spawn       child=r1');
   });
 
