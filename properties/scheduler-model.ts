@@ -96,6 +96,8 @@ export class SchedulerModel {
     dropped: 0,
     cancelledModelCalls: 0,
     lateChunksDiscarded: 0,
+    lateToolResultsDiscarded: 0,
+    consolidationsMalformed: 0,
   };
 
   constructor(

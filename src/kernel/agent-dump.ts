@@ -21,7 +21,6 @@ export interface AgentDumpSource {
   readonly registry: ChannelRegistry;
   readonly allowedOutputs: readonly string[];
   readonly tools: readonly ToolSpec[];
-  readonly consolidationsMalformed: number;
   readonly maxStackDepth: number;
   readonly context: ConversationContext;
   /** The running task, or null. */
@@ -42,7 +41,6 @@ export function buildAgentDump(a: AgentDumpSource): AgentDump {
     inputChs: a.registry.listByOwner(a.id).map((c) => c.name),
     allowedOutputs: [...a.allowedOutputs],
     tools: a.tools.map((t) => t.name),
-    consolidationsMalformed: a.consolidationsMalformed,
     maxStackDepth: a.maxStackDepth,
     contextfullSignals: 0,
     context: a.context.snapshot(),

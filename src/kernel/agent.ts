@@ -85,7 +85,6 @@ export class Agent implements StepHost {
   private state: AgentState = 'running';
   private maxDepth = 0;
   private turnsCommitted = 0;
-  private consolidationsMalformed = 0;
 
   constructor(
     readonly agentId: string,
@@ -284,7 +283,7 @@ export class Agent implements StepHost {
   }
 
   noteMalformedConsolidation(): void {
-    this.consolidationsMalformed += 1;
+    this.core.noteMalformedConsolidation();
   }
 
   committedTurns(): number {
@@ -312,12 +311,16 @@ export class Agent implements StepHost {
     this.core.leaveCritical(nowMs);
   }
 
-  /** Ends the running task: commits done and failed turns to the context, then the terminal event. */
+  /**
+   * Ends the running task: commits done and failed tasks to the context, then the terminal event. An
+   * interrupt commits as an interrupt turn whether it is done or failed (SPEC §3.4), so consolidation
+   * and the turn count never see it.
+   */
   finish(task: Task, terminal: Terminal, nowMs: number): void {
     assert(this.current === task, `I1: finish of ${task.id}, which is not running on ${this.agentId}`);
     let consolidate = false;
-    if (!task.consolidation && (terminal.kind === 'done' || (terminal.kind === 'failed' && !task.isInterrupt))) {
-      const kind = terminal.kind === 'failed' ? 'failed' : task.isInterrupt ? 'interrupt' : 'turn';
+    if (!task.consolidation && (terminal.kind === 'done' || terminal.kind === 'failed')) {
+      const kind = task.isInterrupt ? 'interrupt' : terminal.kind === 'failed' ? 'failed' : 'turn';
       const events = this.context.commit({
         kind,
         task: task.id,
@@ -433,7 +436,6 @@ export class Agent implements StepHost {
       registry: this.registry,
       allowedOutputs: this.allowedOutputs,
       tools: this.tools.specs,
-      consolidationsMalformed: this.consolidationsMalformed,
       maxStackDepth: this.maxDepth,
       context: this.context,
       current: this.current,

@@ -61,6 +61,21 @@ export class ConversationContext {
     return dropped;
   }
 
+  /**
+   * The messages of the `limit` most recent events that are not interrupt turns, oldest first: what a
+   * consolidation reads (SPEC §3.7: interrupt inputs are never sent to memory).
+   */
+  recentTurnMessages(limit: number): Message[] {
+    const picked: ContextEvent[] = [];
+    for (let i = this.events.length - 1; i >= 0 && picked.length < limit; i -= 1) {
+      const e = this.events[i] as ContextEvent;
+      if (e.kind !== 'interrupt') picked.push(e);
+    }
+    const messages: Message[] = [];
+    for (let i = picked.length - 1; i >= 0; i -= 1) appendMessages(messages, picked[i] as ContextEvent);
+    return messages;
+  }
+
   snapshot(): ContextEvent[] {
     return this.events.map((e) => ({ ...e }));
   }

@@ -1,7 +1,9 @@
 /**
  * Scheduler counters (SPEC §7). `rejected` counts invalid submissions plus interrupt-overflow victims;
  * `backpressure` counts refusals of a full queued FIFO (never `rejected`); `dropped` counts overflow
- * victims and self-loop refusals. Per-level counters are keyed 1..4 (JSON "1".."4").
+ * victims and self-loop refusals. Late facts — model chunks, and tool results of calls the kernel no
+ * longer waits for — are discarded and counted. `consolidationsMalformed` counts consolidation answers
+ * that did not parse (SPEC §3.7). Per-level counters are keyed 1..4 (JSON "1".."4").
  */
 import type { Level } from './levels.ts';
 
@@ -19,6 +21,8 @@ export interface SchedulerCounters {
   dropped: number;
   cancelledModelCalls: number;
   lateChunksDiscarded: number;
+  lateToolResultsDiscarded: number;
+  consolidationsMalformed: number;
 }
 
 export function newCounters(): SchedulerCounters {
@@ -34,6 +38,8 @@ export function newCounters(): SchedulerCounters {
     dropped: 0,
     cancelledModelCalls: 0,
     lateChunksDiscarded: 0,
+    lateToolResultsDiscarded: 0,
+    consolidationsMalformed: 0,
   };
 }
 

@@ -43,8 +43,6 @@ export interface AgentDump {
   readonly tools: readonly string[];
   readonly maxStackDepth: number;
   readonly contextfullSignals: number;
-  /** Consolidation answers that did not parse (counted and skipped, SPEC §3.7). */
-  readonly consolidationsMalformed: number;
   readonly context: readonly ContextEvent[];
   readonly current: CurrentStep | null;
   readonly scheduler: SchedulerDump;

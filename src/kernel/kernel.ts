@@ -216,18 +216,19 @@ export class Kernel {
 
   /**
    * A fact for a call that is not live. For a call that ended early it is late (a chunk counted in
-   * `lateChunksDiscarded`, a tool result traced); for an id never issued or already closed it is
-   * discarded, traced and counted on the root.
+   * `lateChunksDiscarded`, a tool result in `lateToolResultsDiscarded`, both traced); for an id never
+   * issued or already closed it is discarded, traced and counted the same way on the root.
    */
   private late(callId: string, fact: Fact['type'], nowMs: number): void {
     const dead = this.deadCalls.get(callId);
+    const model = fact === 'model.chunk' || fact === 'model.done' || fact === 'model.failed';
+    const counted = dead === undefined ? this.root : dead.agent;
+    if (model) counted.core.noteLateChunk();
+    else counted.core.noteLateToolResult();
     if (dead === undefined) {
-      this.root.core.noteLateChunk();
       this.tracer?.emit(this.root.agentId, nowMs, { type: 'fact.discarded', callId, fact });
       return;
     }
-    const model = fact === 'model.chunk' || fact === 'model.done';
-    if (model) dead.agent.core.noteLateChunk();
     const type = model ? 'model.chunk.late' : 'tool.result.late';
     this.tracer?.emit(dead.agent.agentId, nowMs, { type, task: dead.task, callId });
   }

@@ -367,6 +367,14 @@ export class Scheduler {
     this.counters.lateChunksDiscarded += 1;
   }
 
+  noteLateToolResult(): void {
+    this.counters.lateToolResultsDiscarded += 1;
+  }
+
+  noteMalformedConsolidation(): void {
+    this.counters.consolidationsMalformed += 1;
+  }
+
   // ---------------------------------------------------------------- queries
 
   runningTask(): SchedTask | null {

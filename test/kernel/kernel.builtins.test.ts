@@ -614,7 +614,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
     expect(store.exportTriples(0).map((t) => [t.subject, t.relation, t.object])).toEqual([['Alice', 'likes', 'tea']]);
     expect(k.dump().context).toEqual([]);
     expect(k.log.filter((c) => c.type === 'output.send')).toEqual([]);
-    expect(k.dump().consolidationsMalformed).toBe(0);
+    expect(k.dump().scheduler.counters.consolidationsMalformed).toBe(0);
   });
 
   it('§3.7 a malformed consolidation answer is counted (consolidationsMalformed) and skipped: the task still ends done and nothing is committed', () => {
@@ -622,11 +622,11 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
     const k = new MemoryKernel(memoryPorts(store));
     k.queued('c1', 'consolidate', { channel: '_consolidation_' });
     k.answer('c1', 'I would rather not');
-    expect(k.replyOf('c1')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped (malformed answer)' });
+    expect(k.replyOf('c1')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
     k.queued('c2', 'consolidate again', { channel: '_consolidation_' });
     k.answer('c2', '{"triples": "not a list"}');
-    expect(k.replyOf('c2')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped (malformed answer)' });
-    expect(k.dump().consolidationsMalformed).toBe(2);
+    expect(k.replyOf('c2')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
+    expect(k.dump().scheduler.counters.consolidationsMalformed).toBe(2);
     expect(k.events('memory.commit')).toEqual([]);
     expect(k.events('memory.consolidate').map((e) => [e.task, e.malformed === null])).toEqual([
       ['c1', false],
@@ -655,7 +655,7 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
     expect(h.hasReply('alarm')).toBe(false);
 
     h.at(20).answer('c', '{"triples": []}');
-    expect(h.replyOf('c')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped (no graph memory)' });
+    expect(h.replyOf('c')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
     const starts = h.events('task.start').map((e) => [e.task, e.from, e.t]);
     expect(starts).toEqual([
       ['c', 'queue', 0],
@@ -675,16 +675,16 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
     expect(h.commands('model.cancel')).toEqual([]);
     expect(h.replyOf('waiting')).toMatchObject({ kind: 'cancelled', reason: 'user_stop' });
     h.at(20).answer('c', '{"triples": []}');
-    expect(h.replyOf('c')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped (no graph memory)' });
+    expect(h.replyOf('c')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
   });
 
-  it('§3.7 with no graph memory a consolidation ends done with "(no graph memory)" and commits nothing to the context', () => {
+  it('§3.7 with no graph memory a consolidation ends done with "consolidated: 0 added, 0 skipped" (exactly) and commits nothing to the context', () => {
     const h = new KernelHarness();
     h.queued('c', 'consolidate', { channel: '_consolidation_' });
     h.answer('c', '{"triples":[{"subject":"Alice","relation":"likes","object":"tea"}]}');
-    expect(h.replyOf('c')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped (no graph memory)' });
+    expect(h.replyOf('c')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
     expect(h.dump().context).toEqual([]);
-    expect(h.dump().consolidationsMalformed).toBe(0);
+    expect(h.dump().scheduler.counters.consolidationsMalformed).toBe(0);
   });
 
   it('§3.7 consolidateEveryTurns N: the kernel queues root:n after every N-th committed turn (interrupt turns do not count), reads the recent turns, and commits nothing itself', () => {
@@ -705,7 +705,7 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
     // A queued input submitted meanwhile waits behind it.
     h.queued('q3', 'carol lives in paris');
     h.answer('root:1', '{"triples": []}');
-    expect(h.replyOf('root:1')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped (no graph memory)' });
+    expect(h.replyOf('root:1')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
     expect(h.dump().context.map((e) => e.task)).toEqual(['q1', 'q2']);
 
     // An interrupt turn is committed but is not a counted turn.
@@ -722,8 +722,12 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
     h.queued('q4', 'dave plays chess');
     h.answer('q4', 'noted four');
     expect(h.events('task.submitted').filter((e) => e.kernel).map((e) => e.task)).toEqual(['root:1', 'root:2']);
+    // SPEC §3.7: consolidation reads only non-interrupt turns.
+    const second = (h.requests('root:2')[0]?.messages ?? []).map((m) => m.content);
+    expect(second).toEqual(expect.arrayContaining(['carol lives in paris', 'noted three', 'dave plays chess', 'noted four']));
+    expect(second.filter((c) => c.includes('a notification') || c === 'seen')).toEqual([]);
     h.answer('root:2', 'not json');
-    expect(h.replyOf('root:2')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped (no graph memory)' });
+    expect(h.replyOf('root:2')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
     // Consolidation never sends and never commits to the context.
     expect(h.commands('output.send')).toEqual([]);
     expect(h.dump().context.map((e) => e.task)).toEqual(['q1', 'q2', 'q3', 'i1', 'q4']);

@@ -58,20 +58,41 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
     expect(h.replyOf('q1')).toEqual({ kind: 'done', reply: 'x is found' });
   });
 
-  it('R1 when the interrupt committed nothing (its model call failed) the re-sent request is identical', () => {
+  it('R1 when the interrupt committed nothing (the stop button cancelled it) the re-sent request is identical', () => {
     const h = new KernelHarness();
     victimAfterOneToolTurn(h);
     const cancelled = h.modelCall('q1');
 
     h.at(100).interrupt('i1', 'L2', 'door bell');
-    h.failModel('i1', 'upstream down');
-    expect(h.replyOf('i1')).toEqual({ kind: 'failed', reply: 'processing error: model call failed: upstream down' });
+    h.modelCall('i1');
+    h.stopButton('s1');
+    expect(h.replyOf('i1')).toMatchObject({ kind: 'cancelled', reason: 'user_stop' });
     expect(h.dump().context).toEqual([]);
 
     const resent = h.requests('q1')[2];
     if (resent === undefined) throw new Error('no re-sent request');
     expect(resent.callId).not.toBe(cancelled.callId);
     expect(requestBody(resent)).toEqual(requestBody(cancelled.request));
+    expect(h.toolRuns('q1')).toHaveLength(1);
+  });
+
+  it('§3.4 a failed interrupt commits its failure reply like a failed queued task; the victim rebases onto it and keeps its own tail', () => {
+    const h = new KernelHarness();
+    victimAfterOneToolTurn(h);
+    const cancelled = h.modelCall('q1');
+
+    h.at(100).interrupt('i1', 'L2', 'door bell');
+    h.failModel('i1', 'upstream down');
+    const failure = 'processing error: model call failed: upstream down';
+    expect(h.replyOf('i1')).toEqual({ kind: 'failed', reply: failure });
+    expect(h.dump().context).toMatchObject([{ kind: 'interrupt', task: 'i1', input: 'door bell', response: failure }]);
+    expect(h.events('context.commit')).toMatchObject([{ task: 'i1', kind: 'interrupt', events: 1 }]);
+
+    const resent = h.requests('q1')[2];
+    if (resent === undefined) throw new Error('no re-sent request');
+    const before = tailAfterInput(cancelled.request.messages, userMsg('hello'));
+    expect(tailAfterInput(resent.messages, userMsg('hello'))).toEqual(before);
+    expect(resent.messages).toEqual(expect.arrayContaining([systemMsg('[interrupt message] door bell'), assistantMsg(failure)]));
     expect(h.toolRuns('q1')).toHaveLength(1);
   });
 

@@ -9,7 +9,8 @@ const AGENT_STOPPED = { kind: 'skipped', reason: 'agent_stopped', reply: '' } as
 
 /** A dump with the late-fact counter zeroed: what must not change when a late fact is discarded. */
 function withoutLateCount(d: AgentDump): AgentDump {
-  return { ...d, scheduler: { ...d.scheduler, counters: { ...d.scheduler.counters, lateChunksDiscarded: 0 } } };
+  const counters = { ...d.scheduler.counters, lateChunksDiscarded: 0, lateToolResultsDiscarded: 0 };
+  return { ...d, scheduler: { ...d.scheduler, counters } };
 }
 
 describe('Authority and levels (SPEC §5)', () => {
@@ -358,7 +359,10 @@ describe('Stopping the agent (SPEC §10.2a)', () => {
     expect(h.last).toEqual([]);
     expect(h.events('tool.result.late')).toMatchObject([{ task: 'q1', callId: run.callId }]);
     expect(h.events('tool.end')).toEqual([]);
-    expect(h.kernel.dump()).toEqual(before);
+    // The late result is counted (SPEC §7 lateToolResultsDiscarded); nothing else changed.
+    const after = h.kernel.dump();
+    expect(after.agents[0]?.scheduler.counters.lateToolResultsDiscarded).toBe(1);
+    expect({ ...after, agents: after.agents.map(withoutLateCount) }).toEqual({ ...before, agents: before.agents.map(withoutLateCount) });
   });
 });
 
@@ -389,7 +393,7 @@ describe('Late facts (SPEC §2.4, §11)', () => {
     expect(h.replyOf('q1')).toEqual({ kind: 'done', reply: 'fresh' });
   });
 
-  it('facts for unknown ids are discarded: a chunk is counted, a tool result traced, a timer ignored; state unchanged', () => {
+  it('facts for unknown ids are discarded: model facts and tool results traced and counted, a timer ignored; state unchanged', () => {
     const h = new KernelHarness();
     h.queued('q1', 'busy');
     const before = h.dump();
@@ -403,7 +407,8 @@ describe('Late facts (SPEC §2.4, §11)', () => {
       { callId: 't999', fact: 'tool.done' },
       { callId: 'm998', fact: 'model.done' },
     ]);
-    expect(h.sched().counters.lateChunksDiscarded).toBe(3);
+    expect(h.sched().counters.lateChunksDiscarded).toBe(2);
+    expect(h.sched().counters.lateToolResultsDiscarded).toBe(1);
     expect(withoutLateCount(h.dump())).toEqual(withoutLateCount(before));
     expect(h.replies()).toEqual([]);
     h.answer('q1', 'still fine');

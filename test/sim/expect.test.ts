@@ -49,6 +49,8 @@ function counters(over: Partial<ReportCounters> = {}): ReportCounters {
     dropped: 0,
     cancelledModelCalls: 0,
     lateChunksDiscarded: 0,
+    lateToolResultsDiscarded: 0,
+    consolidationsMalformed: 0,
     ...over,
   };
 }

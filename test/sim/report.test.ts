@@ -138,7 +138,6 @@ function dump(): KernelDump {
     tools: ['search'],
     maxStackDepth: 1,
     contextfullSignals: 0,
-    consolidationsMalformed: 0,
     context: CONTEXT,
     current: null,
     scheduler: {

@@ -20,9 +20,7 @@ const RECENT_EVENTS_DEFAULT = 20;
 
 export function consolidationMessages(host: StepHost, task: Task): Message[] {
   const recentEvents = Math.max(host.config.consolidateEveryTurns, 0) || RECENT_EVENTS_DEFAULT;
-  const timeline = host.context.timeline();
-  // Two messages per turn event; a summary event has one, which only widens the window by one.
-  const recent = timeline.slice(Math.max(0, timeline.length - 2 * recentEvents));
+  const recent = host.context.recentTurnMessages(recentEvents);
   return [{ role: 'system', content: CONSOLIDATION_PROMPT }, ...recent, { role: 'user', content: task.text }];
 }
 
@@ -31,14 +29,14 @@ export function consolidationDone(host: StepHost, task: Task, text: string, nowM
   const memory = host.memory;
   if (memory === null) {
     host.trace(nowMs, { type: 'memory.consolidate', task: task.id, added: 0, skipped: 0, malformed: 'no graph memory' });
-    host.finish(task, { kind: 'done', reply: 'consolidated: 0 added, 0 skipped (no graph memory)' }, nowMs);
+    host.finish(task, { kind: 'done', reply: consolidatedReply(0, 0) }, nowMs);
     return 'ended';
   }
   const parsed = memory.parsers.consolidationAnswer(text);
   if (!parsed.ok) {
     host.noteMalformedConsolidation();
     host.trace(nowMs, { type: 'memory.consolidate', task: task.id, added: 0, skipped: 0, malformed: parsed.error });
-    host.finish(task, { kind: 'done', reply: 'consolidated: 0 added, 0 skipped (malformed answer)' }, nowMs);
+    host.finish(task, { kind: 'done', reply: consolidatedReply(0, 0) }, nowMs);
     return 'ended';
   }
   const session = `consolidation/${task.id}`;
@@ -52,6 +50,11 @@ export function consolidationDone(host: StepHost, task: Task, text: string, nowM
   }
   host.memoryCommitted(task, session, result.added, result.skipped, nowMs);
   host.trace(nowMs, { type: 'memory.consolidate', task: task.id, added: result.added, skipped: result.skipped, malformed: null });
-  host.finish(task, { kind: 'done', reply: `consolidated: ${result.added} added, ${result.skipped} skipped` }, nowMs);
+  host.finish(task, { kind: 'done', reply: consolidatedReply(result.added, result.skipped) }, nowMs);
   return 'ended';
+}
+
+/** SPEC §3.7: exactly this reply; why nothing was added (no memory, a malformed answer) is traced and counted. */
+function consolidatedReply(added: number, skipped: number): string {
+  return `consolidated: ${added} added, ${skipped} skipped`;
 }
