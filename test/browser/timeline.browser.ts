@@ -6,7 +6,7 @@
  * No timing is asserted here (a loaded CI machine would make such a test flaky); the render times are
  * measured by `npm run bench:timeline`.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -185,6 +185,35 @@ describe('E5 timeline', () => {
     expect(suspendedQ).toEqual(rgb(tint(LEVEL_COLOURS[0] ?? '', SUSPENDED_TINT)));
     expect(background).toEqual(rgb(PAGE_BACKGROUND));
     expect(errors).toEqual([]);
+  });
+});
+
+describe('markers', () => {
+  it('draws violations across the lane and event types it does not know as "other"', async () => {
+    const trace = join(tmp, 'markers.jsonl');
+    const html = join(tmp, 'markers.html');
+    const event = (seq: number, t: number, body: Record<string, unknown>): string => JSON.stringify({ seq, t, agent: 'root', ...body });
+    writeFileSync(
+      trace,
+      [
+        event(1, 0, { type: 'task.submitted', task: 'q', class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' }),
+        event(2, 0, { type: 'task.start', task: 'q', from: 'queue' }),
+        event(3, 40, { type: 'invariant.violation', invariant: 'STACK', task: 'q', message: 'depth 5 > 4', cause: 2 }),
+        event(4, 60, { type: 'child.spawn', child: 'r1' }),
+        event(5, 80, { type: 'queue.drop', victim: 'q', for: 'x', level: 1 }),
+        event(6, 100, { type: 'task.terminal', task: 'q', kind: 'dropped', reason: 'interrupt_overflow', reply: null }),
+      ].join('\n'),
+    );
+    expect((await runBin(['sim', 'view', trace, '-o', html])).code).toBe(0);
+    const { page, errors } = await openTimeline(browser, html);
+    expect(await page.locator('svg.sched g.mk[data-kind="violation"]').count()).toBe(1);
+    expect(await page.locator('svg.sched line.vline').count()).toBe(1);
+    expect(await page.locator('svg.sched g.mk[data-kind="other"]').count()).toBe(1);
+    expect(await page.locator('svg.sched g.mk[data-kind="drop"]').count()).toBe(1);
+    expect(await page.locator('svg.tracks path.term[data-terminal="dropped"]').count()).toBe(1);
+    expect(await page.locator('#stats').textContent()).toContain('1 violation');
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });
 
