@@ -64,6 +64,21 @@ export function providerContract(wire: WireDialect): void {
       expect(s.requests[0]?.clientClosedEarly).toBe(true);
     });
 
+    it('closes the connection when the call is aborted while waiting for the response headers', async () => {
+      const s = await server(async ({ closed }) => {
+        await closed; // no headers, ever
+      });
+      const controller = new AbortController();
+      const pending = collect(wire.adapter(s.baseURL, 'p').stream(modelRequest(), controller.signal));
+      await s.exchange(0);
+      controller.abort();
+      const { chunks, error } = await pending;
+      expect(chunks).toEqual([]);
+      expect((error as Error).name).toBe('AbortError');
+      await (await s.exchange(0)).closed;
+      expect(s.requests[0]?.clientClosedEarly).toBe(true);
+    });
+
     it('delivers nothing after the abort from a server that keeps sending', async () => {
       const s = await server(async ({ res, closed }) => {
         startEventStream(res);
