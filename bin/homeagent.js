@@ -1,7 +1,27 @@
 #!/usr/bin/env node
-// The `homeagent` command runs the TypeScript sources through tsx, so it works straight after
-// `npm ci` with no build step (also as `npx homeagent`).
-import { register } from 'tsx/esm/api';
+// The `homeagent` command (also `npx homeagent`). It runs the compiled JavaScript in dist/ when that
+// build matches the sources (bin/build-stamp.js), which starts in a fraction of the time tsx needs to
+// transpile the sources; otherwise — no build yet, or sources edited since — it runs the TypeScript
+// sources through tsx, so the command always runs the code as it is now.
+import { fileURLToPath } from 'node:url';
+import { isBuildCurrent } from './build-stamp.js';
 
-register();
-await import('../src/cli/main.ts');
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+if (isBuildCurrent(root)) {
+  await import('../dist/cli/main.js');
+} else {
+  await runSources();
+}
+
+async function runSources() {
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    process.stderr.write('homeagent: dist/ is missing or older than src/, and tsx is not installed; run `npm ci` or `npm run build`\n');
+    process.exit(1);
+  }
+  register();
+  await import('../src/cli/main.ts');
+}

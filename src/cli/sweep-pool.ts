@@ -14,8 +14,14 @@ import { runSeed, type RunSeedMessage, type SeedResult, type SeedResultMessage, 
 
 /** Seeds queued per worker: one running, one waiting, so a worker never waits for a message. */
 const PREFETCH = 2;
-/** The worker entry: a JS file registering tsx, next to the bin. */
-const WORKER_ENTRY = new URL('../../bin/sweep-worker.js', import.meta.url);
+/**
+ * The worker entry. Compiled, this module sits beside the compiled worker body and starts it directly;
+ * run from the sources, it starts bin/sweep-worker.js, which registers tsx first (a worker does not
+ * inherit the main thread's loader hooks) and costs each worker a transpilation.
+ */
+const WORKER_ENTRY = import.meta.url.endsWith('.js')
+  ? new URL('./sweep-worker.js', import.meta.url)
+  : new URL('../../bin/sweep-worker.js', import.meta.url);
 
 export async function runSeeds(
   setup: SweepSetup,

@@ -1,5 +1,6 @@
 /**
- * The body of a sweep worker thread (started through bin/sweep-worker.js, which registers tsx first).
+ * The body of a sweep worker thread (compiled, started directly; from the sources, through
+ * bin/sweep-worker.js, which registers tsx first).
  * It receives seeds one message at a time and answers each with its SeedResult, running them strictly
  * one after another: all simulator state belongs to one run, and two runs interleaved on one event
  * loop would share the process-wide unhandled-rejection hook.
