@@ -18,8 +18,6 @@
  * that document is the report's own `wallMs`.
  */
 import type { Command } from 'commander';
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Report } from '../sim/report.ts';
 import { formatSummary } from '../sim/report.ts';
 import type { Problem, Scenario } from '../sim/scenario.ts';
@@ -38,6 +36,7 @@ import {
   type ExitCode,
 } from './cli-io.ts';
 import { htmlPathProblem, TimelineTrace, timelineLine } from './sim-view.ts';
+import { runScenarioTraced, traceTargetProblem } from './trace-target.ts';
 
 
 /** The flags as commander hands them over (values unvalidated). */
@@ -81,7 +80,7 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
   const base: SimOptions = { seed, shuffleTies, command: reproduceCommand(file, seed, shuffleTies) };
   const timeline = flags.html === undefined ? null : new TimelineTrace(flags.html, flags.trace);
   const tracePath = timeline?.tracePath ?? flags.trace;
-  const first = await runScenario(scenario, tracePath === undefined ? base : { ...base, tracePath });
+  const first = tracePath === undefined ? await runScenario(scenario, base) : await runScenarioTraced(scenario, { ...base, tracePath });
   if (first.kind === 'unusable') {
     timeline?.discard();
     return unusable(file, first.problems, json);
@@ -125,7 +124,7 @@ function validate(file: string, flags: SimRunFlags): Validated {
     if (problem !== null) problems.push(problem);
   }
   if (flags.trace !== undefined) {
-    const problem = traceProblem(flags.trace);
+    const problem = traceTargetProblem(flags.trace, file);
     if (problem !== null) problems.push(problem);
   }
   const loaded = loadScenarioFile(file);
@@ -133,22 +132,6 @@ function validate(file: string, flags: SimRunFlags): Validated {
   else problems.push(...unsupportedFeatures(loaded.scenario));
   if (problems.length > 0 || !loaded.ok) return { ok: false, problems };
   return { ok: true, value: { scenario: loaded.scenario, seed: seed ?? loaded.scenario.seed } };
-}
-
-/**
- * Whether the trace file can be written, checked without creating it: an unusable scenario must not
- * leave an empty trace behind.
- */
-function traceProblem(path: string): Problem | null {
-  const problem = (message: string): Problem => ({ path: '--trace', message });
-  try {
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat?.isDirectory() === true) return problem(`${path} is a directory`);
-    accessSync(stat === undefined ? dirname(path) : path, constants.W_OK);
-    return null;
-  } catch (err) {
-    return problem(`cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`);
-  }
 }
 
 async function unusable(file: string, problems: readonly Problem[], json: boolean): Promise<ExitCode> {
