@@ -7,6 +7,9 @@
  * commander usage error (unknown option, missing argument) is unusable input too, so it exits 2, and
  * with `--json` it is reported as the same `{ reportVersion, ok: false, problems }` document. A crash
  * (a bug in the simulator or the CLI) prints its stack on stderr and exits 1, like any uncaught error.
+ *
+ * When the reader of the output goes away (`… | head -1`), the rest of the output is dropped and the
+ * process exits quietly with the command's own code.
  */
 import { CommanderError, type Command } from 'commander';
 import type { Problem } from '../sim/scenario.ts';
@@ -35,11 +38,20 @@ export function formatProblems(what: string, problems: readonly Problem[]): stri
   return lines.join('\n');
 }
 
-/** Writes to stdout and resolves once the text is handed to the OS (safe to exit afterwards). */
+/**
+ * Writes to stdout and resolves once the text is handed to the OS (safe to exit afterwards), or once
+ * it is known that nobody reads it any more.
+ */
 export function writeStdout(text: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    process.stdout.write(text, (err) => (err === null || err === undefined ? resolve() : reject(err)));
+    process.stdout.write(text, (err) => (err === null || err === undefined || isClosedOutput(err) ? resolve() : reject(err)));
   });
+}
+
+/** The reader of the stream has gone (EPIPE), or an earlier EPIPE already closed the stream. */
+function isClosedOutput(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED';
 }
 
 /** One JSON document, pretty-printed, and a final newline. */
@@ -76,6 +88,12 @@ export function reproduceCommand(file: string, seed: number, shuffleTies: boolea
  */
 export async function runCli(program: Command, argv: readonly string[]): Promise<never> {
   const json = argv.includes('--json');
+  // The 'error' event of a write to a closed pipe would otherwise be an uncaught exception.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err) => {
+      if (!isClosedOutput(err)) throw err;
+    });
+  }
   for (const command of commandTree(program)) {
     command.exitOverride();
     // In --json mode commander's own error text must not reach stderr; the error becomes a problem.
