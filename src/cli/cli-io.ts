@@ -10,9 +10,12 @@
  *
  * When the reader of the output goes away (`… | head -1`), the rest of the output is dropped and the
  * process exits quietly with the command's own code.
+ * When SIGINT or SIGTERM stops it, it cleans up and exits 130 or 143 (shutdown.ts).
  */
 import { CommanderError, type Command } from 'commander';
+import { removeRunTempDirsOfThisProcess } from '../sim/run-temp-dir.ts';
 import type { Problem } from '../sim/scenario.ts';
+import { exitCleanlyOnSignals, isStopping } from './shutdown.ts';
 
 export type ExitCode = 0 | 1 | 2;
 
@@ -88,6 +91,7 @@ export function reproduceCommand(file: string, seed: number, shuffleTies: boolea
  */
 export async function runCli(program: Command, argv: readonly string[]): Promise<never> {
   const json = argv.includes('--json');
+  exitCleanlyOnSignals();
   // The 'error' event of a write to a closed pipe would otherwise be an uncaught exception.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err) => {
@@ -103,6 +107,9 @@ export async function runCli(program: Command, argv: readonly string[]): Promise
     await program.parseAsync([...argv]);
   } catch (err) {
     if (!(err instanceof CommanderError)) {
+      // Stopping workers on a signal fails the sweep that ran on them; the signal's exit follows.
+      if (isStopping()) await new Promise(() => undefined);
+      removeRunTempDirsOfThisProcess();
       process.stderr.write(`homeagent: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exit(EXIT_FAILED);
     }

@@ -10,6 +10,7 @@
  * itself: every worker is terminated and the promise rejects.
  */
 import { Worker } from 'node:worker_threads';
+import { beforeSignalExit } from './shutdown.ts';
 import { runSeed, type RunSeedMessage, type SeedResult, type SeedResultMessage, type SweepSetup } from './sweep-seed.ts';
 
 /** Seeds queued per worker: one running, one waiting, so a worker never waits for a message. */
@@ -43,6 +44,9 @@ function runOnWorkers(
   onResult: (result: SeedResult) => void,
 ): Promise<void> {
   const pool: Worker[] = [];
+  const terminateAll = (): Promise<void> => Promise.all(pool.map((w) => w.terminate())).then(() => undefined);
+  // A signal stops the workers before the process deletes the runs' temporary directories (shutdown.ts).
+  const forget = beforeSignalExit(terminateAll);
   let next = 0;
   let done = 0;
   const work = new Promise<void>((resolve, reject) => {
@@ -69,5 +73,8 @@ function runOnWorkers(
       for (let k = 0; k < PREFETCH; k += 1) feed(worker);
     }
   });
-  return work.finally(() => Promise.all(pool.map((w) => w.terminate())).then(() => undefined));
+  return work.finally(() => {
+    forget();
+    return terminateAll();
+  });
 }
