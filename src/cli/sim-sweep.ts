@@ -16,7 +16,9 @@
  * `{ scenario, seeds: {from, to}, shard: {index, count}, workers, runs, failures: [{seed, firstFailure,
  * traceHash}], runsPerSecond, simulatedToWall, hashes: {seed: hash} }`, where `scenario` is the
  * scenario's name (as in the run report), `workers` the number of workers actually used (never more
- * than the seeds to run; 1 means the main thread) and a crashed seed's hash is null.
+ * than the seeds to run; 1 means the main thread) and a crashed seed's hash is null. `--workers` above
+ * the machine's parallelism is capped to it, with a notice on stderr: threads beyond the cores only add
+ * start-up time and memory (64 workers on 2 cores once took 114 s and 2.7 GB for a 1.25 s sweep).
  * Exit 0 when no seed failed, 1 when one did, 2 on unusable input.
  */
 import type { Command } from 'commander';
@@ -80,6 +82,8 @@ interface SweepPlan {
   readonly shard: { readonly index: number; readonly count: number };
   readonly seeds: readonly number[];
   readonly workers: number;
+  /** Why fewer workers run than `--workers` asked for, when the machine's parallelism capped them. */
+  readonly workersNotice: string | null;
 }
 
 export async function simSweep(file: string, flags: SimSweepFlags): Promise<ExitCode> {
@@ -91,6 +95,7 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
     return EXIT_UNUSABLE;
   }
   const p = planned.value;
+  if (p.workersNotice !== null) process.stderr.write(`${p.workersNotice}\n`);
   const shuffleTies = flags.shuffleTies === true;
 
   const bySeed = new Map<number, SeedResult>();
@@ -132,8 +137,11 @@ function plan(file: string, flags: SimSweepFlags): Planned {
 
   const seeds: number[] = [];
   for (let seed = range.from + shard.index - 1; seed <= range.to; seed += shard.count) seeds.push(seed);
-  const used = Math.max(1, Math.min(workers, seeds.length));
-  return { ok: true, value: { scenario: loaded.scenario, from: range.from, to: range.to, shard, seeds, workers: used } };
+  const parallelism = availableParallelism();
+  const used = Math.max(1, Math.min(workers, parallelism, seeds.length));
+  const workersNotice =
+    workers > parallelism ? `homeagent sim sweep: --workers ${workers} capped to ${parallelism}, this machine's available parallelism` : null;
+  return { ok: true, value: { scenario: loaded.scenario, from: range.from, to: range.to, shard, seeds, workers: used, workersNotice } };
 }
 
 function parseSeeds(text: string, problems: Problem[]): { from: number; to: number } | null {
