@@ -30,7 +30,7 @@ describe.concurrent('homeagent sim run', () => {
     const r = await runBin(['sim', 'run', OK_SCENARIO]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('scenario tool-then-interrupt  seed 3  OK');
-    expect(r.stdout).toContain(`reproduce: homeagent sim run ${OK_SCENARIO} --seed 3`);
+    expect(r.stdout).toContain(`reproduce: npx homeagent sim run ${OK_SCENARIO} --seed 3`);
     expect(r.stdout).toContain('result: OK (exit 0)');
     expect(r.stderr).toBe('');
   });
@@ -44,7 +44,7 @@ describe.concurrent('homeagent sim run', () => {
     expect(report['ok']).toBe(true);
     expect(report['seed']).toBe(7);
     expect(report['traceHash']).toMatch(HEX64);
-    expect(report['command']).toBe(`homeagent sim run ${OK_SCENARIO} --seed 7 --shuffle-ties`);
+    expect(report['command']).toBe(`npx homeagent sim run ${OK_SCENARIO} --seed 7 --shuffle-ties`);
   });
 
   it('exits 2 on a malformed scenario and lists every problem with its path', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {

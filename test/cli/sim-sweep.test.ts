@@ -60,8 +60,8 @@ describe.concurrent('homeagent sim sweep', () => {
     ]);
     expect(readable?.code).toBe(1);
     expect(readable?.stdout).toContain('seed 2: terminal.ask: expected "failed", got "done"');
-    expect(readable?.stdout).toContain(`homeagent sim run ${FAILING_SCENARIO} --seed 1\n`);
-    expect(readable?.stdout).toContain(`homeagent sim run ${FAILING_SCENARIO} --seed 2\n`);
+    expect(readable?.stdout).toContain(`    npx homeagent sim run ${FAILING_SCENARIO} --seed 1\n`);
+    expect(readable?.stdout).toContain(`    npx homeagent sim run ${FAILING_SCENARIO} --seed 2\n`);
     expect(readable?.stdout).toMatch(/runs 2, failures 2, [0-9.]+ runs\/s, simulated\/wall /);
     expect(json?.code).toBe(1);
     expect(json?.doc.failures.map((f) => f.seed)).toEqual([1, 2]);
