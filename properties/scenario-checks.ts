@@ -381,10 +381,8 @@ function expectedRecall(args: unknown): boolean | null {
   if (!isObject(args) || !Array.isArray(args.keywords)) return false;
   const keywords = args.keywords as unknown[];
   if (!keywords.every((k) => typeof k === 'string')) return false;
-  if (args.depth !== undefined && typeof args.depth !== 'number') return false;
-  const depthOk = args.depth === undefined || args.depth === 1 || args.depth === 2;
-  const keywordsOk = keywords.length >= 1 && keywords.length <= 3 && keywords.every((k) => (k as string).trim() !== '');
-  return depthOk && keywordsOk ? true : null;
+  // SPEC §9.1: well-typed arguments always succeed (depth clamped, no keywords → nothing found).
+  return args.depth === undefined || typeof args.depth === 'number';
 }
 
 /**

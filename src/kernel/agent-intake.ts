@@ -69,6 +69,8 @@ export class Intake {
       level === null
         ? this.core.submitQueued(task.id, nowMs, false, meta)
         : this.core.submitInterrupt(task.id, level, nowMs, false, meta);
+    // SPEC §3.1: a submission refused for backpressure is not remembered, so a retry is admitted.
+    if (outcome.kind !== 'ended' || outcome.terminal.reason !== 'queue_full') this.dedup.record(sub.source, sub.text, nowMs);
     return this.afterSubmit(outcome, nowMs);
   }
 
@@ -107,14 +109,17 @@ export class Intake {
     this.afterSubmit(this.core.submitQueued(task.id, nowMs, true, { source: 'kernel', channel: CONSOLIDATION_CHANNEL }), nowMs);
   }
 
-  /** Why an external submission is refused, or null. Only an input that reaches the last check is recorded for dedup. */
+  /** Why an external submission is refused, or null. A duplicate refreshes its dedup record (sliding window). */
   private refusal(sub: Submission, level: Level | null, channel: string, stopped: boolean, nowMs: number): Refusal | null {
     if (stopped) return 'agent_stopped';
     if (utf8Bytes(sub.text) > this.config.maxInputBytes) return 'invalid';
     // Consolidation is a queued path (SPEC §3.7); an interrupt on its channel is invalid.
     if (level !== null && channel === CONSOLIDATION_CHANNEL) return 'invalid';
     if (sub.text.length === 0) return 'empty_input';
-    if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) return 'duplicate';
+    if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) {
+      this.dedup.record(sub.source, sub.text, nowMs);
+      return 'duplicate';
+    }
     return null;
   }
 

@@ -11,13 +11,19 @@ export class DedupWindow {
 
   constructor(private readonly windowMs: number) {}
 
-  /** True when the same source and text were seen less than `windowMs` ago. Records this sighting. */
+  /** True when the same source and text were recorded less than `windowMs` ago. Records nothing. */
   isDuplicate(source: string, text: string, nowMs: number): boolean {
-    const key = `${source}\u0000${text}`;
-    const last = this.seen.get(key);
-    this.seen.set(key, nowMs);
-    this.purgeSometimes(nowMs);
+    const last = this.seen.get(dedupKey(source, text));
     return last !== undefined && nowMs - last < this.windowMs;
+  }
+
+  /**
+   * Records a sighting: every submission that reaches the de-duplication check — duplicates too
+   * (the window slides) — except one then refused for backpressure, which a retry must not repeat.
+   */
+  record(source: string, text: string, nowMs: number): void {
+    this.seen.set(dedupKey(source, text), nowMs);
+    this.purgeSometimes(nowMs);
   }
 
   /** Expired keys are purged every 256 checks, keeping each check O(1) amortized. */
@@ -27,6 +33,10 @@ export class DedupWindow {
     this.checksSincePurge = 0;
     for (const [key, atMs] of this.seen) if (nowMs - atMs >= this.windowMs) this.seen.delete(key);
   }
+}
+
+function dedupKey(source: string, text: string): string {
+  return `${source}\u0000${text}`;
 }
 
 /** A declared level: "L1".."L4" (case-insensitive) or a number 1..4; anything else is L1. */

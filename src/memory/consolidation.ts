@@ -46,12 +46,11 @@ const tripleSchema = z.object({
 
 const triplesSchema = z.object({ triples: z.array(tripleSchema) });
 
+// Types only, as for memory_write: blank keywords, an empty list or a depth outside 1..3 are content,
+// which the tool itself handles (SPEC §9.1) instead of refusing well-typed arguments.
 const recallSchema = z.object({
-  keywords: z
-    .array(field.refine((k) => k.trim().length > 0, { message: 'must not be blank' }))
-    .min(1)
-    .max(RECALL_KEYWORDS_MAX),
-  depth: z.number().int().min(1).max(RECALL_DEPTH_MAX).optional(),
+  keywords: z.array(field),
+  depth: z.number().finite().optional(),
 });
 
 /**
@@ -79,13 +78,22 @@ export function parseMemoryWriteArgs(args: unknown): Parsed<MemoryWriteArgs> {
   return parsed.ok ? parsed : { ok: false, error: `memory_write: ${parsed.error}` };
 }
 
-/** `memory_recall` arguments: `{ keywords: string[], depth?: 1..3 }` (depth defaults to 1). */
+/**
+ * `memory_recall` arguments: `{ keywords: string[], depth?: number }`. Depth defaults to 1 and is
+ * clamped to 1..3, a fraction floored; blank keywords are dropped and at most RECALL_KEYWORDS_MAX kept,
+ * so no keywords at all simply recall nothing (SPEC §9.1).
+ */
 export function parseMemoryRecallArgs(args: unknown): Parsed<MemoryRecallArgs> {
   const value = decodeArgs(args);
   if (!value.ok) return { ok: false, error: `memory_recall: ${value.error}` };
   const parsed = recallSchema.safeParse(value.value, { error: messageFor });
   if (!parsed.success) return { ok: false, error: `memory_recall: ${describeIssues(parsed.error.issues)}` };
-  return { ok: true, value: { keywords: parsed.data.keywords, depth: parsed.data.depth ?? RECALL_DEPTH_DEFAULT } };
+  const keywords = parsed.data.keywords.filter((k) => k.trim().length > 0).slice(0, RECALL_KEYWORDS_MAX);
+  return { ok: true, value: { keywords, depth: clampDepth(parsed.data.depth ?? RECALL_DEPTH_DEFAULT) } };
+}
+
+function clampDepth(depth: number): number {
+  return Math.min(RECALL_DEPTH_MAX, Math.max(1, Math.floor(depth)));
 }
 
 function parseTriples(value: unknown): Parsed<MemoryWriteArgs> {

@@ -528,6 +528,25 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
     expect(k.events('memory.commit')).toEqual([]);
   });
 
+  it('§9.1 well-typed memory_recall arguments are never refused: depth clamped to 1..3, no keywords recalls nothing', () => {
+    const store = mainAt();
+    const k = new MemoryKernel(memoryPorts(store));
+    k.queued('w', 'remember');
+    k.answer('w', '', [{ name: 'memory_write', args: '{"triples":[{"subject":"Bob","relation":"knows","object":"Alice"}]}' }]);
+    k.answer('w', '', [
+      { name: 'memory_recall', args: '{"keywords":[]}' },
+      { name: 'memory_recall', args: '{"keywords":["  "]}' },
+      { name: 'memory_recall', args: '{"keywords":["bob"],"depth":7}' },
+      { name: 'memory_recall', args: '{"keywords":["bob"],"depth":0.5}' },
+    ]);
+    const ends = toolEnds(k.rec.events, 'w').slice(1);
+    expect(ends.map((e) => e.ok)).toEqual([true, true, true, true]);
+    expect(ends[0]?.result).toBe(ends[1]?.result);
+    expect(ends[0]?.result).toMatch(/^nothing recalled/);
+    expect(ends[2]?.result).toContain('Bob');
+    expect(ends[3]?.result).toContain('Bob');
+  });
+
   it('bad memory arguments are tool errors naming the field; nothing is committed and the task continues', () => {
     const store = mainAt();
     const k = new MemoryKernel(memoryPorts(store));
@@ -538,7 +557,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
       { name: 'memory_write', args: '{"triples":[{"subject":42,"relation":"r","object":"o"}]}' },
     ]);
     k.answer('bad', '', [
-      { name: 'memory_recall', args: '{"keywords":[]}' },
+      { name: 'memory_recall', args: '{"keywords":{}}' },
       { name: 'memory_recall', args: '{"keywords":["bob"],"depth":"deep"}' },
     ]);
     const ends = toolEnds(k.rec.events, 'bad');

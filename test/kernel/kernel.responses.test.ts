@@ -115,4 +115,24 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
     expect(h.replyOf('i2')).toMatchObject({ kind: 'skipped', reason: 'duplicate' });
     expect(h.events('interrupt.registered').map((e) => e.task)).toEqual(['i1']);
   });
+
+  it('§3.1 Q4 a submission refused for backpressure is not remembered for de-duplication: a retry is admitted', () => {
+    const h = new KernelHarness({ maxQueue: 1 });
+    h.queued('run', 'busy');
+    h.queued('wait', 'waiting');
+    expect(h.at(10).queued('try1', 'retry me')).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'queue_full' } });
+    h.answer('run', 'done');
+    // The FIFO has room again; the same source and text within the window is a new submission.
+    expect(h.at(20).queued('try2', 'retry me')).toEqual({ kind: 'accepted' });
+    // Once admitted it is remembered: the same again is a duplicate.
+    expect(h.at(30).queued('try3', 'retry me')).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'duplicate' } });
+  });
+
+  it('§3.1 every duplicate refreshes the window (sliding), and an expired one is admitted', () => {
+    const h = new KernelHarness({ dedupWindowMs: 100 });
+    h.queued('a', 'ping');
+    expect(h.at(90).queued('b', 'ping')).toMatchObject({ terminal: { reason: 'duplicate' } });
+    expect(h.at(180).queued('c', 'ping')).toMatchObject({ terminal: { reason: 'duplicate' } });
+    expect(h.at(280).queued('d', 'ping')).toEqual({ kind: 'accepted' });
+  });
 });
