@@ -120,7 +120,10 @@ function validate(file: string, flags: SimRunFlags): Validated {
     if (seed === null) problems.push({ path: '--seed', message: `must be a non-negative integer, got ${JSON.stringify(flags.seed)}` });
   }
   if (flags.html !== undefined) {
-    const problem = htmlPathProblem(flags.html, '--html');
+    const problem = htmlPathProblem(flags.html, '--html', [
+      { what: 'scenario file', path: file },
+      ...(flags.trace === undefined ? [] : [{ what: '--trace file', path: flags.trace }]),
+    ]);
     if (problem !== null) problems.push(problem);
   }
   if (flags.trace !== undefined) {

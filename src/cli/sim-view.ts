@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,7 +34,7 @@ export function registerSimView(sim: Command): void {
 export async function simView(trace: string, flags: SimViewFlags): Promise<ExitCode> {
   const output = flags.output ?? defaultOutput(trace);
   const problems: Problem[] = [];
-  const outputProblem = htmlPathProblem(output, '--output');
+  const outputProblem = htmlPathProblem(output, '--output', [{ what: 'trace file', path: trace }]);
   if (outputProblem !== null) problems.push(outputProblem);
   let text = '';
   try {
@@ -115,19 +115,34 @@ export class TimelineTrace {
   }
 }
 
+/** A file a command reads, which its output must not overwrite. */
+export interface NamedInput {
+  readonly what: string;
+  readonly path: string;
+}
+
 /**
  * Whether an output file can be written, checked without creating it: an unusable input must not
- * leave an empty page behind.
+ * leave an empty page behind, nor overwrite `inputs` (the trace it is drawn from, the scenario file).
  */
-export function htmlPathProblem(path: string, flag: string): Problem | null {
+export function htmlPathProblem(path: string, flag: string, inputs: readonly NamedInput[] = []): Problem | null {
+  const problem = (message: string): Problem => ({ path: flag, message });
+  if (path === '') return problem('must name a file, got an empty string');
   try {
     const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat?.isDirectory() === true) return { path: flag, message: `${path} is a directory; give a file name` };
-    accessSync(stat === undefined ? dirname(path) : path, constants.W_OK);
+    if (stat?.isDirectory() === true) return problem(`${path} is a directory; give a file name`);
+    const input = inputs.find((other) => resolve(other.path) === resolve(path) || sameFile(stat, other.path));
+    if (input !== undefined) return problem(`${path} is the ${input.what}; writing the page there would overwrite it`);
+    accessSync(stat === undefined ? dirname(resolve(path)) : path, constants.W_OK);
     return null;
   } catch (err) {
-    return { path: flag, message: `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}` };
+    return problem(`cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+function sameFile(stat: Stats | undefined, other: string): boolean {
+  const o = statSync(other, { throwIfNoEntry: false });
+  return stat !== undefined && o !== undefined && stat.dev === o.dev && stat.ino === o.ino;
 }
 
 function defaultOutput(trace: string): string {

@@ -60,6 +60,21 @@ describe.concurrent('homeagent sim view and --html', () => {
     expect(r.stderr).toContain('--html: cannot write');
   });
 
+  it('refuses to write the page over an input: the trace it is drawn from, the scenario, the --trace file', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+    const trace = join(tmp, 'kept.jsonl');
+    writeFileSync(trace, '{"seq":1,"t":0,"agent":"root","type":"agent.stop"}\n');
+    const [view, scenario, both] = await Promise.all([
+      runBin(['sim', 'view', trace, '-o', trace]),
+      runBin(['sim', 'run', OK_SCENARIO, '--html', OK_SCENARIO]),
+      runBin(['sim', 'run', OK_SCENARIO, '--html', trace, '--trace', trace]),
+    ]);
+    expect([view.code, scenario.code, both.code]).toEqual([2, 2, 2]);
+    expect(view.stderr).toContain(`--output: ${trace} is the trace file; writing the page there would overwrite it`);
+    expect(scenario.stderr).toContain(`--html: ${OK_SCENARIO} is the scenario file`);
+    expect(both.stderr).toContain(`--html: ${trace} is the --trace file`);
+    expect(readFileSync(trace, 'utf8')).toBe('{"seq":1,"t":0,"agent":"root","type":"agent.stop"}\n');
+  });
+
   it('sim sweep --html-dir writes one page per failing seed and lists them', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
     const dir = join(tmp, 'failing');
     const r = await runBin(['sim', 'sweep', FAILING_SCENARIO, '--seeds', '1..2', '--html-dir', dir]);
