@@ -122,6 +122,8 @@ class SimulationRun {
   private readonly scheduledEvents: ScenarioEvent[];
   private eventIndex = 0;
   private unhandled: unknown = null;
+  /** The run was ended by one of its `limits`: what it left running is not a RUNTIME finding. */
+  private limited = false;
 
   constructor(
     private readonly scenario: Scenario,
@@ -199,6 +201,11 @@ class SimulationRun {
         this.checkVictim();
         const agendaAt = this.nextAgendaAt();
         const timerAt = this.clock.nextAtMs();
+        const limit = this.limitReached(agendaAt, timerAt);
+        if (limit !== null) {
+          await this.endAtLimit(limit, drain);
+          break;
+        }
         if (this.drainedNow(agendaAt, timerAt)) {
           this.stopRequested = true;
           this.runtime.stop();
@@ -256,6 +263,49 @@ class SimulationRun {
     const stopAt = this.scenario.stopAt;
     if (stopAt !== undefined && !this.stopRequested) at = minOf(at, stopAt);
     return at;
+  }
+
+  /**
+   * SPEC §12.2 `limits`: the run may emit `maxEvents` trace events and reach `maxVirtualMs`; a
+   * runaway scenario (an endless tool loop, say) must end in seconds, not run for minutes.
+   */
+  private limitReached(agendaAt: number | null, timerAt: number | null): string | null {
+    const limits = this.scenario.limits;
+    if (this.events.length > limits.maxEvents) return `limits.maxEvents ${limits.maxEvents}`;
+    const next = agendaAt === null ? timerAt : timerAt === null ? agendaAt : Math.min(agendaAt, timerAt);
+    if (next !== null && next > limits.maxVirtualMs) return `limits.maxVirtualMs ${limits.maxVirtualMs}`;
+    return null;
+  }
+
+  /**
+   * Ends the run at once: the root is stopped (every pending task ends skipped/agent_stopped, so the
+   * `agent.stop` event names them) and the timers still due are never run.
+   */
+  private async endAtLimit(limit: string, drain: Drain): Promise<void> {
+    this.limited = true;
+    const t = this.clock.now();
+    if (!this.kernel.isStopped()) {
+      this.runtime.stop();
+      await drain.run(false, () => this.progress());
+    }
+    let pending: readonly string[] = [];
+    for (let i = this.events.length - 1; i >= 0; i -= 1) {
+      const e = this.events[i] as TraceEvent;
+      if (e.type === 'agent.stop' && e.agent === 'root') {
+        pending = e.ended;
+        break;
+      }
+    }
+    const named = pending.length > 10 ? `${pending.slice(0, 10).join(', ')} and ${pending.length - 10} more` : pending.join(', ');
+    this.extraViolations.push({
+      invariant: 'LIMIT',
+      t,
+      seq: this.events.length,
+      agent: 'root',
+      message:
+        `the run reached ${limit} at t=${t}ms after ${this.events.length} events and was ended; ` +
+        `${pending.length} task(s) still pending${pending.length > 0 ? `: ${named}` : ''}`,
+    });
   }
 
   /**
@@ -395,7 +445,7 @@ class SimulationRun {
     if (fatal !== null) add('FATAL', `kernel error at t=${t}ms: ${errorText(fatal)}`);
     if (this.unhandled !== null) add('UNHANDLED', `unhandled rejection at t=${t}ms: ${errorText(this.unhandled)}`);
     if (drain.moved > 0) add('DRAINCHECK', `${drain.moved} drain(s) left work behind for a second macrotask round`);
-    if (fatal === null) {
+    if (fatal === null && !this.limited) {
       const activity = this.runtime.activity();
       if (this.clock.pendingCount() > 0) add('RUNTIME', `${this.clock.pendingCount()} timer(s) still pending`);
       if (activity.streams > 0 || activity.tools > 0) {

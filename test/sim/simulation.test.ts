@@ -90,3 +90,30 @@ describe('the default root stop (SPEC §12.2 stopAt)', () => {
     expect(trace.at(-1)?.t).toBe(500);
   });
 });
+
+describe('run limits (SPEC §12.2 limits)', () => {
+  it('LIMIT: a run that would pass limits.maxVirtualMs ends at once, naming the limit and the tasks still pending', async () => {
+    const parsed = parseScenario({
+      version: 1,
+      name: 'slow-forever',
+      kernel: { maxToolTurns: 0 },
+      tools: { nap: { durationMs: 1000 } },
+      limits: { maxVirtualMs: 10_000 },
+      inputs: [
+        { id: 'q', class: 'queued', text: 'forever', replies: [{ tools: [{ name: 'nap' }] }] },
+        { id: 'late', class: 'queued', text: 'never reached', at: 50_000 },
+      ],
+    });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    const out = await runScenario(parsed.scenario);
+    if (out.kind !== 'report') throw new Error('unusable');
+    expect(out.exitCode).toBe(1);
+    const limit = out.report.violations.filter((v) => v.invariant === 'LIMIT');
+    expect(limit).toHaveLength(1);
+    expect(limit[0]?.message).toContain('limits.maxVirtualMs 10000');
+    expect(limit[0]?.message).toContain('1 task(s) still pending: q');
+    expect(out.report.virtualMs).toBeLessThanOrEqual(10_000);
+    expect(out.report.violations.map((v) => v.invariant)).toEqual(['LIMIT']);
+    expect(out.report.tasks.q).toMatchObject({ terminal: 'skipped', reason: 'agent_stopped' });
+  });
+});
