@@ -4,6 +4,7 @@
  */
 import { formatSchedulerTable, runSchedulerBench } from './scheduler.bench.ts';
 import { formatSimTable, runSimBench } from './sim.bench.ts';
+import { formatToolTurnsTable, runToolTurnsBench } from './tool-turns.bench.ts';
 import { formatMemoryTable, runMemoryBench } from './memory.bench.ts';
 import { formatModelsTable, runModelsBench } from './models.bench.ts';
 
@@ -12,6 +13,8 @@ console.log('\n## scheduler\n');
 console.log(formatSchedulerTable(await runSchedulerBench()));
 console.log('\n## simulator\n');
 console.log(formatSimTable(await runSimBench()));
+console.log('\n## tool turns of one task\n');
+console.log(formatToolTurnsTable(await runToolTurnsBench()));
 console.log('\n## graph memory\n');
 console.log(formatMemoryTable(await runMemoryBench()));
 console.log('\n## model adapters\n');

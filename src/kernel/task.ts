@@ -14,6 +14,7 @@ export interface ToolOutcome {
 }
 
 export interface TaskFrame {
+  /** Only appended to, or replaced whole: model requests hold lazy snapshots of it (lazy-snapshot.ts). */
   messages: Message[];
   /** Length of the rebuildable prefix (system + timeline + input); 0 before Prepare ran. */
   prefixLen: number;

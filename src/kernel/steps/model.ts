@@ -5,6 +5,7 @@
  * the request is rebuilt and re-sent when the task runs again.
  */
 import { OVERFLOW_KEEP_RECENT, OVERFLOW_RATIO, OVERFLOW_TARGET_RATIO } from '../context.ts';
+import { lazySnapshot } from '../lazy-snapshot.ts';
 import type { Message, ToolCall } from '../ports.ts';
 import type { Task } from '../task.ts';
 import { consolidationDone } from './consolidate.ts';
@@ -30,14 +31,13 @@ export function stepModel(host: StepHost, task: Task, nowMs: number): StepOutcom
     host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
     return handleOverflow(host, task, nowMs, false);
   }
-  frame.messages = withPlaceholder(frame.messages, frame.prefixLen);
   host.startModel(
     task,
     {
       agent: host.agentId,
       task: task.id,
       replyIndex: frame.completedCalls,
-      messages: frame.messages.slice(),
+      messages: requestMessages(frame.messages),
       tools: task.consolidation ? [] : host.toolSpecs(),
       maxTokens: host.config.maxTokens,
     },
@@ -117,18 +117,18 @@ function handleOverflow(host: StepHost, task: Task, nowMs: number, upstream: boo
 }
 
 /**
- * SPEC §3.6: earlier placeholders are removed; if the last message is an assistant or tool message,
- * a user placeholder asks the model to continue (or to finish, after a batch of only output sends).
+ * The request's messages (SPEC §3.6): the task's messages and, if the last one is an assistant or
+ * tool message, a user placeholder asking the model to continue (or to finish, after a batch of only
+ * output sends). The placeholder goes into the request only, never into the frame, so no earlier
+ * placeholder is ever left to remove; and since the frame's messages are only appended to, the
+ * request takes an O(1) snapshot of them rather than a copy, so a tool turn costs the same however
+ * many turns came before it.
  */
-export function withPlaceholder(messages: readonly Message[], prefixLen: number): Message[] {
-  const cleaned = messages.filter(
-    (m, i) =>
-      i < prefixLen || m.role !== 'user' || (m.content !== PLACEHOLDER_CONTINUE && m.content !== PLACEHOLDER_FINISH),
-  );
-  const last = cleaned[cleaned.length - 1];
-  if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool')) return cleaned;
-  cleaned.push({ role: 'user', content: onlyOutputSends(cleaned) ? PLACEHOLDER_FINISH : PLACEHOLDER_CONTINUE });
-  return cleaned;
+export function requestMessages(messages: readonly Message[]): readonly Message[] {
+  const last = messages[messages.length - 1];
+  if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool')) return lazySnapshot(messages, messages.length);
+  const placeholder: Message = { role: 'user', content: onlyOutputSends(messages) ? PLACEHOLDER_FINISH : PLACEHOLDER_CONTINUE };
+  return lazySnapshot(messages, messages.length, placeholder);
 }
 
 function onlyOutputSends(messages: readonly Message[]): boolean {
