@@ -89,6 +89,7 @@ function tally(scenario: Scenario, report: Report): void {
     reached.cancelledCalls += c.cancelledModelCalls;
     reached.lateChunks += c.lateChunksDiscarded;
     reached.backpressure += c.backpressure;
+    reached.malformedConsolidations += c.consolidationsMalformed;
   }
   reached.overflowDrops += report.drops.length;
   reached.stops += report.stops.length;
@@ -107,7 +108,7 @@ function tally(scenario: Scenario, report: Report): void {
     if (t.reason === 'user_stop') reached.userCancelled += 1;
     if (t.terminal === 'failed') reached.failed += 1;
     if (id.startsWith('root:') && t.class === 'interrupt') reached.panics += 1;
-    reached.toolErrors += t.toolCalls.filter((call) => call.ok === false).length;
+    reached.toolErrors += t.toolCalls.filter((call) => call.ok === false && call.start !== null).length;
     for (const call of t.toolCalls) {
       if (call.name.startsWith('output_send__')) {
         if (call.ok === true) reached.sendsOk += 1;
@@ -120,7 +121,6 @@ function tally(scenario: Scenario, report: Report): void {
     if (isConsolidation(t) && t.terminal === 'done') {
       reached.consolidations += 1;
       if (id.startsWith('root:')) reached.kernelConsolidations += 1;
-      if (t.reply?.includes('malformed') === true) reached.malformedConsolidations += 1;
     }
   }
 }
