@@ -65,7 +65,7 @@ export function registerSimSweep(sim: Command): void {
     .description('run a scenario over a range of seeds and list the failing ones (exit 0 none, 1 some, 2 unusable input)')
     .argument('<scenario.json>', 'scenario file (SPEC §12.2)')
     .requiredOption('--seeds <A..B>', `seeds A..B inclusive, non-negative integers, at most ${SWEEP_SEEDS_MAX}`)
-    .option('--workers <n>', 'worker threads; 0 or "auto" = available parallelism', '1')
+    .option('--workers <n>', 'threads that run seeds (the main thread and n-1 workers); 0 or "auto" = available parallelism', '1')
     .option('--shard <i/n>', 'run only the seeds whose index in A..B is i-1 modulo n', '1/1')
     .option('--json', 'print one JSON document on stdout, and nothing else')
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')

@@ -41,6 +41,13 @@ export interface SeedResultMessage {
   readonly result: SeedResult;
 }
 
+/** Sent once by a worker when its modules are loaded: from then on, seeds sent to it start at once. */
+export interface WorkerReadyMessage {
+  readonly type: 'ready';
+}
+
+export type WorkerMessage = WorkerReadyMessage | SeedResultMessage;
+
 export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResult> {
   const started = performance.now();
   const crashed = (what: string): SeedResult => ({

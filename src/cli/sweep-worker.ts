@@ -1,12 +1,12 @@
 /**
  * The body of a sweep worker thread (compiled, started directly; from the sources, through
- * bin/sweep-worker.js, which registers tsx first).
- * It receives seeds one message at a time and answers each with its SeedResult, running them strictly
- * one after another: all simulator state belongs to one run, and two runs interleaved on one event
- * loop would share the process-wide unhandled-rejection hook.
+ * bin/sweep-worker.js, which registers tsx first). It says when it is ready (its modules loaded), then
+ * receives seeds one message at a time and answers each with its SeedResult, running them strictly one
+ * after another: all simulator state belongs to one run, and two runs interleaved on one event loop
+ * would share the process-wide unhandled-rejection hook.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runSeed, type RunSeedMessage, type SeedResultMessage, type SweepSetup } from './sweep-seed.ts';
+import { runSeed, type RunSeedMessage, type SeedResultMessage, type SweepSetup, type WorkerReadyMessage } from './sweep-seed.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('sweep-worker.ts must run in a worker thread');
@@ -19,3 +19,5 @@ port.on('message', (message: RunSeedMessage) => {
     port.postMessage(reply);
   });
 });
+const ready: WorkerReadyMessage = { type: 'ready' };
+port.postMessage(ready);
