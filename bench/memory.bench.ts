@@ -29,7 +29,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Bench, type Task } from 'tinybench';
-import type { Recall, Triple } from '../src/kernel/memory/types.ts';
+import type { Recall, Triple } from '../src/kernel/ports/graph-memory.ts';
 import { LightMemory } from '../src/memory/light-memory.ts';
 import { SqliteGraphStore } from '../src/memory/sqlite-store.ts';
 

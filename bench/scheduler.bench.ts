@@ -28,8 +28,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
 import { Bench, type Task } from 'tinybench';
-import { Scheduler } from '../src/kernel/scheduler.ts';
-import { Tracer, TraceRecorder } from '../src/kernel/trace.ts';
+import { Scheduler } from '../src/kernel/scheduler/core.ts';
+import { Tracer, TraceRecorder } from '../src/kernel/trace/vocabulary.ts';
 import {
   BENCH_SCHEDULER_CONFIG,
   driveScheduler,

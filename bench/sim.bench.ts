@@ -25,11 +25,11 @@ import { MessageChannel } from 'node:worker_threads';
 import { Bench } from 'tinybench';
 import { VirtualClock } from '../src/clock/index.ts';
 import { Kernel } from '../src/kernel/kernel.ts';
-import { Runtime } from '../src/kernel/runtime.ts';
-import { FakeProvider } from '../src/sim/fake-model.ts';
-import { FakeToolRunner } from '../src/sim/fake-tools.ts';
-import { TraceHasher } from '../src/sim/trace-writer.ts';
-import { loadScenarioFile, type Scenario } from '../src/sim/scenario.ts';
+import { Runtime } from '../src/runtime/runtime.ts';
+import { FakeProvider } from '../src/sim/fakes/model.ts';
+import { FakeToolRunner } from '../src/sim/fakes/tools.ts';
+import { TraceHasher } from '../src/sim/trace/writer.ts';
+import { loadScenarioFile, type Scenario } from '../src/sim/scenario/index.ts';
 import { runScenario } from '../src/sim/simulation.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));

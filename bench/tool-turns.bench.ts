@@ -10,7 +10,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
-import { parseScenario, type Scenario } from '../src/sim/scenario.ts';
+import { parseScenario, type Scenario } from '../src/sim/scenario/index.ts';
 import { runScenario } from '../src/sim/simulation.ts';
 
 const TURNS = [2_000, 8_000, 32_000] as const;

@@ -16,9 +16,9 @@
  * an inline mulberry32 generator seeded by the caller: the same seed gives the same workload and, the
  * scheduler being deterministic, the same decisions and the same final counters.
  */
-import type { SchedulerCounters } from '../src/kernel/counters.ts';
-import { Scheduler, type SchedulerConfig } from '../src/kernel/scheduler.ts';
-import type { Terminal, Tracer } from '../src/kernel/trace.ts';
+import type { SchedulerCounters } from '../src/kernel/scheduler/counters.ts';
+import { Scheduler, type SchedulerConfig } from '../src/kernel/scheduler/core.ts';
+import type { Terminal, Tracer } from '../src/kernel/trace/vocabulary.ts';
 
 export const OP_STEP = 0;
 export const OP_QUEUED = 1;

@@ -16,12 +16,12 @@
  * usually lands while a model call streams.
  */
 import { Kernel } from '../src/kernel/kernel.ts';
-import type { ContextEvent } from '../src/kernel/dump.ts';
-import type { Level } from '../src/kernel/levels.ts';
-import { InvariantMonitor, type Violation } from '../src/kernel/monitors.ts';
-import type { ModelChunk, ModelRequest, ToolSpec } from '../src/kernel/ports.ts';
+import type { ContextEvent } from '../src/kernel/agent/dump-types.ts';
+import type { Level } from '../src/kernel/scheduler/levels.ts';
+import { InvariantMonitor, type Violation } from '../src/kernel/trace/monitors.ts';
+import type { ModelChunk, ModelRequest, ToolSpec } from '../src/kernel/ports/provider.ts';
 import type { Command, Fact, Submission } from '../src/kernel/protocol.ts';
-import { TraceRecorder, type Terminal, type TraceEvent } from '../src/kernel/trace.ts';
+import { TraceRecorder, type Terminal, type TraceEvent } from '../src/kernel/trace/vocabulary.ts';
 
 export interface ScriptCall {
   readonly name: string;

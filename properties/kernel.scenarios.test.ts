@@ -25,12 +25,12 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ContextEvent } from '../src/kernel/dump.ts';
-import type { Report } from '../src/sim/report.ts';
+import type { ContextEvent } from '../src/kernel/agent/dump-types.ts';
+import type { Report } from '../src/sim/report/index.ts';
 import { drive } from './kernel-driver.ts';
 import { r3CaseArb, scenarioJsonArb, type ScenarioJson } from './scenario-arbitrary.ts';
 import { isConsolidation, parsed, routedByFallback, run, terminalProblems } from './scenario-checks.ts';
-import type { Scenario } from '../src/sim/scenario.ts';
+import type { Scenario } from '../src/sim/scenario/index.ts';
 
 /**
  * Runs per property. A simulated run takes about 3 ms of wall time (the runs that touch graph memory

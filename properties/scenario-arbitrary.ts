@@ -38,7 +38,7 @@
  * `r3CaseArb` (at the end) draws kernel-level plans for the R3 property (kernel-driver.ts).
  */
 import fc from 'fast-check';
-import type { Level } from '../src/kernel/levels.ts';
+import type { Level } from '../src/kernel/scheduler/levels.ts';
 import type { DriverInterrupt, DriverPlan, ScriptCall, ScriptStep } from './kernel-driver.ts';
 
 // ---------------------------------------------------------------- the JSON shape (a subset of §12.2)

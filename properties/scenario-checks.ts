@@ -3,8 +3,8 @@
  * (kernel.regressions.test.ts): run a scenario file through the simulator and list what is wrong with
  * the report, as readable problems (an empty list means the run passed).
  */
-import { parseScenario, type Scenario } from '../src/sim/scenario.ts';
-import type { Report, ReportTask, ReportToolCall } from '../src/sim/report.ts';
+import { parseScenario, type Scenario } from '../src/sim/scenario/index.ts';
+import type { Report, ReportTask, ReportToolCall } from '../src/sim/report/index.ts';
 import { runScenario, type SimOptions } from '../src/sim/simulation.ts';
 import type { ScenarioJson } from './scenario-arbitrary.ts';
 

@@ -5,7 +5,7 @@
  * rarely reach, because the running task is soon an L4 that nothing preempts.
  */
 import fc from 'fast-check';
-import type { Level } from '../src/kernel/levels.ts';
+import type { Level } from '../src/kernel/scheduler/levels.ts';
 import {
   advance,
   enterCritical,

@@ -13,11 +13,11 @@
  */
 import type { Command } from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import type { Level } from '../src/kernel/levels.ts';
-import { Scheduler } from '../src/kernel/scheduler.ts';
-import type { SchedulerDump } from '../src/kernel/scheduler.ts';
-import { Tracer, TraceRecorder } from '../src/kernel/trace.ts';
-import type { Terminal } from '../src/kernel/trace.ts';
+import type { Level } from '../src/kernel/scheduler/levels.ts';
+import { Scheduler } from '../src/kernel/scheduler/core.ts';
+import type { SchedulerDump } from '../src/kernel/scheduler/core.ts';
+import { Tracer, TraceRecorder } from '../src/kernel/trace/vocabulary.ts';
+import type { Terminal } from '../src/kernel/trace/vocabulary.ts';
 import { SchedulerModel } from './scheduler-model.ts';
 import type { ModelConfig, ModelTerminal } from './scheduler-model.ts';
 

@@ -11,10 +11,10 @@
  * text turned into code. Time is the model's own field `nowMs`; the harness advances it and passes the
  * same value to the real scheduler, so time never goes backwards.
  */
-import type { SchedulerCounters } from '../src/kernel/counters.ts';
-import type { Level, TaskClass } from '../src/kernel/levels.ts';
-import type { SchedulerDump, SchedulerEffect, SubmitOutcome, TaskView } from '../src/kernel/scheduler.ts';
-import type { PickSource, Terminal, TerminalKind, TerminalReason } from '../src/kernel/trace.ts';
+import type { SchedulerCounters } from '../src/kernel/scheduler/counters.ts';
+import type { Level, TaskClass } from '../src/kernel/scheduler/levels.ts';
+import type { SchedulerDump, SchedulerEffect, SubmitOutcome, TaskView } from '../src/kernel/scheduler/core.ts';
+import type { PickSource, Terminal, TerminalKind, TerminalReason } from '../src/kernel/trace/vocabulary.ts';
 
 export interface ModelConfig {
   readonly maxQueue: number;

@@ -10,8 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Report } from '../src/sim/report.ts';
-import { loadScenarioFile, type Scenario } from '../src/sim/scenario.ts';
+import type { Report } from '../src/sim/report/index.ts';
+import { loadScenarioFile, type Scenario } from '../src/sim/scenario/index.ts';
 import { runScenario } from '../src/sim/simulation.ts';
 
 export const SCENARIOS_DIR = dirname(fileURLToPath(import.meta.url));

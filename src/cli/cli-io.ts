@@ -14,7 +14,7 @@
  */
 import { CommanderError, type Command } from 'commander';
 import { removeRunTempDirsOfThisProcess } from '../sim/run-temp-dir.ts';
-import type { Problem } from '../sim/scenario.ts';
+import type { Problem } from '../sim/scenario/index.ts';
 import { exitCleanlyOnSignals, isStopping } from './shutdown.ts';
 
 export type ExitCode = 0 | 1 | 2;

@@ -3,8 +3,8 @@
  * listed in `expect.violations`, when `expect.invariants` is on — the rule `report.ok` uses) and the
  * failed expectations, each as one short line.
  */
-import type { Report, ReportExpectation, ReportViolation } from '../sim/report.ts';
-import type { Scenario } from '../sim/scenario.ts';
+import type { Report, ReportExpectation, ReportViolation } from '../sim/report/index.ts';
+import type { Scenario } from '../sim/scenario/index.ts';
 import { unexpectedViolations } from '../sim/simulation.ts';
 
 /** Characters of a first-failure line kept in sweep results; a long message is cut with "…". */

@@ -18,10 +18,10 @@
  * that document is the report's own `wallMs`.
  */
 import type { Command } from 'commander';
-import type { Report } from '../sim/report.ts';
-import { formatSummary } from '../sim/report.ts';
-import type { Problem, Scenario } from '../sim/scenario.ts';
-import { loadScenarioFile } from '../sim/scenario.ts';
+import type { Report } from '../sim/report/index.ts';
+import { formatSummary } from '../sim/report/index.ts';
+import type { Problem, Scenario } from '../sim/scenario/index.ts';
+import { loadScenarioFile } from '../sim/scenario/index.ts';
 import { runScenario, unexpectedViolations, unsupportedFeatures, type SimOptions } from '../sim/simulation.ts';
 import {
   EXIT_FAILED,

@@ -23,8 +23,8 @@
  */
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
-import type { Problem, Scenario } from '../sim/scenario.ts';
-import { loadScenarioFile } from '../sim/scenario.ts';
+import type { Problem, Scenario } from '../sim/scenario/index.ts';
+import { loadScenarioFile } from '../sim/scenario/index.ts';
 import { unsupportedFeatures } from '../sim/simulation.ts';
 import {
   EXIT_FAILED,

@@ -12,7 +12,7 @@ import { accessSync, constants, readFileSync, rmSync, statSync, writeFileSync, t
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Problem } from '../sim/scenario.ts';
+import type { Problem } from '../sim/scenario/index.ts';
 import { renderTimeline, type RenderedTimeline } from '../view/index.ts';
 import { EXIT_OK, EXIT_UNUSABLE, formatProblems, writeStdout, type ExitCode } from './cli-io.ts';
 

@@ -6,7 +6,7 @@
  * A crash of the simulator on one seed is that seed's failure ("crash: …"), not the sweep's: finding
  * such seeds is what sweeps are for.
  */
-import type { Scenario } from '../sim/scenario.ts';
+import type { Scenario } from '../sim/scenario/index.ts';
 import { runScenario } from '../sim/simulation.ts';
 import { reproduceCommand } from './cli-io.ts';
 import { firstFailure, oneLine } from './outcome.ts';

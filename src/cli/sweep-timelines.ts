@@ -9,7 +9,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Problem } from '../sim/scenario.ts';
+import type { Problem } from '../sim/scenario/index.ts';
 import { runScenario } from '../sim/simulation.ts';
 import { reproduceCommand } from './cli-io.ts';
 import { TimelineTrace, timelineLink } from './sim-view.ts';

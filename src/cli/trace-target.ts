@@ -11,7 +11,7 @@
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { removeRunTempDirsOfThisProcess } from '../sim/run-temp-dir.ts';
-import type { Problem, Scenario } from '../sim/scenario.ts';
+import type { Problem, Scenario } from '../sim/scenario/index.ts';
 import { runScenario, type SimOptions, type SimOutcome } from '../sim/simulation.ts';
 
 const PATH = '--trace';

@@ -2,7 +2,7 @@
  * Kernel configuration (SPEC §2.8, §3, §12.2 `kernel`). Every limit is named with its unit.
  */
 import type { OutputDevice } from './channels/outputs.ts';
-import type { ToolSpec } from './ports.ts';
+import type { ToolSpec } from './ports/provider.ts';
 
 export interface OffloadConfig {
   readonly enabled: boolean;

@@ -15,6 +15,6 @@ export type {
   ToolRunner,
   ToolSpec,
   Usage,
-} from './ports.ts';
-export { ContextFullError } from './ports.ts';
-export type { TraceBody, TraceEvent, TraceSink, TraceType, StepName, TerminalKind, TerminalReason } from './trace.ts';
+} from './ports/provider.ts';
+export { ContextFullError } from './ports/provider.ts';
+export type { TraceBody, TraceEvent, TraceSink, TraceType, StepName, TerminalKind, TerminalReason } from './trace/vocabulary.ts';

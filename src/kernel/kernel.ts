@@ -10,16 +10,16 @@
  * Ids — tasks created by the kernel, model and tool calls — come from counters, never from time or
  * randomness, so the same facts in the same order give the same commands and the same trace.
  */
-import { Agent, type AgentEnv } from './agent.ts';
+import { Agent, type AgentEnv } from './agent/agent.ts';
 import { assert, assertNever } from './assert.ts';
 import { resolveKernelConfig, type KernelConfig, type KernelConfigInput } from './config.ts';
-import type { KernelDump, RunningView } from './dump.ts';
+import type { KernelDump, RunningView } from './agent/dump-types.ts';
 import type { Command, Fact, Submission, SubmitResult } from './protocol.ts';
-import type { Task } from './task.ts';
-import { Tracer, type Terminal, type TraceSink } from './trace.ts';
+import type { Task } from './task/task.ts';
+import { Tracer, type Terminal, type TraceSink } from './trace/vocabulary.ts';
 import { ChannelRegistry, type InputChannel, type RegisterInput } from './channels/registry.ts';
 import { routeInput } from './channels/routing.ts';
-import type { MemoryPorts } from './tools/builtins.ts';
+import type { MemoryPorts } from './builtins/builtins.ts';
 
 /** The synchronous ports the kernel holds itself (the async ones belong to the Runtime). */
 export interface KernelPorts {

@@ -3,9 +3,9 @@
  * Facts are past tense, commands imperative. The Runtime is the only code that turns commands into
  * port calls and port results into facts.
  */
-import type { ModelChunk, ModelRequest, ToolCall, ToolResult, Usage } from './ports.ts';
-import type { TaskClass } from './levels.ts';
-import type { Terminal } from './trace.ts';
+import type { ModelChunk, ModelRequest, ToolCall, ToolResult, Usage } from './ports/provider.ts';
+import type { TaskClass } from './scheduler/levels.ts';
+import type { Terminal } from './trace/vocabulary.ts';
 
 /** An input handed to the kernel by a channel (terminal, HTTP, timer plugin, simulator). */
 export interface Submission {

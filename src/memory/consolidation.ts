@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { zodErrorMap } from '../boundary/zod-messages.ts';
 import { RECALL_DEPTH_MAX } from '../kernel/memory/rules.ts';
-import type { Triple } from '../kernel/memory/types.ts';
+import type { Triple } from '../kernel/ports/graph-memory.ts';
 
 /** At most this many keywords per `memory_recall` call. */
 export const RECALL_KEYWORDS_MAX = 16;

@@ -25,7 +25,7 @@ import {
   type GraphMemory,
   type Recall,
   type Triple,
-} from '../kernel/memory/types.ts';
+} from '../kernel/ports/graph-memory.ts';
 import { SqliteGraphStore, type OpenOptions } from './sqlite-store.ts';
 
 /** A GraphMemory that can be closed: what LightMemory needs of its main side. */

@@ -40,7 +40,7 @@ import {
   type RecallEntity,
   type RecallRelation,
   type Triple,
-} from '../kernel/memory/types.ts';
+} from '../kernel/ports/graph-memory.ts';
 
 /** Version of the schema below, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Tracer, TraceRecorder } from '../../src/kernel/trace.ts';
+import { Tracer, TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
 import { BENCH_SCHEDULER_CONFIG, generateWorkload, runWorkload, stepsOfId } from '../../bench/workload.ts';
 
 // Smoke test of the benchmark workload. No timing assertions here, ever.

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadScenarioFile } from '../../src/sim/scenario.ts';
+import { loadScenarioFile } from '../../src/sim/scenario/index.ts';
 import { runScenario } from '../../src/sim/simulation.ts';
 import { renderTimeline } from '../../src/view/index.ts';
 import { launchChromium, openTimeline } from './chromium.ts';

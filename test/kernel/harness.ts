@@ -11,12 +11,12 @@
  */
 import { expect } from 'vitest';
 import type { KernelConfigInput } from '../../src/kernel/config.ts';
-import type { AgentDump, RunningView } from '../../src/kernel/dump.ts';
+import type { AgentDump, RunningView } from '../../src/kernel/agent/dump-types.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
-import type { Message, ModelChunk, ModelRequest, ToolSpec } from '../../src/kernel/ports.ts';
+import type { Message, ModelChunk, ModelRequest, ToolSpec } from '../../src/kernel/ports/provider.ts';
 import type { Command, Fact, ModelFailure, Submission, SubmitResult } from '../../src/kernel/protocol.ts';
-import type { SchedulerDump } from '../../src/kernel/scheduler.ts';
-import { TraceRecorder, type Terminal, type TraceEvent, type TraceType } from '../../src/kernel/trace.ts';
+import type { SchedulerDump } from '../../src/kernel/scheduler/core.ts';
+import { TraceRecorder, type Terminal, type TraceEvent, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
 
 export type EventOf<T extends TraceType> = Extract<TraceEvent, { type: T }>;
 export type CommandOf<T extends Command['type']> = Extract<Command, { type: T }>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentDump } from '../../src/kernel/dump.ts';
+import type { AgentDump } from '../../src/kernel/agent/dump-types.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
-import type { TraceEvent } from '../../src/kernel/trace.ts';
+import type { TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
 import { KernelHarness, systemMsg } from './harness.ts';
 
 const CANCELLED = { kind: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' } as const;

@@ -10,10 +10,10 @@ import {
   type Provider,
   type ToolCall,
   type ToolRunner,
-} from '../../src/kernel/ports.ts';
+} from '../../src/kernel/ports/provider.ts';
 import type { Submission } from '../../src/kernel/protocol.ts';
-import { Runtime } from '../../src/kernel/runtime.ts';
-import { TraceRecorder, type Terminal } from '../../src/kernel/trace.ts';
+import { Runtime } from '../../src/runtime/runtime.ts';
+import { TraceRecorder, type Terminal } from '../../src/kernel/trace/vocabulary.ts';
 import { TEST_TOOLS } from './harness.ts';
 
 const USAGE = { inputTokens: 3, outputTokens: 2 };

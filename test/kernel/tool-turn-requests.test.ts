@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/kernel/ports.ts';
+import type { Message } from '../../src/kernel/ports/provider.ts';
 import { PLACEHOLDER_CONTINUE } from '../../src/kernel/steps/model.ts';
 import { KernelHarness, SYSTEM_PROMPT, systemMsg, userMsg } from './harness.ts';
 

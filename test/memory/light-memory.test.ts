@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryError, type Recall, type Triple } from '../../src/kernel/memory/types.ts';
+import { MemoryError, type Recall, type Triple } from '../../src/kernel/ports/graph-memory.ts';
 import { LightMemory, promoteTriples, type ClosableGraphMemory } from '../../src/memory/light-memory.ts';
 import { SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryError, type Triple } from '../../src/kernel/memory/types.ts';
+import { MemoryError, type Triple } from '../../src/kernel/ports/graph-memory.ts';
 import { RECALL_RELATIONS_MAX, SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
 
 let dir: string;

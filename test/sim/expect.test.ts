@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { deepEqual, evaluateExpectations } from '../../src/sim/expect.ts';
-import type { Report, ReportAgent, ReportCounters, ReportExpectation, ReportTask, ReportViolation } from '../../src/sim/report.ts';
-import type { TerminalKind } from '../../src/kernel/trace.ts';
-import type { Expect } from '../../src/sim/scenario.ts';
+import { deepEqual, evaluateExpectations } from '../../src/sim/report/expect.ts';
+import type { Report, ReportAgent, ReportCounters, ReportExpectation, ReportTask, ReportViolation } from '../../src/sim/report/index.ts';
+import type { TerminalKind } from '../../src/kernel/trace/vocabulary.ts';
+import type { Expect } from '../../src/sim/scenario/index.ts';
 
 // ---------------------------------------------------------------- hand-made reports
 

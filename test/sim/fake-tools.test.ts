@@ -1,8 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/clock/index.ts';
-import type { ToolCall, ToolContext, ToolResult } from '../../src/kernel/ports.ts';
-import { FakeToolRunner, toolSpecs, type FakeToolDef, type FakeToolFaults } from '../../src/sim/fake-tools.ts';
+import type { ToolCall, ToolContext, ToolResult } from '../../src/kernel/ports/provider.ts';
+import { FakeToolRunner, toolSpecs, type FakeToolDef, type FakeToolFaults } from '../../src/sim/fakes/tools.ts';
 import { Rng } from '../../src/sim/rng.ts';
 
 const DEF: FakeToolDef = { durationMs: 100, result: 'ok', fails: false, panics: false, parallelSafe: false };

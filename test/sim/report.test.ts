@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, it, expect } from 'vitest';
-import type { AgentDump, ContextEvent, KernelDump } from '../../src/kernel/dump.ts';
-import { InvariantMonitor, type Violation } from '../../src/kernel/monitors.ts';
-import { Scheduler } from '../../src/kernel/scheduler.ts';
-import type { TraceBody, TraceEvent } from '../../src/kernel/trace.ts';
-import { buildReport, formatSummary, type ReportInput } from '../../src/sim/report.ts';
-import { formatTraceLine } from '../../src/sim/trace-writer.ts';
+import type { AgentDump, ContextEvent, KernelDump } from '../../src/kernel/agent/dump-types.ts';
+import { InvariantMonitor, type Violation } from '../../src/kernel/trace/monitors.ts';
+import { Scheduler } from '../../src/kernel/scheduler/core.ts';
+import type { TraceBody, TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
+import { buildReport, formatSummary, type ReportInput } from '../../src/sim/report/index.ts';
+import { formatTraceLine } from '../../src/sim/trace/writer.ts';
 
 /** A hand-made trace on one agent, built in order with auto-incremented seq. */
 function trace(): TraceEvent[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseNonNegativeInt } from '../../src/cli/cli-io.ts';
-import { parseScenario } from '../../src/sim/scenario.ts';
+import { parseScenario } from '../../src/sim/scenario/index.ts';
 import { doc, ok, paths, problems } from './scenario-helpers.ts';
 
 const T_MAX = 1e12;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstInvalidOffset } from '../../src/boundary/utf8.ts';
-import { loadScenarioFile, parseScenario } from '../../src/sim/scenario.ts';
+import { loadScenarioFile, parseScenario } from '../../src/sim/scenario/index.ts';
 import { paths, problems } from './scenario-helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'homeagent-scenario-file-'));

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile, parseScenario } from '../../src/sim/scenario.ts';
-import type { ScenarioInput } from '../../src/sim/scenario.ts';
+import { loadScenarioFile, parseScenario } from '../../src/sim/scenario/index.ts';
+import type { ScenarioInput } from '../../src/sim/scenario/index.ts';
 import { doc, ok, paths, problems } from './scenario-helpers.ts';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}.json`, import.meta.url));

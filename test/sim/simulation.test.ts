@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseScenario } from '../../src/sim/scenario.ts';
+import { parseScenario } from '../../src/sim/scenario/index.ts';
 import { runScenario } from '../../src/sim/simulation.ts';
 
 const dirs: string[] = [];

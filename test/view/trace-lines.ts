@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadScenarioFile } from '../../src/sim/scenario.ts';
+import { loadScenarioFile } from '../../src/sim/scenario/index.ts';
 import { runScenario } from '../../src/sim/simulation.ts';
 
 /** The trace file the simulator writes for a scenario file (header line included). */

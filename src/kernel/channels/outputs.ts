@@ -10,7 +10,7 @@
  * Devices are considered in the order given; a repeated name is ignored after its first occurrence
  * (the agent's own device wins over the parent's fallback), identically at all three points.
  */
-import type { ToolSpec } from '../ports.ts';
+import type { ToolSpec } from '../ports/provider.ts';
 import type { ChannelRegistry } from './registry.ts';
 
 export interface OutputDevice {

@@ -6,7 +6,7 @@
  * Orderings are total and use code-unit comparison (never `localeCompare`, whose result depends on
  * the ICU data of the machine), so the same stores give the same text everywhere.
  */
-import type { CommitResult, Recall, RecallEntity, RecallRelation, Triple } from './types.ts';
+import type { CommitResult, Recall, RecallEntity, RecallRelation, Triple } from '../ports/graph-memory.ts';
 
 /** Entity names are 2..50 code points (REFERENCE §5.1: 2..50 runes). */
 export const ENTITY_NAME_MIN = 2;

@@ -5,9 +5,9 @@
  * an output channel and commits nothing to the conversation context.
  */
 import { commitCapped } from '../memory/rules.ts';
-import { MemoryError } from '../memory/types.ts';
-import type { Message } from '../ports.ts';
-import type { Task } from '../task.ts';
+import { MemoryError } from '../ports/graph-memory.ts';
+import type { Message } from '../ports/provider.ts';
+import type { Task } from '../task/task.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 
 export const CONSOLIDATION_PROMPT =

@@ -3,11 +3,11 @@
  * the task's cursor; anything that needs the outside world leaves as a command and the step waits.
  */
 import type { KernelConfig } from '../config.ts';
-import type { ConversationContext } from '../context.ts';
-import type { ModelRequest, ToolCall, ToolResult, ToolSpec } from '../ports.ts';
-import type { Task } from '../task.ts';
-import type { BuiltinRun, MemoryPorts } from '../tools/builtins.ts';
-import type { Terminal, TraceBody } from '../trace.ts';
+import type { ConversationContext } from '../agent/context.ts';
+import type { ModelRequest, ToolCall, ToolResult, ToolSpec } from '../ports/provider.ts';
+import type { Task } from '../task/task.ts';
+import type { BuiltinRun, MemoryPorts } from '../builtins/builtins.ts';
+import type { Terminal, TraceBody } from '../trace/vocabulary.ts';
 
 /** `next`: the cursor moved, run the next step; `wait`: a command is out; `ended`: the task finished. */
 export type StepOutcome = 'next' | 'wait' | 'ended';

@@ -4,10 +4,10 @@
  * call appends nothing and takes no tool call; it costs one turn and leaves the cursor on Model, so
  * the request is rebuilt and re-sent when the task runs again.
  */
-import { OVERFLOW_KEEP_RECENT, OVERFLOW_RATIO, OVERFLOW_TARGET_RATIO } from '../context.ts';
-import { lazySnapshot } from '../lazy-snapshot.ts';
-import type { Message, ToolCall } from '../ports.ts';
-import type { Task } from '../task.ts';
+import { OVERFLOW_KEEP_RECENT, OVERFLOW_RATIO, OVERFLOW_TARGET_RATIO } from '../agent/context.ts';
+import { lazySnapshot } from '../task/lazy-snapshot.ts';
+import type { Message, ToolCall } from '../ports/provider.ts';
+import type { Task } from '../task/task.ts';
 import { consolidationDone } from './consolidate.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 

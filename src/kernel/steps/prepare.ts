@@ -2,9 +2,9 @@
  * The Prepare step and the prefix rebase (SPEC §3.2, §3.4, §3.5). The prefix is system prompt +
  * committed timeline + the task's input; everything after `prefixLen` is the task's own progress.
  */
-import { INTERRUPT_MARK } from '../context.ts';
-import type { Message } from '../ports.ts';
-import type { Task } from '../task.ts';
+import { INTERRUPT_MARK } from '../agent/context.ts';
+import type { Message } from '../ports/provider.ts';
+import type { Task } from '../task/task.ts';
 import { consolidationMessages } from './consolidate.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 

@@ -4,11 +4,11 @@
  * ToolBatch runs a batch of parallel-safe calls together, critical as a whole; TurnEnd closes a turn.
  * A tool error (`ok: false`) is data and the task continues; a throw is a panic and fails the task.
  */
-import type { ToolCall } from '../ports.ts';
-import type { Task, ToolOutcome } from '../task.ts';
+import type { ToolCall } from '../ports/provider.ts';
+import type { Task, ToolOutcome } from '../task/task.ts';
 import { truncateCodePoints } from '../tokens.ts';
-import type { BuiltinRun } from '../tools/builtins.ts';
-import type { ToolResult } from '../ports.ts';
+import type { BuiltinRun } from '../builtins/builtins.ts';
+import type { ToolResult } from '../ports/provider.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 
 /** How much of a result the trace keeps (the report shows the first 500 code points). */

@@ -11,11 +11,11 @@
  * `channels` (empty here).
  */
 import { createHash } from 'node:crypto';
-import type { AgentDump, KernelDump } from '../../kernel/dump.ts';
-import type { SchedulerCounters } from '../../kernel/counters.ts';
-import type { Violation } from '../../kernel/monitors.ts';
-import type { TraceEvent } from '../../kernel/trace.ts';
-import { formatTraceLine } from '../trace-writer.ts';
+import type { AgentDump, KernelDump } from '../../kernel/agent/dump-types.ts';
+import type { SchedulerCounters } from '../../kernel/scheduler/counters.ts';
+import type { Violation } from '../../kernel/trace/monitors.ts';
+import type { TraceEvent } from '../../kernel/trace/vocabulary.ts';
+import { formatTraceLine } from '../trace/writer.ts';
 import { scanTrace, type TaskAcc } from './scan.ts';
 import { sortedJson } from './text.ts';
 import type {

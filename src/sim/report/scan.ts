@@ -5,7 +5,7 @@
  * Everything the report says about tasks comes from here: the trace is the single source (SPEC §7 O2).
  * The accumulators are mutable while the scan runs; build.ts turns them into the readonly report.
  */
-import type { TerminalKind, TerminalReason, TraceEvent } from '../../kernel/trace.ts';
+import type { TerminalKind, TerminalReason, TraceEvent } from '../../kernel/trace/vocabulary.ts';
 import { firstCodePoints } from './text.ts';
 import type { ReportDrop, ReportSuspension } from './types.ts';
 

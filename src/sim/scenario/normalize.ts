@@ -6,7 +6,7 @@
  * `undefined`); lists default to `[]`.
  */
 import { assert } from '../../kernel/assert.ts';
-import type { Level, TaskClass } from '../../kernel/levels.ts';
+import type { Level, TaskClass } from '../../kernel/scheduler/levels.ts';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_VIRTUAL_MS } from './bounds.ts';
 import { isObj } from './refs.ts';
 import type { CountersIn, ExpectIn, FieldExpectIn, InputIn, ReplyIn, ScenarioIn } from './schema.ts';

@@ -5,7 +5,7 @@ import {
   INPUT_CHANNELS_VIEWS,
   inputChannelsView,
   runInputChannelsTool,
-} from '../../../src/kernel/channels/input-channels-tool.ts';
+} from '../../../src/kernel/builtins/input-channels.ts';
 
 function sample(): ChannelRegistry {
   const r = new ChannelRegistry();

@@ -9,7 +9,7 @@ import {
   validEntityName,
   validTriple,
 } from '../../../src/kernel/memory/rules.ts';
-import type { CommitResult, Recall, Triple } from '../../../src/kernel/memory/types.ts';
+import type { CommitResult, Recall, Triple } from '../../../src/kernel/ports/graph-memory.ts';
 
 describe('validEntityName (SPEC §9: 2..50 code points with a letter/digit, or - / _)', () => {
   it('accepts 2..50 code points after trimming, in any script', () => {

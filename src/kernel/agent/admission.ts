@@ -1,0 +1,64 @@
+/**
+ * Intake checks and level resolution (SPEC §3.1, §5). They run once, at submission, on the agent that
+ * handles the input after routing, for external inputs only (never for kernel-created tasks).
+ */
+import { clampLevel, isLevel, parseLevel, type Level } from '../scheduler/levels.ts';
+
+/** Sliding duplicate window keyed by (source, text): every duplicate refreshes its timestamp. */
+export class DedupWindow {
+  private readonly seen = new Map<string, number>();
+  private checksSincePurge = 0;
+
+  constructor(private readonly windowMs: number) {}
+
+  /** True when the same source and text were recorded less than `windowMs` ago. Records nothing. */
+  isDuplicate(source: string, text: string, nowMs: number): boolean {
+    const last = this.seen.get(dedupKey(source, text));
+    return last !== undefined && nowMs - last < this.windowMs;
+  }
+
+  /**
+   * Records a sighting: every submission that reaches the de-duplication check — duplicates too
+   * (the window slides) — except one then refused for backpressure, which a retry must not repeat.
+   */
+  record(source: string, text: string, nowMs: number): void {
+    this.seen.set(dedupKey(source, text), nowMs);
+    this.purgeSometimes(nowMs);
+  }
+
+  /** Expired keys are purged every 256 checks, keeping each check O(1) amortized. */
+  private purgeSometimes(nowMs: number): void {
+    this.checksSincePurge += 1;
+    if (this.checksSincePurge < 256) return;
+    this.checksSincePurge = 0;
+    for (const [key, atMs] of this.seen) if (nowMs - atMs >= this.windowMs) this.seen.delete(key);
+  }
+}
+
+function dedupKey(source: string, text: string): string {
+  return `${source}\u0000${text}`;
+}
+
+/** A declared level: "L1".."L4" (case-insensitive) or a number 1..4; anything else is L1. */
+export function declaredLevel(value: string | number | undefined): Level {
+  if (typeof value === 'number') return isLevel(value) ? value : 1;
+  return parseLevel(value);
+}
+
+/**
+ * On the root, a source is kernel-level when its first segment before '/' names a built-in plugin
+ * (exact match; `webui/dev-3` → `webui`). A leading '/' has no first segment.
+ */
+export function isPrivilegedSource(source: string, builtinPlugins: readonly string[]): boolean {
+  const slash = source.indexOf('/');
+  const head = slash === -1 ? source : slash === 0 ? '' : source.slice(0, slash);
+  return head.length > 0 && builtinPlugins.includes(head);
+}
+
+export function resolveLevel(value: string | number | undefined, source: string, builtinPlugins: readonly string[]): Level {
+  return clampLevel(declaredLevel(value), isPrivilegedSource(source, builtinPlugins));
+}
+
+export function utf8Bytes(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}

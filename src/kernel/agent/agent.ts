@@ -1,0 +1,449 @@
+/**
+ * One agent: its scheduler core, its conversation context, and the step driver. Theory of operation:
+ *
+ * `advance` runs the running task through zero-time steps until a step needs the outside world (a
+ * model call, a tool call) and then returns; facts resume it. Before every step the driver asks the
+ * core for a safe point, which re-arms deferred preemptions and suspends the task when a preemption
+ * is armed. When an interrupt arms while the running task streams from the model, the driver cancels
+ * the call in the same reaction: the Model step ends, the task is at a safe point and yields.
+ *
+ * Every task ends through the core (`finishRunning`, overflow drops, stops), whose end listener
+ * replies to the task's own responder: a reply can never reach another task's waiter (X1).
+ *
+ * This file holds the agent's state (the running task, its lifecycle, its counters), the step driver,
+ * the StepHost the steps call, the stop button and agent stop; it owns I1 (only the running task
+ * finishes) and the step budget. The rest lives beside it, each piece with its own invariants:
+ * `agent-intake.ts` (inputs become tasks), `agent-calls.ts` (the in-flight call), `agent-facts.ts`
+ * (facts resume the task), `agent-tools.ts` (the tool list), `agent-dump.ts` (observable views).
+ */
+import { assert, assertNever } from '../assert.ts';
+import { CallTracker } from './calls.ts';
+import { buildAgentDump, buildRunningView } from './dump.ts';
+import {
+  batchMaybeComplete,
+  modelCallDone,
+  modelCallFailed,
+  modelCallTimedOut,
+  panicRunningTool,
+  preemptModelCall,
+  toolCallDone,
+  toolCallPanicked,
+} from './facts.ts';
+import { Intake, type Refusal } from './intake.ts';
+import { AgentTools } from './tools.ts';
+import type { ChannelRegistry } from '../channels/registry.ts';
+import type { KernelConfig } from '../config.ts';
+import { ConversationContext } from './context.ts';
+import type { AgentDump, AgentKind, AgentState, RunningView } from './dump-types.ts';
+import type { Level } from '../scheduler/levels.ts';
+import type { ModelChunk, ModelRequest, ToolCall, ToolResult, ToolSpec, Usage } from '../ports/provider.ts';
+import type { Command, ModelFailure, Submission, SubmitResult } from '../protocol.ts';
+import { Scheduler, type SchedTask } from '../scheduler/core.ts';
+import type { StepHost, StepOutcome } from '../steps/host.ts';
+import { stepModel } from '../steps/model.ts';
+import { rebasePrefix, stepPrepare } from '../steps/prepare.ts';
+import { stepToolAfter, stepToolBatch, stepToolBegin, stepToolExec, stepTurnEnd } from '../steps/tools.ts';
+import type { Task } from '../task/task.ts';
+import { TaskTable } from '../task/table.ts';
+import type { BuiltinRun, MemoryPorts } from '../builtins/builtins.ts';
+import type { Terminal, TraceBody, Tracer } from '../trace/vocabulary.ts';
+
+/** What the kernel gives each agent: commands out, call routing, ids, and terminal notification. */
+export interface AgentEnv {
+  readonly tracer: Tracer | null;
+  command(command: Command): void;
+  newCallId(kind: 'm' | 't'): string;
+  /** Routes facts for `callId` to this agent until `releaseCall`. */
+  bindCall(callId: string, agent: Agent): void;
+  /**
+   * The call ended. When it ended early (cancelled, abandoned, timed out) `expectLate` is true: facts
+   * that still arrive for it are late, discarded and counted.
+   */
+  releaseCall(callId: string, task: string, expectLate: boolean): void;
+  taskEnded(agent: Agent, task: Task, terminal: Terminal, nowMs: number): void;
+  /** Submissions queued by terminal hooks run before the next pick. */
+  flushHooks(nowMs: number): void;
+}
+
+const STOPPED: Terminal = { kind: 'skipped', reason: 'agent_stopped', reply: '' };
+const STOP_REPLY = 'cancelled (user stop)';
+
+/** The terminal of a task the stop button cancels; a fresh object each time. */
+function userStopTerminal(): Terminal {
+  return { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY };
+}
+
+export class Agent implements StepHost {
+  readonly core: Scheduler;
+  readonly context = new ConversationContext();
+  readonly isRoot: boolean;
+  private readonly tasks: TaskTable;
+  private readonly intake: Intake;
+  private readonly tools: AgentTools;
+  private readonly calls: CallTracker;
+  private current: Task | null = null;
+  private state: AgentState = 'running';
+  private maxDepth = 0;
+  private turnsCommitted = 0;
+
+  constructor(
+    readonly agentId: string,
+    readonly kind: AgentKind,
+    readonly parent: string | null,
+    readonly config: KernelConfig,
+    private readonly env: AgentEnv,
+    /** The inputch registry shared by the agent tree. */
+    readonly registry: ChannelRegistry,
+    /** This agent's graph memory (the root's main store; a child's light memory), or none. */
+    readonly memory: MemoryPorts | null,
+    /** Output grant: empty = every device (SPEC §8.4). */
+    readonly allowedOutputs: readonly string[],
+  ) {
+    this.isRoot = parent === null;
+    this.tasks = new TaskTable(agentId);
+    this.tools = new AgentTools(config.tools, config.outputs, allowedOutputs, memory !== null);
+    this.core = new Scheduler(
+      agentId,
+      {
+        maxQueue: config.maxQueue,
+        cooldownMs: config.cooldownMs,
+        selfLoopExtraMax: config.selfLoopExtraMax,
+        verify: config.verify,
+      },
+      env.tracer,
+      (t, terminal, nowMs) => this.onEnd(t, terminal, nowMs),
+    );
+    this.calls = new CallTracker(agentId, config.modelTimeoutMs, {
+      newCallId: (kind) => env.newCallId(kind),
+      bindCall: (callId) => env.bindCall(callId, this),
+      releaseCall: (callId, task, expectLate) => env.releaseCall(callId, task, expectLate),
+      command: (command) => env.command(command),
+      trace: (nowMs, body) => this.trace(nowMs, body),
+      noteModelCancelled: () => this.core.noteModelCancelled(),
+    });
+    this.intake = new Intake(config, this.isRoot, this.tasks, this.core, {
+      trace: (nowMs, body) => this.trace(nowMs, body),
+      armed: (nowMs) => preemptModelCall(this, this.calls, nowMs),
+      flushEffects: () => this.flushEffects(),
+    });
+  }
+
+  // ---------------------------------------------------------------- intake
+
+  /** An external input routed to this agent (SPEC §3.1, §2.8, §2.9, §5). */
+  submit(sub: Submission, nowMs: number): SubmitResult {
+    // A caller bug, refused before any state changes: the kernel keeps running.
+    if (this.tasks.has(sub.id)) throw new Error(`submission id ${sub.id} is already a live task on ${this.agentId}`);
+    if (sub.stop === true && sub.cls === 'interrupt') {
+      const cancelled = this.stopButton(sub.id, nowMs);
+      if (sub.text.length === 0) return { kind: 'stopped', cancelled };
+    }
+    return this.intake.admit(sub, this.state === 'stopped', nowMs);
+  }
+
+  /** Refuses a submission before the containers; it still gets its task and terminal events. */
+  refuse(sub: Submission, level: Level | null, reason: Refusal, nowMs: number): SubmitResult {
+    return this.intake.refuse(sub, level, reason, nowMs);
+  }
+
+  /**
+   * The stop button (SPEC §2.9 steps 1–2): cancel the queued FIFO, stop-mark the running task (ended
+   * at once in its Model step, else at its next safe point), leave nothing armed.
+   */
+  private stopButton(id: string, nowMs: number): string[] {
+    const cancelled = this.core.stopQueued(userStopTerminal(), nowMs);
+    const running = this.current;
+    let marked: string | null = null;
+    if (running !== null && running.stoppable && this.state !== 'stopped') {
+      running.stopMarked = true;
+      marked = running.id;
+    }
+    this.trace(nowMs, { type: 'stop', task: id, cancelled: cancelled.slice(), marked });
+    if (marked !== null) cancelled.push(marked);
+    const model = this.calls.liveModel();
+    if (running !== null && running.stopMarked && model !== null) {
+      this.calls.cancelModel(model.callId, running, 'user_stop', nowMs);
+      this.trace(nowMs, { type: 'step.end', task: running.id, step: 'Model' });
+      this.finish(running, userStopTerminal(), nowMs);
+    }
+    this.flushEffects();
+    return cancelled;
+  }
+
+  /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (SPEC §5). */
+  raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void {
+    this.intake.raiseKernelInterrupt(cause, reason, text, nowMs);
+  }
+
+  // ---------------------------------------------------------------- the step driver
+
+  /** Runs zero-time steps until the running task waits for the outside world or nothing is left. */
+  advance(nowMs: number): void {
+    for (;;) {
+      if (this.state === 'stopped' || this.calls.isWaiting()) break;
+      this.env.flushHooks(nowMs);
+      let task = this.current;
+      if (task === null) {
+        const picked = this.core.pick(nowMs);
+        if (picked === null) break;
+        task = this.tasks.get(picked.id);
+        this.current = task;
+        if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
+        // A consolidation task is critical as a whole (SPEC §3.7): nothing preempts it, even an L4.
+        if (task.consolidation) this.core.enterCritical(nowMs);
+      }
+      if (task.stopMarked) {
+        this.finish(task, userStopTerminal(), nowMs);
+        continue;
+      }
+      task.frame.steps += 1;
+      if (task.frame.steps > this.config.stepBudget) {
+        this.finish(task, { kind: 'failed', reply: 'processing error: step budget exceeded' }, nowMs);
+        continue;
+      }
+      if (this.core.safePoint(nowMs, task.frame.step) === 'suspended') {
+        this.current = null;
+        this.maxDepth = Math.max(this.maxDepth, this.core.stackDepth());
+        continue;
+      }
+      if (this.runStep(task, nowMs) === 'wait') break;
+    }
+    this.flushEffects();
+  }
+
+  private runStep(task: Task, nowMs: number): StepOutcome {
+    const step = task.frame.step;
+    switch (step) {
+      case 'Prepare':
+        return stepPrepare(this, task, nowMs);
+      case 'Model':
+        return stepModel(this, task, nowMs);
+      case 'ToolBegin':
+        return stepToolBegin(this, task, nowMs);
+      case 'ToolExec':
+        return stepToolExec(this, task, nowMs);
+      case 'ToolAfter':
+        return stepToolAfter(this, task, nowMs);
+      case 'TurnEnd':
+        return stepTurnEnd(this, task, nowMs);
+      case 'ToolBatch': {
+        const { started, panics } = stepToolBatch(this, task, nowMs);
+        batchMaybeComplete(this, this.calls, this.calls.beginBatch(task, started, panics), nowMs);
+        return this.calls.isWaiting() ? 'wait' : this.current === task ? 'next' : 'ended';
+      }
+      default:
+        return assertNever(step, 'step');
+    }
+  }
+
+  // ---------------------------------------------------------------- StepHost
+
+  trace(nowMs: number, body: TraceBody): void {
+    if (this.env.tracer !== null) this.env.tracer.emit(this.agentId, nowMs, body);
+  }
+
+  toolSpecs(): readonly ToolSpec[] {
+    return this.tools.specs;
+  }
+
+  toolSpec(name: string): ToolSpec | undefined {
+    return this.tools.spec(name);
+  }
+
+  knowsTool(name: string): boolean {
+    return this.tools.knows(name);
+  }
+
+  builtin(name: string): BuiltinRun | undefined {
+    return this.tools.builtin(name);
+  }
+
+  runBuiltin(task: Task, call: ToolCall, run: BuiltinRun, nowMs: number): ToolResult {
+    return run(
+      {
+        agent: this.agentId,
+        task: task.id,
+        registry: this.registry,
+        devices: this.config.outputs,
+        allowedOutputs: this.allowedOutputs,
+        memory: this.memory,
+        nowMs,
+        send: (channel, text) => {
+          this.trace(nowMs, { type: 'output.sent', task: task.id, channel, text });
+          this.env.command({ type: 'output.send', agent: this.agentId, task: task.id, channel, text });
+        },
+        committed: (result, session) => this.memoryCommitted(task, session, result.added, result.skipped, nowMs),
+      },
+      call,
+    );
+  }
+
+  memoryCommitted(task: Task, session: string, added: number, skipped: number, nowMs: number): void {
+    this.trace(nowMs, { type: 'memory.commit', task: task.id, session, added, skipped });
+  }
+
+  noteMalformedConsolidation(): void {
+    this.core.noteMalformedConsolidation();
+  }
+
+  committedTurns(): number {
+    return this.turnsCommitted;
+  }
+
+  /** A tool threw (a runner rejection or a built-in exception): a panic of the running task. */
+  panicTool(task: Task, call: ToolCall, error: string, nowMs: number): void {
+    panicRunningTool(this, task, call, error, nowMs);
+  }
+
+  startModel(task: Task, request: Omit<ModelRequest, 'callId'>, nowMs: number): void {
+    this.calls.startModel(task, request, nowMs);
+  }
+
+  startTool(task: Task, call: ToolCall, nowMs: number): void {
+    this.calls.startTool(task, call, nowMs);
+  }
+
+  enterCritical(nowMs: number): void {
+    this.core.enterCritical(nowMs);
+  }
+
+  leaveCritical(nowMs: number): void {
+    this.core.leaveCritical(nowMs);
+  }
+
+  /**
+   * Ends the running task: commits done and failed tasks to the context, then the terminal event. An
+   * interrupt commits as an interrupt turn whether it is done or failed (SPEC §3.4), so consolidation
+   * and the turn count never see it.
+   */
+  finish(task: Task, terminal: Terminal, nowMs: number): void {
+    assert(this.current === task, `I1: finish of ${task.id}, which is not running on ${this.agentId}`);
+    let consolidate = false;
+    if (!task.consolidation && (terminal.kind === 'done' || terminal.kind === 'failed')) {
+      const kind = task.isInterrupt ? 'interrupt' : terminal.kind === 'failed' ? 'failed' : 'turn';
+      const events = this.context.commit({
+        kind,
+        task: task.id,
+        source: task.source,
+        input: task.text,
+        response: terminal.reply ?? '',
+      });
+      this.trace(nowMs, { type: 'context.commit', task: task.id, kind, events });
+      if (kind === 'turn') {
+        this.turnsCommitted += 1;
+        const every = this.config.consolidateEveryTurns;
+        consolidate = every > 0 && this.turnsCommitted % every === 0;
+      }
+    }
+    this.current = null;
+    this.calls.clear();
+    this.core.finishRunning(terminal, nowMs);
+    if (consolidate) this.intake.queueConsolidation(nowMs);
+  }
+
+  // ---------------------------------------------------------------- facts
+
+  modelChunk(callId: string, chunk: ModelChunk): void {
+    this.calls.modelChunk(callId, chunk);
+  }
+
+  modelDone(callId: string, usage: Usage, nowMs: number): void {
+    modelCallDone(this, this.calls, callId, usage, nowMs);
+  }
+
+  modelFailed(callId: string, failure: ModelFailure, error: string, nowMs: number): void {
+    modelCallFailed(this, this.calls, callId, failure, error, nowMs);
+  }
+
+  toolDone(callId: string, ok: boolean, output: string, nowMs: number): void {
+    toolCallDone(this, this.calls, callId, ok, output, nowMs);
+  }
+
+  /** The tool threw: a panic. The task fails and a kernel L4 is raised, unless it is itself an L4. */
+  toolPanicked(callId: string, error: string, nowMs: number): void {
+    toolCallPanicked(this, this.calls, callId, error, nowMs);
+  }
+
+  /** A timer this agent asked for fired: its cooldown timer or a model call's timeout. */
+  timerFired(id: string, nowMs: number): void {
+    if (id === cooldownTimerId(this.agentId)) {
+      if (this.state === 'stopped') return;
+      if (this.core.cooldownTimerFired(nowMs)) preemptModelCall(this, this.calls, nowMs);
+      this.flushEffects();
+      return;
+    }
+    modelCallTimedOut(this, this.calls, id, nowMs);
+  }
+
+  // ---------------------------------------------------------------- stop
+
+  /**
+   * Stops this agent (SPEC §10.2a): the running call is abandoned, every task ends
+   * `skipped`/`agent_stopped`, timers are cleared, and later submissions are refused.
+   */
+  stop(nowMs: number): void {
+    if (this.state === 'stopped') return;
+    this.calls.abandonAll(nowMs);
+    this.current = null;
+    this.state = 'stopped';
+    const ended = this.core.stopAll(STOPPED, nowMs);
+    this.flushEffects();
+    this.trace(nowMs, { type: 'agent.stop', ended });
+  }
+
+  // ---------------------------------------------------------------- plumbing and views
+
+  private onEnd(t: SchedTask, terminal: Terminal, nowMs: number): void {
+    this.env.taskEnded(this, this.tasks.remove(t.id), terminal, nowMs);
+  }
+
+  private flushEffects(): void {
+    for (const effect of this.core.takeEffects()) {
+      const id = cooldownTimerId(this.agentId);
+      switch (effect.type) {
+        case 'timer.set':
+          this.env.command({ type: 'timer.set', id, atMs: effect.atMs });
+          break;
+        case 'timer.clear':
+          this.env.command({ type: 'timer.clear', id });
+          break;
+        default:
+          assertNever(effect, 'scheduler effect');
+      }
+    }
+  }
+
+  isStopped(): boolean {
+    return this.state === 'stopped';
+  }
+
+  /** A cheap view of the running task, for observers that must not pay for a dump. */
+  runningView(nowMs: number): RunningView | null {
+    return buildRunningView(this.core, this.current, this.calls.waitingFor(), nowMs);
+  }
+
+  hasPendingWork(): boolean {
+    return this.core.pendingCount() > 0;
+  }
+
+  dump(): AgentDump {
+    return buildAgentDump({
+      id: this.agentId,
+      kind: this.kind,
+      state: this.state,
+      parent: this.parent,
+      core: this.core,
+      registry: this.registry,
+      allowedOutputs: this.allowedOutputs,
+      tools: this.tools.specs,
+      maxStackDepth: this.maxDepth,
+      context: this.context,
+      current: this.current,
+      waiting: this.calls.waitingFor(),
+    });
+  }
+}
+
+export function cooldownTimerId(agent: string): string {
+  return `cooldown:${agent}`;
+}

@@ -1,0 +1,232 @@
+/**
+ * The in-flight call of one agent's running task. Theory of operation:
+ *
+ * A running task waits for at most one thing at a time: one model call (its stream and its timeout
+ * timer), one ToolRunner call of a ToolExec step, or the ToolRunner calls of a ToolBatch step. The
+ * tracker binds every call id to its agent when the call starts and releases it exactly once when the
+ * call ends — normally, because its fact arrived, or early (cancelled, timed out, abandoned), in which
+ * case the kernel expects late facts and discards them. A model call's timeout timer is set with the
+ * call and cleared with it.
+ *
+ * The tracker keeps the books and emits the commands; what an ended call means for the task (the next
+ * step, a failure, a panic) is decided by the agent and its steps. Invariants owned here: at most one
+ * waiting state per agent; a fact is accepted only for a live call (else an assertion, `CALL:`); every
+ * bound call id is released once.
+ */
+import { assert, assertNever } from '../assert.ts';
+import { ModelStream } from './model-stream.ts';
+import type { ModelChunk, ModelRequest, ToolCall } from '../ports/provider.ts';
+import type { Command } from '../protocol.ts';
+import type { Task } from '../task/task.ts';
+import type { CancelReason, TraceBody } from '../trace/vocabulary.ts';
+
+/** What the tracker needs from its agent and the kernel. */
+export interface CallPorts {
+  newCallId(kind: 'm' | 't'): string;
+  /** Routes facts for `callId` to the owning agent until `releaseCall`. */
+  bindCall(callId: string): void;
+  /** The call ended; `expectLate` when it ended early, so facts that still arrive are late. */
+  releaseCall(callId: string, task: string, expectLate: boolean): void;
+  command(command: Command): void;
+  trace(nowMs: number, body: TraceBody): void;
+  /** Counts a cancelled model call in the scheduler core. */
+  noteModelCancelled(): void;
+}
+
+export interface ModelWait {
+  readonly kind: 'model';
+  readonly task: Task;
+  readonly callId: string;
+  readonly stream: ModelStream;
+}
+
+interface ToolWait {
+  readonly kind: 'tool';
+  readonly task: Task;
+  readonly callId: string;
+}
+
+/** A ToolBatch step's outstanding calls (call id → call index) and the tools that panicked so far. */
+export interface BatchWait {
+  readonly kind: 'batch';
+  readonly task: Task;
+  readonly remaining: Map<string, number>;
+  readonly panics: string[];
+}
+
+type Waiting = ModelWait | ToolWait | BatchWait;
+
+/** A ToolRunner call that ended with its fact: the ToolExec step's call, or call `index` of a batch. */
+export type ToolEnd =
+  | { readonly kind: 'tool'; readonly task: Task }
+  | { readonly kind: 'batch'; readonly batch: BatchWait; readonly index: number };
+
+export function timeoutTimerId(callId: string): string {
+  return `timeout:${callId}`;
+}
+
+export class CallTracker {
+  private waiting: Waiting | null = null;
+  /** Runtime call ids of the tools started by the current ToolBatch step, by call index. */
+  private batchCallIds: string[] = [];
+
+  constructor(
+    private readonly agentId: string,
+    /** A model call's timeout; a ToolRunner call gets the same deadline. */
+    private readonly modelTimeoutMs: number,
+    private readonly ports: CallPorts,
+  ) {}
+
+  isWaiting(): boolean {
+    return this.waiting !== null;
+  }
+
+  /** What the running step waits for, as the dump and the running view show it. */
+  waitingFor(): 'model' | 'tool' | null {
+    const w = this.waiting;
+    return w === null ? null : w.kind === 'model' ? 'model' : 'tool';
+  }
+
+  /** The live model call, or null when the running step waits for something else or nothing. */
+  liveModel(): ModelWait | null {
+    const w = this.waiting;
+    return w?.kind === 'model' ? w : null;
+  }
+
+  /** The running task ended: nothing is awaited any more. */
+  clear(): void {
+    this.waiting = null;
+  }
+
+  startModel(task: Task, request: Omit<ModelRequest, 'callId'>, nowMs: number): void {
+    const callId = this.ports.newCallId('m');
+    this.ports.bindCall(callId);
+    this.waiting = { kind: 'model', task, callId, stream: new ModelStream() };
+    this.ports.trace(nowMs, { type: 'model.start', task: task.id, callId, turn: task.frame.turn, replyIndex: request.replyIndex });
+    this.ports.command({ type: 'model.start', callId, agent: this.agentId, task: task.id, request: { ...request, callId } });
+    this.ports.command({ type: 'timer.set', id: timeoutTimerId(callId), atMs: nowMs + this.modelTimeoutMs });
+  }
+
+  /** Starts a ToolRunner call; a ToolBatch step's calls are collected until `beginBatch`. */
+  startTool(task: Task, call: ToolCall, nowMs: number): void {
+    const callId = this.ports.newCallId('t');
+    this.ports.bindCall(callId);
+    if (task.frame.step === 'ToolBatch') {
+      this.batchCallIds[task.frame.pending.indexOf(call)] = callId;
+    } else {
+      this.waiting = { kind: 'tool', task, callId };
+    }
+    this.ports.command({
+      type: 'tool.run',
+      callId,
+      agent: this.agentId,
+      task: task.id,
+      call,
+      deadlineMs: nowMs + this.modelTimeoutMs,
+    });
+  }
+
+  /** The ToolBatch step started the calls at `started` (indexes) and saw `panics` among its built-ins. */
+  beginBatch(task: Task, started: readonly number[], panics: string[]): BatchWait {
+    const remaining = new Map<string, number>();
+    for (const index of started) remaining.set(this.batchCallIds[index] as string, index);
+    this.batchCallIds = [];
+    const batch: BatchWait = { kind: 'batch', task, remaining, panics };
+    this.waiting = batch;
+    return batch;
+  }
+
+  /** True, and no longer waiting, once every call of the batch has ended. */
+  settleBatch(batch: BatchWait): boolean {
+    if (batch.remaining.size > 0) return false;
+    this.waiting = null;
+    return true;
+  }
+
+  modelChunk(callId: string, chunk: ModelChunk): void {
+    const w = this.waiting;
+    assert(w?.kind === 'model' && w.callId === callId, `CALL: chunk for ${callId}, which is not the live model call`);
+    w.stream.add(chunk);
+  }
+
+  /** The live model call ended (its fact arrived, or early when `expectLate`): released, timer cleared. */
+  endModel(callId: string, expectLate = false): ModelWait {
+    const w = this.waiting;
+    assert(w?.kind === 'model' && w.callId === callId, `CALL: end of ${callId}, which is not the live model call`);
+    this.waiting = null;
+    this.ports.releaseCall(callId, w.task.id, expectLate);
+    this.ports.command({ type: 'timer.clear', id: timeoutTimerId(callId) });
+    return w;
+  }
+
+  /**
+   * Timer `id` fired. When it is the live model call's timeout, the call ends early and is cancelled,
+   * and is returned: a timeout is a failure of the call (it advances the reply index), not a
+   * cancellation. Otherwise null.
+   */
+  timedOut(id: string): ModelWait | null {
+    const w = this.waiting;
+    if (w?.kind !== 'model' || timeoutTimerId(w.callId) !== id) return null;
+    this.endModel(w.callId, true);
+    this.ports.command({ type: 'model.cancel', callId: w.callId });
+    return w;
+  }
+
+  /** Cancels the live model call of `task` (a preemption, the stop button, an agent stop). */
+  cancelModel(callId: string, task: Task, reason: CancelReason, nowMs: number): void {
+    this.waiting = null;
+    this.ports.noteModelCancelled();
+    this.ports.releaseCall(callId, task.id, true);
+    this.ports.trace(nowMs, { type: 'model.cancel', task: task.id, callId, reason });
+    this.ports.command({ type: 'model.cancel', callId });
+    this.ports.command({ type: 'timer.clear', id: timeoutTimerId(callId) });
+  }
+
+  /**
+   * A ToolRunner call's fact arrived (`panicked`: the tool threw). The call is released; a batch call
+   * leaves the batch, and a panic is remembered for when the batch settles.
+   */
+  endTool(callId: string, panicked: boolean): ToolEnd {
+    const w = this.waiting;
+    if (w?.kind === 'tool' && w.callId === callId) {
+      this.waiting = null;
+      this.ports.releaseCall(callId, w.task.id, false);
+      return { kind: 'tool', task: w.task };
+    }
+    const what = panicked ? 'tool panic' : 'tool result';
+    assert(w?.kind === 'batch' && w.remaining.has(callId), `CALL: ${what} for ${callId}, which is not live`);
+    const index = w.remaining.get(callId) as number;
+    w.remaining.delete(callId);
+    this.ports.releaseCall(callId, w.task.id, false);
+    if (panicked) w.panics.push((w.task.frame.pending[index] as ToolCall).name);
+    return { kind: 'batch', batch: w, index };
+  }
+
+  /** The agent stops (SPEC §10.2a): every live call is abandoned and the waiting step ends in the trace. */
+  abandonAll(nowMs: number): void {
+    const w = this.waiting;
+    this.waiting = null;
+    if (w === null) return;
+    switch (w.kind) {
+      case 'model':
+        this.cancelModel(w.callId, w.task, 'agent_stopped', nowMs);
+        this.ports.trace(nowMs, { type: 'step.end', task: w.task.id, step: 'Model' });
+        break;
+      case 'tool':
+        this.abandonTool(w.callId, w.task.id);
+        this.ports.trace(nowMs, { type: 'step.end', task: w.task.id, step: w.task.frame.step });
+        break;
+      case 'batch':
+        for (const callId of w.remaining.keys()) this.abandonTool(callId, w.task.id);
+        this.ports.trace(nowMs, { type: 'step.end', task: w.task.id, step: 'ToolBatch' });
+        break;
+      default:
+        assertNever(w, 'waiting');
+    }
+  }
+
+  private abandonTool(callId: string, task: string): void {
+    this.ports.releaseCall(callId, task, true);
+    this.ports.command({ type: 'tool.cancel', callId });
+  }
+}

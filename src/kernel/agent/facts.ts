@@ -1,0 +1,125 @@
+/**
+ * How facts from the outside world resume an agent's running task. Theory of operation:
+ *
+ * A fact names a call. The CallTracker checks that the call is live and releases it; these functions
+ * then hand its result to the step that was waiting. A model call's end goes to the Model step (done,
+ * failed, a malformed stream, a timeout); a tool's result goes to its ToolExec step, or to its
+ * ToolBatch step, which completes once its last call has returned. An interrupt that arms while the
+ * task streams from the model cancels the call at once (SPEC §2.3 step 2). A tool that throws is a
+ * panic: the task fails, and a kernel L4 is raised unless the task is itself an L4 (SPEC §5).
+ *
+ * The functions see the agent only as a StepHost beside its CallTracker, and hold no state.
+ */
+import type { BatchWait, CallTracker } from './calls.ts';
+import type { ModelFailure } from '../protocol.ts';
+import type { ToolCall, Usage } from '../ports/provider.ts';
+import type { StepHost } from '../steps/host.ts';
+import { modelCancelled, modelDone, modelFailed } from '../steps/model.ts';
+import { toolBatchComplete, toolBatchResult, toolExecDone, traceToolEnd } from '../steps/tools.ts';
+import type { Task } from '../task/task.ts';
+import type { RequestedToolCall } from '../trace/vocabulary.ts';
+
+export function modelCallDone(host: StepHost, calls: CallTracker, callId: string, usage: Usage, nowMs: number): void {
+  const w = calls.endModel(callId);
+  const task = w.task;
+  task.frame.usage = {
+    inputTokens: task.frame.usage.inputTokens + usage.inputTokens,
+    outputTokens: task.frame.usage.outputTokens + usage.outputTokens,
+  };
+  const result = w.stream.finish(callId);
+  if (!result.ok) {
+    modelCallFailedNow(host, task, callId, 'malformed', result.error, nowMs);
+    return;
+  }
+  host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'done', toolCalls: result.calls.map(requested), error: null });
+  modelDone(host, task, result.text, result.calls, nowMs);
+}
+
+export function modelCallFailed(
+  host: StepHost,
+  calls: CallTracker,
+  callId: string,
+  failure: ModelFailure,
+  error: string,
+  nowMs: number,
+): void {
+  const w = calls.endModel(callId);
+  modelCallFailedNow(host, w.task, callId, failure, error, nowMs);
+}
+
+/** Timer `timerId` fired; when it is the live model call's timeout, the call fails. */
+export function modelCallTimedOut(host: StepHost, calls: CallTracker, timerId: string, nowMs: number): void {
+  const w = calls.timedOut(timerId);
+  if (w === null) return;
+  modelCallFailedNow(host, w.task, w.callId, 'error', `no completion within ${host.config.modelTimeoutMs} ms`, nowMs);
+}
+
+function modelCallFailedNow(host: StepHost, task: Task, callId: string, failure: ModelFailure, error: string, nowMs: number): void {
+  host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'failed', toolCalls: [], error });
+  modelFailed(host, task, failure === 'context_full', error, nowMs);
+}
+
+/** An interrupt armed a preemption: a streaming Model step is cancelled now (SPEC §2.3 step 2). */
+export function preemptModelCall(host: StepHost, calls: CallTracker, nowMs: number): void {
+  const w = calls.liveModel();
+  if (w === null) return;
+  calls.cancelModel(w.callId, w.task, 'preempt', nowMs);
+  modelCancelled(host, w.task, nowMs);
+}
+
+export function toolCallDone(host: StepHost, calls: CallTracker, callId: string, ok: boolean, output: string, nowMs: number): void {
+  const ended = calls.endTool(callId, false);
+  if (ended.kind === 'tool') {
+    toolExecDone(host, ended.task, ok, output, nowMs);
+    return;
+  }
+  toolBatchResult(host, ended.batch.task, ended.index, ok, output, false, nowMs);
+  batchMaybeComplete(host, calls, ended.batch, nowMs);
+}
+
+/** The tool threw: a panic. The task fails and a kernel L4 is raised, unless it is itself an L4. */
+export function toolCallPanicked(host: StepHost, calls: CallTracker, callId: string, error: string, nowMs: number): void {
+  const ended = calls.endTool(callId, true);
+  if (ended.kind === 'tool') {
+    const task = ended.task;
+    panicRunningTool(host, task, task.frame.pending[task.frame.toolIdx] as ToolCall, error, nowMs);
+    return;
+  }
+  toolBatchResult(host, ended.batch.task, ended.index, false, error, true, nowMs);
+  batchMaybeComplete(host, calls, ended.batch, nowMs);
+}
+
+/** Once the batch's last call has returned, the ToolBatch step completes, or fails on its first panic. */
+export function batchMaybeComplete(host: StepHost, calls: CallTracker, batch: BatchWait, nowMs: number): void {
+  if (!calls.settleBatch(batch)) return;
+  const firstPanic = batch.panics[0];
+  if (firstPanic === undefined) {
+    toolBatchComplete(host, batch.task, nowMs);
+    return;
+  }
+  host.trace(nowMs, { type: 'step.end', task: batch.task.id, step: 'ToolBatch' });
+  failPanicked(host, batch.task, firstPanic, 'tool panicked in a batch', nowMs);
+}
+
+/** A tool threw (a runner rejection or a built-in exception): a panic of the running task. */
+export function panicRunningTool(host: StepHost, task: Task, call: ToolCall, error: string, nowMs: number): void {
+  traceToolEnd(host, task, call, false, error, true, nowMs);
+  host.trace(nowMs, { type: 'step.end', task: task.id, step: task.frame.step });
+  failPanicked(host, task, call.name, error, nowMs);
+}
+
+function failPanicked(host: StepHost, task: Task, toolName: string, error: string, nowMs: number): void {
+  host.finish(task, { kind: 'failed', reply: `processing error: tool ${toolName} panicked` }, nowMs);
+  // Recursion guard (SPEC §5): a panicking L4 raises no new L4 on the same agent.
+  if (task.level === 4) return;
+  host.raiseKernelInterrupt(
+    task,
+    'panic',
+    `kernel event: task ${task.id} panicked: ${error} (task dropped, scheduler alive)`,
+    nowMs,
+  );
+}
+
+function requested(call: ToolCall): RequestedToolCall {
+  return { callId: call.id, name: call.name, args: call.args };
+}

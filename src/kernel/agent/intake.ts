@@ -1,0 +1,131 @@
+/**
+ * How inputs become tasks on one agent (SPEC §3.1, §2.8, §3.7, §5). Theory of operation:
+ *
+ * An external submission gets its level (clamped unless a built-in plugin speaks on the root), then
+ * passes the refusal checks; a refused input still gets a task, so it still gets its terminal events.
+ * An admitted input becomes a task in the agent's table and enters the core, queued or interrupt. The
+ * kernel creates tasks here too: L4 interrupts for panics and overflows, never clamped or
+ * de-duplicated, and consolidation tasks at the tail of the queued FIFO. When an admission arms a
+ * preemption, the agent reacts at once (a streaming model call is cancelled).
+ *
+ * Invariants owned here: the refusal checks run in a fixed order and stop at the first that applies,
+ * so the duplicate window records a sighting only for an input that passed every earlier check; an
+ * interrupt on the consolidation channel is refused, so a consolidation task only takes the queued
+ * path. The stop button, which acts on the running task, stays with the agent.
+ */
+import type { KernelConfig } from '../config.ts';
+import { DedupWindow, resolveLevel, utf8Bytes } from './admission.ts';
+import type { Level } from '../scheduler/levels.ts';
+import type { Submission, SubmitResult } from '../protocol.ts';
+import type { Scheduler, SubmitOutcome } from '../scheduler/core.ts';
+import type { Task } from '../task/task.ts';
+import type { TaskTable } from '../task/table.ts';
+import type { TraceBody } from '../trace/vocabulary.ts';
+
+export const CONSOLIDATION_CHANNEL = '_consolidation_';
+
+export type Refusal = 'agent_stopped' | 'invalid' | 'empty_input' | 'duplicate';
+
+/** What intake needs from its agent besides the task table and the core. */
+export interface IntakeHooks {
+  trace(nowMs: number, body: TraceBody): void;
+  /** An admission armed a preemption: the agent cancels a streaming model call now. */
+  armed(nowMs: number): void;
+  /** Hands the core's timer effects to the kernel. */
+  flushEffects(): void;
+}
+
+export class Intake {
+  private readonly dedup: DedupWindow;
+
+  constructor(
+    private readonly config: KernelConfig,
+    private readonly isRoot: boolean,
+    private readonly tasks: TaskTable,
+    private readonly core: Scheduler,
+    private readonly hooks: IntakeHooks,
+  ) {
+    this.dedup = new DedupWindow(config.dedupWindowMs);
+  }
+
+  /** An external submission (after the stop button, if it pressed one): refused, or admitted to the core. */
+  admit(sub: Submission, stopped: boolean, nowMs: number): SubmitResult {
+    const level: Level | null =
+      sub.cls === 'interrupt' ? resolveLevel(sub.level, sub.source, this.isRoot ? this.config.builtinPlugins : []) : null;
+    const channel = sub.channel ?? sub.source;
+    const meta = { source: sub.source, channel };
+    const refusal = this.refusal(sub, level, channel, stopped, nowMs);
+    if (refusal !== null) return this.refuse(sub, level, refusal, nowMs);
+    const task = this.tasks.add({
+      id: sub.id,
+      level,
+      source: sub.source,
+      channel,
+      text: sub.text,
+      kernel: false,
+      consolidation: level === null && channel === CONSOLIDATION_CHANNEL,
+    });
+    const outcome =
+      level === null
+        ? this.core.submitQueued(task.id, nowMs, false, meta)
+        : this.core.submitInterrupt(task.id, level, nowMs, false, meta);
+    // SPEC §3.1: a submission refused for backpressure is not remembered, so a retry is admitted.
+    if (outcome.kind !== 'ended' || outcome.terminal.reason !== 'queue_full') this.dedup.record(sub.source, sub.text, nowMs);
+    return this.afterSubmit(outcome, nowMs);
+  }
+
+  /** Refuses a submission before the containers; it still gets its task and terminal events. */
+  refuse(sub: Submission, level: Level | null, reason: Refusal, nowMs: number): SubmitResult {
+    const channel = sub.channel ?? sub.source;
+    this.tasks.add({ id: sub.id, level, source: sub.source, channel, text: sub.text, kernel: false });
+    const terminal = this.core.refuse(sub.id, level === null ? 'queued' : 'interrupt', level, reason, nowMs, {
+      source: sub.source,
+      channel,
+    });
+    this.hooks.flushEffects();
+    return { kind: 'ended', terminal };
+  }
+
+  /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (SPEC §5). */
+  raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void {
+    const source = reason === 'panic' ? 'kernel' : 'kernel/overflow';
+    const task = this.tasks.add({ id: this.tasks.nextKernelTaskId(), level: 4, source, channel: 'kernel', text, kernel: true });
+    this.hooks.trace(nowMs, { type: 'kernel.event', task: task.id, cause: cause.id, source, reason });
+    this.afterSubmit(this.core.submitInterrupt(task.id, 4, nowMs, true, { source, channel: 'kernel' }), nowMs);
+  }
+
+  /** SPEC §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */
+  queueConsolidation(nowMs: number): void {
+    const text = 'extract memory triples from the recent turns';
+    const task = this.tasks.add({
+      id: this.tasks.nextKernelTaskId(),
+      level: null,
+      source: 'kernel',
+      channel: CONSOLIDATION_CHANNEL,
+      text,
+      kernel: true,
+      consolidation: true,
+    });
+    this.afterSubmit(this.core.submitQueued(task.id, nowMs, true, { source: 'kernel', channel: CONSOLIDATION_CHANNEL }), nowMs);
+  }
+
+  /** Why an external submission is refused, or null. A duplicate refreshes its dedup record (sliding window). */
+  private refusal(sub: Submission, level: Level | null, channel: string, stopped: boolean, nowMs: number): Refusal | null {
+    if (stopped) return 'agent_stopped';
+    if (utf8Bytes(sub.text) > this.config.maxInputBytes) return 'invalid';
+    // Consolidation is a queued path (SPEC §3.7); an interrupt on its channel is invalid.
+    if (level !== null && channel === CONSOLIDATION_CHANNEL) return 'invalid';
+    if (sub.text.length === 0) return 'empty_input';
+    if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) {
+      this.dedup.record(sub.source, sub.text, nowMs);
+      return 'duplicate';
+    }
+    return null;
+  }
+
+  private afterSubmit(outcome: SubmitOutcome, nowMs: number): SubmitResult {
+    if (outcome.kind === 'admitted' && outcome.armed) this.hooks.armed(nowMs);
+    this.hooks.flushEffects();
+    return outcome.kind === 'admitted' ? { kind: 'accepted' } : { kind: 'ended', terminal: outcome.terminal };
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Built-in tools (SPEC §3.8, §8.3–8.4, §9.1). They run inside the kernel, in the same reaction as
+ * their ToolExec step: no `tool.run` command, no Runtime round trip, no virtual time. Expected
+ * failures (bad arguments, a refusal, a missing memory) are tool errors (`ok: false`), never throws.
+ *
+ * Untrusted arguments are decoded by parsers injected through `MemoryPorts` (zod lives at the
+ * boundary, in src/memory), so this file stays free of schema libraries.
+ */
+import { runInputChannelsTool, INPUT_CHANNELS_SPEC } from './input-channels.ts';
+import {
+  checkOutputSend,
+  OUTPUT_LIST_SPEC,
+  OUTPUT_LIST_TOOL,
+  OUTPUT_SEND_PREFIX,
+  outputListView,
+  outputToolSpecs,
+  type OutputDevice,
+} from '../channels/outputs.ts';
+import type { ChannelRegistry } from '../channels/registry.ts';
+import { commitCapped, formatRecall } from '../memory/rules.ts';
+import { MemoryError, type CommitResult, type GraphMemory, type Triple } from '../ports/graph-memory.ts';
+import type { ToolCall, ToolResult, ToolSpec } from '../ports/provider.ts';
+
+export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+
+/** The boundary parsers for model-written memory data (implemented with zod in src/memory). */
+export interface MemoryParsers {
+  consolidationAnswer(text: string): Parsed<readonly Triple[]>;
+  memoryWriteArgs(args: string): Parsed<{ readonly triples: readonly Triple[] }>;
+  memoryRecallArgs(args: string): Parsed<{ readonly keywords: readonly string[]; readonly depth: number }>;
+}
+
+/** An agent's graph memory and the parsers for what models write into it. */
+export interface MemoryPorts {
+  readonly store: GraphMemory;
+  readonly parsers: MemoryParsers;
+}
+
+/** What a built-in may touch: the calling agent's grants, the shared registry, its memory. */
+export interface BuiltinContext {
+  readonly agent: string;
+  readonly task: string;
+  readonly registry: ChannelRegistry;
+  readonly devices: readonly OutputDevice[];
+  readonly allowedOutputs: readonly string[];
+  readonly memory: MemoryPorts | null;
+  readonly nowMs: number;
+  /** Sends text on an output channel (traced and handed to the Runtime as a command). */
+  send(channel: string, text: string): void;
+  /** Records a memory commit (traced). */
+  committed(result: CommitResult, session: string): void;
+}
+
+export type BuiltinRun = (ctx: BuiltinContext, call: ToolCall) => ToolResult;
+
+export const MEMORY_RECALL_SPEC: ToolSpec = Object.freeze({
+  name: 'memory_recall',
+  description: 'Recall entities and relations from graph memory matching keywords.',
+  parameters: Object.freeze({
+    type: 'object',
+    properties: { keywords: { type: 'array', items: { type: 'string' } }, depth: { type: 'number' } },
+    required: ['keywords'],
+  }),
+  parallelSafe: true,
+});
+
+export const MEMORY_WRITE_SPEC: ToolSpec = Object.freeze({
+  name: 'memory_write',
+  description: 'Write facts to graph memory as triples {subject, relation, object, sentence?}.',
+  parameters: Object.freeze({
+    type: 'object',
+    properties: {
+      triples: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            subject: { type: 'string' },
+            relation: { type: 'string' },
+            object: { type: 'string' },
+            sentence: { type: 'string' },
+          },
+          required: ['subject', 'relation', 'object'],
+        },
+      },
+    },
+    required: ['triples'],
+  }),
+  parallelSafe: false,
+});
+
+/** The built-in tools of one agent: their specs (as the model sees them) and their implementations. */
+export class BuiltinTools {
+  private readonly runs = new Map<string, BuiltinRun>();
+  readonly specs: readonly ToolSpec[];
+
+  constructor(devices: readonly OutputDevice[], allowedOutputs: readonly string[], hasMemory: boolean) {
+    const specs: ToolSpec[] = [INPUT_CHANNELS_SPEC, OUTPUT_LIST_SPEC];
+    this.runs.set(INPUT_CHANNELS_SPEC.name, (ctx, call) => runInputChannelsTool(ctx.registry, ctx.agent, call.args));
+    this.runs.set(OUTPUT_LIST_TOOL, (ctx) => ({
+      ok: true,
+      output: outputListView(ctx.devices, ctx.allowedOutputs, ctx.registry),
+    }));
+    specs.push(...outputToolSpecs(devices, allowedOutputs));
+    if (hasMemory) {
+      specs.push(MEMORY_RECALL_SPEC, MEMORY_WRITE_SPEC);
+      this.runs.set(MEMORY_RECALL_SPEC.name, memoryRecall);
+      this.runs.set(MEMORY_WRITE_SPEC.name, memoryWrite);
+    }
+    this.specs = specs;
+  }
+
+  /**
+   * The implementation for a tool name, or undefined. Every `output_send__<x>` name resolves, listed or
+   * not, so a direct call to an unauthorised channel is refused at the call site (SPEC §8.4) rather
+   * than reported as an unknown tool.
+   */
+  lookup(name: string): BuiltinRun | undefined {
+    const run = this.runs.get(name);
+    if (run !== undefined) return run;
+    return name.startsWith(OUTPUT_SEND_PREFIX) && name.length > OUTPUT_SEND_PREFIX.length ? outputSend : undefined;
+  }
+}
+
+const outputSend: BuiltinRun = (ctx, call) => {
+  const channel = call.name.slice(OUTPUT_SEND_PREFIX.length);
+  const check = checkOutputSend(ctx.devices, ctx.allowedOutputs, channel, call.args);
+  if (!check.ok) return { ok: false, output: check.error };
+  ctx.send(channel, check.text);
+  return { ok: true, output: 'ok' };
+};
+
+const memoryRecall: BuiltinRun = (ctx, call) => {
+  const memory = ctx.memory as MemoryPorts;
+  const args = memory.parsers.memoryRecallArgs(call.args);
+  if (!args.ok) return { ok: false, output: args.error };
+  return memoryGuard(() => ({
+    ok: true,
+    output: formatRecall(memory.store.recall(args.value.keywords, args.value.depth)),
+  }));
+};
+
+const memoryWrite: BuiltinRun = (ctx, call) => {
+  const memory = ctx.memory as MemoryPorts;
+  const args = memory.parsers.memoryWriteArgs(call.args);
+  if (!args.ok) return { ok: false, output: args.error };
+  const session = `task/${ctx.task}`;
+  return memoryGuard(() => {
+    const result = commitCapped(memory.store, args.value.triples, session, 0, ctx.nowMs);
+    ctx.committed(result, session);
+    return { ok: true, output: `added ${result.added}, skipped ${result.skipped}` };
+  });
+};
+
+/**
+ * A store failure (locked or missing database, read-only refusal) is an expected outcome: the tool
+ * reports it and the kernel keeps running; a commit is one transaction, so nothing half-written stays.
+ */
+export function memoryGuard(work: () => ToolResult): ToolResult {
+  try {
+    return work();
+  } catch (err) {
+    if (err instanceof MemoryError) return { ok: false, output: `memory error: ${err.message}` };
+    throw err;
+  }
+}

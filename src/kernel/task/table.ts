@@ -1,0 +1,75 @@
+/**
+ * The live tasks of one agent, by id, with their frames: what the scheduler core ranks by id, the
+ * agent driver finds here. It also numbers the agent's kernel-created tasks `<agent>:<n>` (n from 1,
+ * in creation order; SPEC §12.2), from a counter, never from time.
+ */
+import { assert } from '../assert.ts';
+import type { Level } from '../scheduler/levels.ts';
+import { newFrame, type Task } from './task.ts';
+
+export interface TaskFields {
+  readonly id: string;
+  readonly level: Level | null;
+  readonly source: string;
+  readonly channel: string;
+  readonly text: string;
+  readonly kernel: boolean;
+  readonly consolidation?: boolean;
+}
+
+export class TaskTable {
+  private readonly tasks = new Map<string, Task>();
+  private kernelTaskSeq = 0;
+
+  constructor(private readonly agentId: string) {}
+
+  has(id: string): boolean {
+    return this.tasks.has(id);
+  }
+
+  /** Creates and records a task (its frame empty, its cursor at Prepare). */
+  add(fields: TaskFields): Task {
+    const task = createTask(this.agentId, fields);
+    this.tasks.set(task.id, task);
+    return task;
+  }
+
+  get(id: string): Task {
+    const task = this.tasks.get(id);
+    assert(task !== undefined, `O1: the scheduler knows ${id} but the agent ${this.agentId} has no frame for it`);
+    return task;
+  }
+
+  /** Forgets an ended task and returns it. */
+  remove(id: string): Task {
+    const task = this.get(id);
+    this.tasks.delete(id);
+    return task;
+  }
+
+  nextKernelTaskId(): string {
+    this.kernelTaskSeq += 1;
+    return `${this.agentId}:${this.kernelTaskSeq}`;
+  }
+}
+
+function createTask(agent: string, f: TaskFields): Task {
+  const consolidation = f.consolidation === true;
+  return {
+    id: f.id,
+    agent,
+    cls: f.level === null ? 'queued' : 'interrupt',
+    level: f.level,
+    source: f.source,
+    channel: f.channel,
+    outputChannel: f.channel,
+    text: f.text,
+    kernel: f.kernel,
+    isInterrupt: f.level !== null,
+    // Consolidation (and later compress) tasks are never stop-marked (SPEC §2.9).
+    stoppable: !consolidation,
+    consolidation,
+    stopMarked: false,
+    frame: newFrame(),
+  };
+}

@@ -1,0 +1,291 @@
+/**
+ * The Runtime: the only async code of the kernel (ARCHITECTURE "Simulator recipe"). It executes the
+ * kernel's commands through the Clock, Provider and ToolRunner ports and feeds the results back as
+ * facts. The simulator and production use this same class.
+ *
+ * - `deliver` is synchronous and non-reentrant: an inbox FIFO, so a fact raised while the kernel
+ *   handles another waits its turn.
+ * - Every port call starts synchronously inside `exec` (a fake reaches the clock before any await).
+ * - Every promise ends in a handler that turns into a fact; nothing is left to reject unhandled.
+ * - Cancellation is final when the kernel says so: the Runtime aborts the controller and keeps
+ *   reading whatever a provider still sends, delivering it so the kernel can discard and count it.
+ *   Failures are classified by `signal.aborted`, since SDKs wrap abort errors in their own classes.
+ */
+import type { Clock, TimerId } from '../clock/index.ts';
+import { assert, assertNever } from '../kernel/assert.ts';
+import type { Kernel } from '../kernel/kernel.ts';
+import { ContextFullError, type ModelChunk, type Provider, type ToolRunner, type Usage } from '../kernel/ports/provider.ts';
+import type { Command, Fact, Submission, SubmitResult } from '../kernel/protocol.ts';
+import type { Terminal } from '../kernel/trace/vocabulary.ts';
+
+export interface RuntimePorts {
+  readonly clock: Clock;
+  readonly provider: Provider;
+  readonly tools: ToolRunner;
+  /** Output devices; absent where sends are only traced (the simulator reads them from the trace). */
+  readonly outputs?: OutputPort;
+}
+
+export interface OutputPort {
+  /** Delivers text on an output channel. Must not throw: a device failure is the device's to report. */
+  send(channel: string, text: string, from: { readonly agent: string; readonly task: string }): void;
+}
+
+export interface RuntimeHooks {
+  /** Every terminal event's reply, in order (the responder of the task). */
+  onReply?(task: string, terminal: Terminal): void;
+  /**
+   * The kernel threw (an assertion: a bug, never an operating outcome). The Runtime stops feeding
+   * it; the simulator fails the run, production logs and exits.
+   */
+  onFatal?(error: unknown): void;
+}
+
+export interface RuntimeActivity {
+  readonly streams: number;
+  readonly tools: number;
+  readonly timers: number;
+}
+
+/**
+ * The abort reason of every kernel cancellation. One shared, frozen error: `abort()` without a reason
+ * builds a DOMException (with a stack) per call, which showed up in simulator profiles.
+ */
+const CANCELLED: Error = Object.freeze(Object.assign(new Error('cancelled by the kernel'), { name: 'AbortError' }));
+
+type InboxItem =
+  | { readonly kind: 'fact'; readonly fact: Fact }
+  | { readonly kind: 'stop' };
+
+export class Runtime {
+  private readonly inbox: InboxItem[] = [];
+  private processing = false;
+  private readonly streams = new Map<string, AbortController>();
+  private readonly toolCalls = new Map<string, AbortController>();
+  private readonly timers = new Map<string, TimerId>();
+  private readonly waiters = new Map<string, (terminal: Terminal) => void>();
+  private streamsOpened = 0;
+  private streamsClosed = 0;
+  private fatalError: unknown = null;
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly ports: RuntimePorts,
+    private readonly hooks: RuntimeHooks = {},
+  ) {}
+
+  /**
+   * Submits an input now. Must not be called from inside a kernel reaction (a reply hook, say):
+   * schedule it on the clock instead, so every submission has a well-defined instant.
+   */
+  submit(sub: Submission): SubmitResult {
+    assert(!this.processing, `RUNTIME: submit of ${sub.id} from inside a kernel reaction; schedule it instead`);
+    assert(this.fatalError === null, `RUNTIME: submit of ${sub.id} after a fatal kernel error`);
+    this.processing = true;
+    let result: SubmitResult;
+    try {
+      result = this.kernel.submit(sub, this.ports.clock.now());
+      this.execAll();
+    } catch (err) {
+      this.fail(err);
+      throw err;
+    } finally {
+      this.processing = false;
+    }
+    this.drain();
+    return result;
+  }
+
+  /** Submits and resolves with the task's terminal event (synchronous submitters: terminal, HTTP). */
+  submitAndWait(sub: Submission): Promise<Terminal> {
+    return new Promise((resolve) => {
+      this.waiters.set(sub.id, resolve);
+      const result = this.submit(sub);
+      if (result.kind === 'stopped') {
+        this.waiters.delete(sub.id);
+        resolve({ kind: 'done', reply: 'stopped' });
+      }
+    });
+  }
+
+  deliver(fact: Fact): void {
+    this.inbox.push({ kind: 'fact', fact });
+    this.drain();
+  }
+
+  stop(): void {
+    this.inbox.push({ kind: 'stop' });
+    this.drain();
+  }
+
+  activity(): RuntimeActivity {
+    return { streams: this.streams.size, tools: this.toolCalls.size, timers: this.timers.size };
+  }
+
+  streamBalance(): { opened: number; closed: number } {
+    return { opened: this.streamsOpened, closed: this.streamsClosed };
+  }
+
+  /** The kernel error that stopped this Runtime, or null. */
+  fatal(): unknown {
+    return this.fatalError;
+  }
+
+  private drain(): void {
+    if (this.processing || this.fatalError !== null) return;
+    this.processing = true;
+    try {
+      for (let item = this.inbox.shift(); item !== undefined; item = this.inbox.shift()) {
+        const nowMs = this.ports.clock.now();
+        if (item.kind === 'fact') this.kernel.handle(item.fact, nowMs);
+        else this.kernel.stop(nowMs);
+        this.execAll();
+      }
+    } catch (err) {
+      // Contained here so that a kernel bug never masquerades as a provider or tool failure.
+      this.fail(err);
+    } finally {
+      this.processing = false;
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.fatalError !== null) return;
+    this.fatalError = err;
+    this.inbox.length = 0;
+    this.hooks.onFatal?.(err);
+  }
+
+  private execAll(): void {
+    for (const command of this.kernel.takeCommands()) this.exec(command);
+  }
+
+  private exec(command: Command): void {
+    switch (command.type) {
+      case 'model.start':
+        this.startStream(command.callId, command.request);
+        break;
+      case 'model.cancel':
+        this.streams.get(command.callId)?.abort(CANCELLED);
+        break;
+      case 'tool.run':
+        this.startTool(command);
+        break;
+      case 'tool.cancel':
+        this.toolCalls.get(command.callId)?.abort(CANCELLED);
+        break;
+      case 'reply':
+        this.reply(command.task, command.terminal);
+        break;
+      case 'timer.set':
+        this.setTimer(command.id, command.atMs);
+        break;
+      case 'timer.clear':
+        this.clearTimer(command.id);
+        break;
+      case 'output.send':
+        this.ports.outputs?.send(command.channel, command.text, { agent: command.agent, task: command.task });
+        break;
+      default:
+        assertNever(command, 'command');
+    }
+  }
+
+  private startStream(callId: string, request: Parameters<Provider['stream']>[0]): void {
+    const controller = new AbortController();
+    this.streams.set(callId, controller);
+    this.streamsOpened += 1;
+    let iterator: AsyncIterator<ModelChunk>;
+    try {
+      iterator = this.ports.provider.stream(request, controller.signal)[Symbol.asyncIterator]();
+    } catch (err) {
+      this.endStream(callId);
+      this.inbox.push({ kind: 'fact', fact: streamFailure(callId, err) });
+      return;
+    }
+    void this.consume(callId, iterator, controller.signal);
+  }
+
+  /** Reads the stream to its end; the first `next()` runs synchronously, inside `exec`. */
+  private async consume(callId: string, iterator: AsyncIterator<ModelChunk>, signal: AbortSignal): Promise<void> {
+    let usage: Usage | null = null;
+    let final: Fact;
+    try {
+      for (;;) {
+        const step = await iterator.next();
+        if (step.done === true) break;
+        const chunk = step.value;
+        if (chunk.type === 'done') usage = chunk.usage;
+        else this.deliver({ type: 'model.chunk', callId, chunk });
+      }
+      final =
+        usage !== null
+          ? { type: 'model.done', callId, usage }
+          : { type: 'model.failed', callId, failure: 'malformed', error: 'stream ended without a final chunk' };
+    } catch (err) {
+      final = signal.aborted
+        ? { type: 'model.failed', callId, failure: 'error', error: 'cancelled' }
+        : streamFailure(callId, err);
+    }
+    this.endStream(callId);
+    this.deliver(final);
+  }
+
+  private endStream(callId: string): void {
+    if (this.streams.delete(callId)) this.streamsClosed += 1;
+  }
+
+  private startTool(command: Extract<Command, { type: 'tool.run' }>): void {
+    const controller = new AbortController();
+    this.toolCalls.set(command.callId, controller);
+    const ctx = { agent: command.agent, task: command.task, signal: controller.signal, deadlineMs: command.deadlineMs };
+    let pending: Promise<Fact>;
+    try {
+      pending = this.ports.tools.run(command.call, ctx).then(
+        (result): Fact => ({ type: 'tool.done', callId: command.callId, result }),
+        (err: unknown): Fact => ({ type: 'tool.failed', callId: command.callId, error: errorText(err) }),
+      );
+    } catch (err) {
+      pending = Promise.resolve({ type: 'tool.failed', callId: command.callId, error: errorText(err) });
+    }
+    void pending.then((fact) => {
+      this.toolCalls.delete(command.callId);
+      this.deliver(fact);
+    });
+  }
+
+  private reply(task: string, terminal: Terminal): void {
+    this.hooks.onReply?.(task, terminal);
+    const waiter = this.waiters.get(task);
+    if (waiter !== undefined) {
+      this.waiters.delete(task);
+      waiter(terminal);
+    }
+  }
+
+  private setTimer(id: string, atMs: number): void {
+    this.clearTimer(id);
+    const clock = this.ports.clock;
+    const handle = clock.setTimer(Math.max(0, atMs - clock.now()), () => {
+      this.timers.delete(id);
+      this.deliver({ type: 'timer.fired', id });
+    });
+    this.timers.set(id, handle);
+  }
+
+  private clearTimer(id: string): void {
+    const handle = this.timers.get(id);
+    if (handle === undefined) return;
+    this.ports.clock.clearTimer(handle);
+    this.timers.delete(id);
+  }
+}
+
+function streamFailure(callId: string, err: unknown): Fact {
+  if (err instanceof ContextFullError) return { type: 'model.failed', callId, failure: 'context_full', error: err.message };
+  return { type: 'model.failed', callId, failure: 'error', error: errorText(err) };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

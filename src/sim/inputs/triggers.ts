@@ -1,0 +1,96 @@
+/**
+ * The trigger engine (SPEC §12.2.1). `when` triggers fire once, at the first `step.begin` of their
+ * task and step, plus `afterMs`: the submission is scheduled as a clock timer, so nothing re-enters
+ * the kernel from the trace sink. `afterTerminal` inputs are handed to the kernel's terminal hook and
+ * run in the same reaction as that terminal event, before the next pick.
+ */
+import type { Clock } from '../../clock/index.ts';
+import type { Submission } from '../../kernel/protocol.ts';
+import type { TraceEvent } from '../../kernel/trace/vocabulary.ts';
+import type { ScenarioInput } from '../scenario/index.ts';
+
+export interface TriggerState {
+  readonly input: string;
+  fired: boolean;
+  t: number | null;
+}
+
+export class TriggerEngine {
+  /** `when` triggers by `${task}\u0000${step}`, in file order. */
+  private readonly whenByKey = new Map<string, ScenarioInput[]>();
+  /** `afterTerminal` inputs by the task they wait for, in file order. */
+  private readonly afterByTask = new Map<string, ScenarioInput[]>();
+  readonly states: TriggerState[] = [];
+  private readonly stateOf = new Map<string, TriggerState>();
+  /** `when` submissions fired but still waiting for their timer. */
+  private scheduled = 0;
+
+  constructor(
+    inputs: readonly ScenarioInput[],
+    private readonly clock: Clock,
+    /** Submits one input now (outside any kernel reaction). */
+    private readonly inject: (input: ScenarioInput) => void,
+    private readonly toSubmission: (input: ScenarioInput) => Submission | null,
+  ) {
+    for (const input of inputs) {
+      const timing = input.timing;
+      if (timing.kind === 'at') continue;
+      const state: TriggerState = { input: input.id, fired: false, t: null };
+      this.states.push(state);
+      this.stateOf.set(input.id, state);
+      if (timing.kind === 'when') push(this.whenByKey, `${timing.task}\u0000${timing.step}`, input);
+      else push(this.afterByTask, timing.task, input);
+    }
+  }
+
+  /** Watches the trace for `step.begin` events that arm `when` triggers. */
+  observe(e: TraceEvent): void {
+    if (e.type !== 'step.begin' || this.whenByKey.size === 0) return;
+    const key = `${e.task}\u0000${e.step}`;
+    const due = this.whenByKey.get(key);
+    if (due === undefined) return;
+    this.whenByKey.delete(key);
+    for (const input of due) {
+      const afterMs = input.timing.kind === 'when' ? input.timing.afterMs : 0;
+      const state = this.stateOf.get(input.id) as TriggerState;
+      state.fired = true;
+      state.t = e.t + afterMs;
+      this.scheduled += 1;
+      this.clock.setTimer(afterMs, () => {
+        this.scheduled -= 1;
+        this.inject(input);
+      });
+    }
+  }
+
+  /** The kernel's terminal hook: the inputs waiting for this task, submitted before the next pick. */
+  onTerminal(task: string, nowMs: number): Submission[] {
+    const due = this.afterByTask.get(task);
+    if (due === undefined) return [];
+    this.afterByTask.delete(task);
+    const subs: Submission[] = [];
+    for (const input of due) {
+      const state = this.stateOf.get(input.id) as TriggerState;
+      state.fired = true;
+      state.t = nowMs;
+      const sub = this.toSubmission(input);
+      if (sub !== null) subs.push(sub);
+    }
+    return subs;
+  }
+
+  /** True while a fired `when` trigger's submission waits for its timer: work is still to come. */
+  hasScheduled(): boolean {
+    return this.scheduled > 0;
+  }
+
+  unfired(): string[] {
+    return this.states.filter((s) => !s.fired).map((s) => s.input);
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}

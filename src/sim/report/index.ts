@@ -1,0 +1,31 @@
+/**
+ * The run report (SPEC §12.3, a public contract) and its readable summary: the public entry point.
+ *
+ * The parts live in report/: the types (types.ts), the trace scan that accumulates per-task data
+ * (scan.ts), the assembly of the report from the scan and the kernel dump (build.ts), the readable
+ * summary (summary.ts) and the leaf text helpers (text.ts). Importers use this file only.
+ */
+export { buildReport } from './build.ts';
+export { TOOL_RESULT_CODE_POINTS_MAX } from './scan.ts';
+export { formatSummary } from './summary.ts';
+export { firstCodePoints, sortedJson } from './text.ts';
+export type {
+  InputMeta,
+  LevelKey,
+  Report,
+  ReportAgent,
+  ReportChannel,
+  ReportCounters,
+  ReportDeferrals,
+  ReportDrop,
+  ReportExpectation,
+  ReportInput,
+  ReportModelCall,
+  ReportOutput,
+  ReportStop,
+  ReportSuspension,
+  ReportTask,
+  ReportToolCall,
+  ReportViolation,
+  TriggerOutcome,
+} from './types.ts';
