@@ -18,7 +18,8 @@
  */
 import type { SchedulerCounters } from '../src/kernel/scheduler/counters.ts';
 import { Scheduler, type SchedulerConfig } from '../src/kernel/scheduler/core.ts';
-import type { Terminal, Tracer } from '../src/kernel/trace/vocabulary.ts';
+import type { Tracer } from '../src/kernel/trace/vocabulary.ts';
+import type { Terminal } from '../src/kernel/task/terminal.ts';
 
 export const OP_STEP = 0;
 export const OP_QUEUED = 1;

@@ -21,7 +21,8 @@ import type { Level } from '../src/kernel/scheduler/levels.ts';
 import { InvariantMonitor, type Violation } from '../src/kernel/trace/monitors.ts';
 import type { ModelChunk, ModelRequest, ToolSpec } from '../src/kernel/ports/provider.ts';
 import type { Command, Fact, Submission } from '../src/kernel/protocol.ts';
-import { TraceRecorder, type Terminal, type TraceEvent } from '../src/kernel/trace/vocabulary.ts';
+import { TraceRecorder, type TraceEvent } from '../src/kernel/trace/vocabulary.ts';
+import type { Terminal } from '../src/kernel/task/terminal.ts';
 
 export interface ScriptCall {
   readonly name: string;

@@ -17,9 +17,9 @@ import type { Level } from '../src/kernel/scheduler/levels.ts';
 import { Scheduler } from '../src/kernel/scheduler/core.ts';
 import type { SchedulerDump } from '../src/kernel/scheduler/core.ts';
 import { Tracer, TraceRecorder } from '../src/kernel/trace/vocabulary.ts';
-import type { Terminal } from '../src/kernel/trace/vocabulary.ts';
 import { SchedulerModel } from './scheduler-model.ts';
 import type { ModelConfig, ModelTerminal } from './scheduler-model.ts';
+import type { Terminal } from '../src/kernel/task/terminal.ts';
 
 export const AGENT = 'a0';
 

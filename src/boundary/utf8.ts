@@ -4,7 +4,7 @@
  * `readFileSync(path, 'utf8')` does silently, turning a wrong encoding into a puzzling later error).
  * A leading byte order mark is dropped, as editors on some systems write one.
  */
-import { assert } from '../kernel/assert.ts';
+import { assert } from '../kernel/index.ts';
 
 export type Utf8Result =
   | { readonly ok: true; readonly text: string }

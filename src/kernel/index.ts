@@ -1,20 +1,37 @@
 /**
- * The kernel's public surface: code outside src/kernel imports the kernel from here, never from
- * its internal files, so the kernel's folders can change without touching its users.
+ * The kernel's public surface: code outside src/kernel imports the kernel from here, never from its
+ * internal files, so the kernel's folders can change without touching its users (tests may reach in).
  */
+// The agent tree behind one door, its configuration and its inputs and commands (SPEC §11).
+export { Kernel, type KernelPorts, type TerminalHook } from './kernel.ts';
+export { DEFAULT_KERNEL_CONFIG, resolveKernelConfig, type KernelConfig, type KernelConfigInput, type OffloadConfig } from './config.ts';
+export type { Command, Fact, ModelFailure, Submission, SubmitResult } from './protocol.ts';
+export type { AgentDump, AgentKind, AgentState, ContextEvent, CurrentStep, KernelDump, RunningView } from './agent/dump-types.ts';
+export { resolveLevel } from './agent/admission.ts';
+
+// Ports: the model and tool ports (held by the Runtime) and the graph memory port (held by the kernel).
+export * from './ports/index.ts';
+export { EMPTY_RECALL, mergeRecall, RECALL_DEPTH_MAX, validTriple } from './memory/rules.ts';
+
+// Levels and counters, as the simulator's generator and the reports read them.
+export { canPreempt, effectiveLevel, STACK_DEPTH_MAX, type Level, type TaskClass } from './scheduler/levels.ts';
+export { newCounters, type SchedulerCounters } from './scheduler/counters.ts';
+
+// The trace vocabulary, the invariant monitors and the sink that writes their violations.
 export type {
-  FinishReason,
-  Message,
-  ModelChunk,
-  ModelRequest,
-  Provider,
-  Role,
-  ToolCall,
-  ToolContext,
-  ToolResult,
-  ToolRunner,
-  ToolSpec,
-  Usage,
-} from './ports/provider.ts';
-export { ContextFullError } from './ports/provider.ts';
-export type { TraceBody, TraceEvent, TraceSink, TraceType, StepName, TerminalKind, TerminalReason } from './trace/vocabulary.ts';
+  RequestedToolCall,
+  StepName,
+  Terminal,
+  TerminalKind,
+  TerminalReason,
+  TraceBody,
+  TraceEvent,
+  TraceSink,
+  TraceStamp,
+  TraceType,
+} from './trace/vocabulary.ts';
+export { TraceRecorder } from './trace/vocabulary.ts';
+export { InvariantMonitor, type InvariantName, type MonitorFinal, type MonitorOptions, type Violation } from './trace/monitors.ts';
+export { MonitoredSink } from './trace/monitor-sink.ts';
+
+export { assert, AssertionError, assertNever } from './assert.ts';

@@ -16,10 +16,11 @@ import { resolveKernelConfig, type KernelConfig, type KernelConfigInput } from '
 import type { KernelDump, RunningView } from './agent/dump-types.ts';
 import type { Command, Fact, Submission, SubmitResult } from './protocol.ts';
 import type { Task } from './task/task.ts';
-import { Tracer, type Terminal, type TraceSink } from './trace/vocabulary.ts';
+import { Tracer, type TraceSink } from './trace/vocabulary.ts';
 import { ChannelRegistry, type InputChannel, type RegisterInput } from './channels/registry.ts';
 import { routeInput } from './channels/routing.ts';
-import type { MemoryPorts } from './builtins/builtins.ts';
+import type { MemoryPorts } from './ports/graph-memory.ts';
+import type { Terminal } from './task/terminal.ts';
 
 /** The synchronous ports the kernel holds itself (the async ones belong to the Runtime). */
 export interface KernelPorts {

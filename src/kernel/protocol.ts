@@ -3,9 +3,10 @@
  * Facts are past tense, commands imperative. The Runtime is the only code that turns commands into
  * port calls and port results into facts.
  */
-import type { ModelChunk, ModelRequest, ToolCall, ToolResult, Usage } from './ports/provider.ts';
+import type { ModelChunk, ModelRequest, ToolCall, Usage } from './ports/provider.ts';
 import type { TaskClass } from './scheduler/levels.ts';
-import type { Terminal } from './trace/vocabulary.ts';
+import type { ToolResult } from './ports/tool-runner.ts';
+import type { Terminal } from './task/terminal.ts';
 
 /** An input handed to the kernel by a channel (terminal, HTTP, timer plugin, simulator). */
 export interface Submission {

@@ -11,14 +11,12 @@
  */
 import { z } from 'zod';
 import { zodErrorMap } from '../boundary/zod-messages.ts';
-import { RECALL_DEPTH_MAX } from '../kernel/memory/rules.ts';
-import type { Triple } from '../kernel/ports/graph-memory.ts';
+import { type Parsed, RECALL_DEPTH_MAX, type Triple } from '../kernel/index.ts';
 
 /** At most this many keywords per `memory_recall` call. */
 export const RECALL_KEYWORDS_MAX = 16;
 export const RECALL_DEPTH_DEFAULT = 1;
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
 export interface MemoryWriteArgs {
   readonly triples: Triple[];

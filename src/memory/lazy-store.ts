@@ -4,7 +4,7 @@
  * the full-text index costs more than a whole small scenario. Opening it at the first recall, commit
  * or export changes nothing observable: an empty store and an absent one answer alike.
  */
-import type { CommitResult, ExportedTriple, GraphMemory, Recall, Triple } from '../kernel/ports/graph-memory.ts';
+import type { CommitResult, ExportedTriple, GraphMemory, Recall, Triple } from '../kernel/index.ts';
 import { SqliteGraphStore, type OpenOptions } from './sqlite-store.ts';
 
 export class LazyGraphStore implements GraphMemory {

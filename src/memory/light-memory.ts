@@ -17,15 +17,7 @@
  * includes the session, promoting the same triples again adds nothing (M6).
  */
 import { rmSync } from 'node:fs';
-import { EMPTY_RECALL, mergeRecall } from '../kernel/memory/rules.ts';
-import {
-  MemoryError,
-  type CommitResult,
-  type ExportedTriple,
-  type GraphMemory,
-  type Recall,
-  type Triple,
-} from '../kernel/ports/graph-memory.ts';
+import { type CommitResult, EMPTY_RECALL, type ExportedTriple, type GraphMemory, MemoryError, mergeRecall, type Recall, type Triple } from '../kernel/index.ts';
 import { SqliteGraphStore, type OpenOptions } from './sqlite-store.ts';
 
 /** A GraphMemory that can be closed: what LightMemory needs of its main side. */

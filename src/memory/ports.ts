@@ -2,8 +2,7 @@
  * The composition of the kernel's memory port: a GraphMemory plus the zod boundary parsers for what
  * models write into it (consolidation answers, `memory_write` / `memory_recall` arguments).
  */
-import type { GraphMemory } from '../kernel/ports/graph-memory.ts';
-import type { MemoryParsers, MemoryPorts } from '../kernel/builtins/builtins.ts';
+import type { GraphMemory, MemoryParsers, MemoryPorts } from '../kernel/index.ts';
 import { parseConsolidationAnswer, parseMemoryRecallArgs, parseMemoryWriteArgs } from './consolidation.ts';
 
 export const MEMORY_PARSERS: MemoryParsers = {

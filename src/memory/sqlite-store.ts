@@ -29,18 +29,7 @@
  * guarantees every column's type; the boundary check is done once, at open, on the schema.
  */
 import Database from 'better-sqlite3';
-import { AssertionError } from '../kernel/assert.ts';
-import { EMPTY_RECALL, mergeRecall, RECALL_DEPTH_MAX, validTriple } from '../kernel/memory/rules.ts';
-import {
-  MemoryError,
-  type CommitResult,
-  type ExportedTriple,
-  type GraphMemory,
-  type Recall,
-  type RecallEntity,
-  type RecallRelation,
-  type Triple,
-} from '../kernel/ports/graph-memory.ts';
+import { AssertionError, type CommitResult, EMPTY_RECALL, type ExportedTriple, type GraphMemory, MemoryError, mergeRecall, type Recall, RECALL_DEPTH_MAX, type RecallEntity, type RecallRelation, type Triple, validTriple } from '../kernel/index.ts';
 
 /** Version of the schema below, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 1;

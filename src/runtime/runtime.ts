@@ -12,11 +12,7 @@
  *   Failures are classified by `signal.aborted`, since SDKs wrap abort errors in their own classes.
  */
 import type { Clock, TimerId } from '../clock/index.ts';
-import { assert, assertNever } from '../kernel/assert.ts';
-import type { Kernel } from '../kernel/kernel.ts';
-import { ContextFullError, type ModelChunk, type Provider, type ToolRunner, type Usage } from '../kernel/ports/provider.ts';
-import type { Command, Fact, Submission, SubmitResult } from '../kernel/protocol.ts';
-import type { Terminal } from '../kernel/trace/vocabulary.ts';
+import { assert, assertNever, type Command, ContextFullError, type Fact, type Kernel, type ModelChunk, type Provider, type Submission, type SubmitResult, type Terminal, type ToolRunner, type Usage } from '../kernel/index.ts';
 
 export interface RuntimePorts {
   readonly clock: Clock;

@@ -13,15 +13,8 @@
  */
 import { MessageChannel } from 'node:worker_threads';
 import { VirtualClock } from '../clock/index.ts';
-import { resolveKernelConfig, type KernelConfig } from '../kernel/config.ts';
-import { Kernel } from '../kernel/kernel.ts';
-import { canPreempt, type Level } from '../kernel/scheduler/levels.ts';
-import { InvariantMonitor, type Violation } from '../kernel/trace/monitors.ts';
-import { MonitoredSink } from '../kernel/trace/monitor-sink.ts';
-import type { Submission } from '../kernel/protocol.ts';
-import { resolveLevel } from '../kernel/agent/admission.ts';
+import { canPreempt, InvariantMonitor, Kernel, type KernelConfig, type Level, MonitoredSink, resolveKernelConfig, resolveLevel, type Submission, type TraceEvent, type TraceSink, type Violation } from '../kernel/index.ts';
 import { Runtime } from '../runtime/runtime.ts';
-import type { TraceEvent, TraceSink } from '../kernel/trace/vocabulary.ts';
 import { evaluateExpectations } from './report/expect.ts';
 import { FakeProvider, type FakeReply } from './fakes/model.ts';
 import { FakeToolRunner, toolSpecs, type FakeToolDef } from './fakes/tools.ts';

@@ -16,7 +16,8 @@ import { Kernel } from '../../src/kernel/kernel.ts';
 import type { Message, ModelChunk, ModelRequest, ToolSpec } from '../../src/kernel/ports/provider.ts';
 import type { Command, Fact, ModelFailure, Submission, SubmitResult } from '../../src/kernel/protocol.ts';
 import type { SchedulerDump } from '../../src/kernel/scheduler/core.ts';
-import { TraceRecorder, type Terminal, type TraceEvent, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
+import { TraceRecorder, type TraceEvent, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
+import type { Terminal } from '../../src/kernel/task/terminal.ts';
 
 export type EventOf<T extends TraceType> = Extract<TraceEvent, { type: T }>;
 export type CommandOf<T extends Command['type']> = Extract<Command, { type: T }>;

@@ -17,12 +17,13 @@ import type { AgentDump } from '../../src/kernel/agent/dump-types.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
 import type { Message, ModelChunk, ToolSpec } from '../../src/kernel/ports/provider.ts';
 import type { Command, Submission } from '../../src/kernel/protocol.ts';
-import { TraceRecorder, type Terminal, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
+import { TraceRecorder, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
 import { PLACEHOLDER_FINISH } from '../../src/kernel/steps/model.ts';
-import type { MemoryPorts } from '../../src/kernel/builtins/builtins.ts';
 import { memoryPorts } from '../../src/memory/ports.ts';
 import { SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
 import { KernelHarness, SYSTEM_PROMPT, TEST_OUTPUTS, TEST_TOOLS, type CallSpec, type CommandOf, type EventOf } from './harness.ts';
+import type { MemoryPorts } from '../../src/kernel/ports/graph-memory.ts';
+import type { Terminal } from '../../src/kernel/task/terminal.ts';
 
 const TWO_DEVICES = [
   { name: 'chat', caps: ['text'] },

@@ -3,18 +3,13 @@ import { VirtualClock } from '../../src/clock/virtual-clock.ts';
 import { AssertionError } from '../../src/kernel/assert.ts';
 import type { KernelConfigInput } from '../../src/kernel/config.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
-import {
-  ContextFullError,
-  type ModelChunk,
-  type ModelRequest,
-  type Provider,
-  type ToolCall,
-  type ToolRunner,
-} from '../../src/kernel/ports/provider.ts';
+import { ContextFullError, type ModelChunk, type ModelRequest, type Provider, type ToolCall } from '../../src/kernel/ports/provider.ts';
 import type { Submission } from '../../src/kernel/protocol.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
-import { TraceRecorder, type Terminal } from '../../src/kernel/trace/vocabulary.ts';
+import { TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
 import { TEST_TOOLS } from './harness.ts';
+import type { ToolRunner } from '../../src/kernel/ports/tool-runner.ts';
+import type { Terminal } from '../../src/kernel/task/terminal.ts';
 
 const USAGE = { inputTokens: 3, outputTokens: 2 };
 const DONE: ModelChunk = { type: 'done', finishReason: 'stop', usage: USAGE };

@@ -36,7 +36,7 @@ import type { KernelConfig } from '../config.ts';
 import { ConversationContext } from './context.ts';
 import type { AgentDump, AgentKind, AgentState, RunningView } from './dump-types.ts';
 import type { Level } from '../scheduler/levels.ts';
-import type { ModelChunk, ModelRequest, ToolCall, ToolResult, ToolSpec, Usage } from '../ports/provider.ts';
+import type { ModelChunk, ModelRequest, ToolCall, ToolSpec, Usage } from '../ports/provider.ts';
 import type { Command, ModelFailure, Submission, SubmitResult } from '../protocol.ts';
 import { Scheduler, type SchedTask } from '../scheduler/core.ts';
 import type { StepHost, StepOutcome } from '../steps/host.ts';
@@ -45,8 +45,11 @@ import { rebasePrefix, stepPrepare } from '../steps/prepare.ts';
 import { stepToolAfter, stepToolBatch, stepToolBegin, stepToolExec, stepTurnEnd } from '../steps/tools.ts';
 import type { Task } from '../task/task.ts';
 import { TaskTable } from '../task/table.ts';
-import type { BuiltinRun, MemoryPorts } from '../builtins/builtins.ts';
-import type { Terminal, TraceBody, Tracer } from '../trace/vocabulary.ts';
+import type { BuiltinRun } from '../builtins/builtins.ts';
+import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
+import type { ToolResult } from '../ports/tool-runner.ts';
+import type { MemoryPorts } from '../ports/graph-memory.ts';
+import type { Terminal } from '../task/terminal.ts';
 
 /** What the kernel gives each agent: commands out, call routing, ids, and terminal notification. */
 export interface AgentEnv {

@@ -18,23 +18,9 @@ import {
 } from '../channels/outputs.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
 import { commitCapped, formatRecall } from '../memory/rules.ts';
-import { MemoryError, type CommitResult, type GraphMemory, type Triple } from '../ports/graph-memory.ts';
-import type { ToolCall, ToolResult, ToolSpec } from '../ports/provider.ts';
-
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
-
-/** The boundary parsers for model-written memory data (implemented with zod in src/memory). */
-export interface MemoryParsers {
-  consolidationAnswer(text: string): Parsed<readonly Triple[]>;
-  memoryWriteArgs(args: string): Parsed<{ readonly triples: readonly Triple[] }>;
-  memoryRecallArgs(args: string): Parsed<{ readonly keywords: readonly string[]; readonly depth: number }>;
-}
-
-/** An agent's graph memory and the parsers for what models write into it. */
-export interface MemoryPorts {
-  readonly store: GraphMemory;
-  readonly parsers: MemoryParsers;
-}
+import { MemoryError, type CommitResult, type GraphMemory, type MemoryPorts, type Triple } from '../ports/graph-memory.ts';
+import type { ToolCall, ToolSpec } from '../ports/provider.ts';
+import type { ToolResult } from '../ports/tool-runner.ts';
 
 /** What a built-in may touch: the calling agent's grants, the shared registry, its memory. */
 export interface BuiltinContext {

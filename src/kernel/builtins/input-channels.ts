@@ -3,8 +3,9 @@
  * shared inputch registry. Pure: registry and arguments in, text out. Bad arguments (an unknown view,
  * `detail` without a name, an unknown name) are tool errors (`ok: false`) whose text names the fix.
  */
-import type { ToolResult, ToolSpec } from '../ports/provider.ts';
+import type { ToolSpec } from '../ports/provider.ts';
 import { compareNames, type ChannelRegistry, type InputChannel } from '../channels/registry.ts';
+import type { ToolResult } from '../ports/tool-runner.ts';
 
 export const INPUT_CHANNELS_VIEWS = ['all', 'mine', 'unassigned', 'by_agent', 'detail'] as const;
 export type InputChannelsView = (typeof INPUT_CHANNELS_VIEWS)[number];

@@ -71,3 +71,19 @@ export interface GraphMemory {
 export class MemoryError extends Error {
   override readonly name = 'MemoryError';
 }
+
+/** A boundary parser's answer: the value, or an error naming the field and the fix. */
+export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+
+/** The boundary parsers for model-written memory data (implemented with zod in src/memory). */
+export interface MemoryParsers {
+  consolidationAnswer(text: string): Parsed<readonly Triple[]>;
+  memoryWriteArgs(args: string): Parsed<{ readonly triples: readonly Triple[] }>;
+  memoryRecallArgs(args: string): Parsed<{ readonly keywords: readonly string[]; readonly depth: number }>;
+}
+
+/** An agent's graph memory and the parsers for what models write into it. */
+export interface MemoryPorts {
+  readonly store: GraphMemory;
+  readonly parsers: MemoryParsers;
+}

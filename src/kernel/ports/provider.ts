@@ -1,22 +1,8 @@
 /**
- * The kernel's doors to the outside (ARCHITECTURE "Ports"). The asynchronous ports (Provider,
- * ToolRunner, Clock) are held only by the Runtime: the kernel emits commands and receives facts. The
- * synchronous GraphMemory is held by the kernel itself, for built-in tools and consolidation.
- * Implementations live outside src/kernel (src/models, src/sim, src/memory, src/server).
+ * The model port (ARCHITECTURE "Ports"): the messages and tools a model call sends, the chunks it
+ * streams back, and the Provider that streams them. It is held only by the Runtime: the kernel emits
+ * `model.start` commands and receives chunks as facts. Implementations live in src/models and src/sim.
  */
-export type { Clock, TimerId } from '../../clock/index.ts';
-export type { TraceEvent, TraceSink } from '../trace/vocabulary.ts';
-export type {
-  CommitResult,
-  ExportedTriple,
-  GraphMemory,
-  Recall,
-  RecallEntity,
-  RecallRelation,
-  Triple,
-} from './graph-memory.ts';
-export type { MemoryParsers, MemoryPorts } from '../builtins/builtins.ts';
-
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 /** A tool call as the model asked for it. `args` is the raw JSON text the model streamed. */
@@ -89,23 +75,4 @@ export interface Provider {
    * survives a provider that ignores it (late chunks are discarded by call id and counted).
    */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>;
-}
-
-export interface ToolResult {
-  /** False exactly for tool errors: expected failures are data, never exceptions (SPEC §3.8). */
-  readonly ok: boolean;
-  readonly output: string;
-}
-
-export interface ToolContext {
-  /** The calling agent (`comefrom`). */
-  readonly agent: string;
-  readonly task: string;
-  readonly signal: AbortSignal;
-  readonly deadlineMs: number;
-}
-
-export interface ToolRunner {
-  /** Runs one tool call. A rejection or throw is a panic of the calling task (SPEC §3.8). */
-  run(call: ToolCall, ctx: ToolContext): Promise<ToolResult>;
 }

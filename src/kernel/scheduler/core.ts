@@ -28,16 +28,7 @@ import {
   type TaskClass,
 } from './levels.ts';
 import { SuspendStack } from './suspend-stack.ts';
-import type {
-  ArmReason,
-  DeferReason,
-  PickSource,
-  SubmitMeta,
-  Terminal,
-  TerminalReason,
-  TraceBody,
-  Tracer,
-} from '../trace/vocabulary.ts';
+import type { ArmReason, DeferReason, PickSource, SubmitMeta, TraceBody, Tracer } from '../trace/vocabulary.ts';
 import { checkSchedulerInvariants } from './invariants.ts';
 import { newCounters, copyCounters, type SchedulerCounters } from './counters.ts';
 import {
@@ -49,6 +40,7 @@ import {
   type SubmitOutcome,
   type TaskView,
 } from './types.ts';
+import type { Terminal, TerminalReason } from '../task/terminal.ts';
 
 export * from './types.ts';
 

@@ -4,7 +4,7 @@
  */
 import type { SchedulerCounters } from './counters.ts';
 import type { Level, TaskClass } from './levels.ts';
-import type { Terminal } from '../trace/vocabulary.ts';
+import type { Terminal } from '../task/terminal.ts';
 
 export interface SchedulerConfig {
   /** Bound of the queued FIFO, and the shared bound of the immediate slot plus the level queues. */

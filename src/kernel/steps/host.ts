@@ -4,10 +4,13 @@
  */
 import type { KernelConfig } from '../config.ts';
 import type { ConversationContext } from '../agent/context.ts';
-import type { ModelRequest, ToolCall, ToolResult, ToolSpec } from '../ports/provider.ts';
+import type { ModelRequest, ToolCall, ToolSpec } from '../ports/provider.ts';
 import type { Task } from '../task/task.ts';
-import type { BuiltinRun, MemoryPorts } from '../builtins/builtins.ts';
-import type { Terminal, TraceBody } from '../trace/vocabulary.ts';
+import type { BuiltinRun } from '../builtins/builtins.ts';
+import type { TraceBody } from '../trace/vocabulary.ts';
+import type { ToolResult } from '../ports/tool-runner.ts';
+import type { MemoryPorts } from '../ports/graph-memory.ts';
+import type { Terminal } from '../task/terminal.ts';
 
 /** `next`: the cursor moved, run the next step; `wait`: a command is out; `ended`: the task finished. */
 export type StepOutcome = 'next' | 'wait' | 'ended';

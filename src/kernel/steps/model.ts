@@ -7,13 +7,13 @@
 import { OVERFLOW_KEEP_RECENT, OVERFLOW_RATIO, OVERFLOW_TARGET_RATIO } from '../agent/context.ts';
 import { lazySnapshot } from '../task/lazy-snapshot.ts';
 import type { Message, ToolCall } from '../ports/provider.ts';
+import { OUTPUT_SEND_PREFIX } from '../channels/outputs.ts';
 import type { Task } from '../task/task.ts';
 import { consolidationDone } from './consolidate.ts';
 import type { StepHost, StepOutcome } from './host.ts';
 
 export const PLACEHOLDER_CONTINUE = 'continue based on the tool results above';
 export const PLACEHOLDER_FINISH = 'if your reply is complete, return plain text to finish';
-export const OUTPUT_SEND_PREFIX = 'output_send__';
 
 export function stepModel(host: StepHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;

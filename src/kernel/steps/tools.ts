@@ -8,8 +8,8 @@ import type { ToolCall } from '../ports/provider.ts';
 import type { Task, ToolOutcome } from '../task/task.ts';
 import { truncateCodePoints } from '../tokens.ts';
 import type { BuiltinRun } from '../builtins/builtins.ts';
-import type { ToolResult } from '../ports/provider.ts';
 import type { StepHost, StepOutcome } from './host.ts';
+import type { ToolResult } from '../ports/tool-runner.ts';
 
 /** How much of a result the trace keeps (the report shows the first 500 code points). */
 const TRACE_RESULT_MAX = 500;

@@ -7,6 +7,9 @@
  * the order they are written below. Build bodies with literal objects in this order.
  */
 import type { Level, TaskClass } from '../scheduler/levels.ts';
+import type { Terminal, TerminalKind, TerminalReason } from '../task/terminal.ts';
+
+export type { Terminal, TerminalKind, TerminalReason };
 
 /** The step cursor values (SPEC §3.2), in order. */
 export type StepName = 'Prepare' | 'Model' | 'ToolBatch' | 'ToolBegin' | 'ToolExec' | 'ToolAfter' | 'TurnEnd';
@@ -15,25 +18,6 @@ export type CancelReason = 'preempt' | 'user_stop' | 'agent_stopped' | 'timeout'
 export type DeferReason = 'critical' | 'cooldown' | 'level';
 export type ArmReason = 'register' | 'rearm' | 'cooldown_end';
 export type PickSource = 'immediate' | 'stack' | 'level' | 'queue';
-
-export type TerminalKind = 'done' | 'failed' | 'skipped' | 'cancelled' | 'dropped' | 'superseded';
-export type TerminalReason =
-  | 'empty_input'
-  | 'duplicate'
-  | 'queue_full'
-  | 'invalid'
-  | 'agent_stopped'
-  | 'residual_dropped_by_parent'
-  | 'user_stop'
-  | 'interrupt_overflow'
-  | 'self_loop_full';
-
-export interface Terminal {
-  readonly kind: TerminalKind;
-  readonly reason?: TerminalReason;
-  /** The reply text sent to the task's responder ("" for skipped and dropped tasks). */
-  readonly reply?: string;
-}
 
 /** What the trace records about where a task came from (set by the agent driver). */
 export interface SubmitMeta {

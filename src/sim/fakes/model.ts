@@ -37,13 +37,7 @@
  *   not when the consumer reads the end; at that instant it holds no timer and no abort listener.
  */
 import { abortError, type Clock, type TimerId } from '../../clock/index.ts';
-import {
-  ContextFullError,
-  type ModelChunk,
-  type ModelRequest,
-  type Provider,
-  type Usage,
-} from '../../kernel/ports/provider.ts';
+import { ContextFullError, type ModelChunk, type ModelRequest, type Provider, type Usage } from '../../kernel/index.ts';
 import { Rng, type Range } from '../rng.ts';
 
 export interface FakeReply {

@@ -19,7 +19,7 @@
  *   removed whenever the call settles, so a long-lived signal never accumulates listeners.
  */
 import { abortError, type Clock, type TimerId } from '../../clock/index.ts';
-import type { ToolCall, ToolContext, ToolResult, ToolRunner, ToolSpec } from '../../kernel/ports/provider.ts';
+import type { ToolCall, ToolContext, ToolResult, ToolRunner, ToolSpec } from '../../kernel/index.ts';
 import { Rng, type Range } from '../rng.ts';
 
 export interface FakeToolDef {

@@ -5,7 +5,7 @@
  * due interrupt waits until it has a victim it can preempt in its Model step, or until
  * `victimTimeoutMs` has passed.
  */
-import type { Level } from '../../kernel/scheduler/levels.ts';
+import type { Level } from '../../kernel/index.ts';
 import { Rng } from '../rng.ts';
 import type { GenerateConfig } from '../scenario/index.ts';
 

@@ -5,8 +5,7 @@
  * run in the same reaction as that terminal event, before the next pick.
  */
 import type { Clock } from '../../clock/index.ts';
-import type { Submission } from '../../kernel/protocol.ts';
-import type { TraceEvent } from '../../kernel/trace/vocabulary.ts';
+import type { Submission, TraceEvent } from '../../kernel/index.ts';
 import type { ScenarioInput } from '../scenario/index.ts';
 
 export interface TriggerState {

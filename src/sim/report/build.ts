@@ -11,10 +11,7 @@
  * `channels` (empty here).
  */
 import { createHash } from 'node:crypto';
-import type { AgentDump, KernelDump } from '../../kernel/agent/dump-types.ts';
-import type { SchedulerCounters } from '../../kernel/scheduler/counters.ts';
-import type { Violation } from '../../kernel/trace/monitors.ts';
-import type { TraceEvent } from '../../kernel/trace/vocabulary.ts';
+import { type AgentDump, effectiveLevel, type KernelDump, type SchedulerCounters, type TraceEvent, type Violation } from '../../kernel/index.ts';
 import { formatTraceLine } from '../trace/writer.ts';
 import { scanTrace, type TaskAcc } from './scan.ts';
 import { sortedJson } from './text.ts';
@@ -32,9 +29,6 @@ import type {
 /** Trace lines shown before and after a violation's event. */
 const CONTEXT_BEFORE = 5;
 const CONTEXT_AFTER = 2;
-/** The starvation boost cap and the top level (SPEC §2.7), for a task's `effectiveLevelMax`. */
-const BOOST_LIMIT = 2;
-const TOP_LEVEL = 4;
 
 export function buildReport(input: ReportInput): Report {
   const { tasks, orders } = scanTrace(input.events);
@@ -109,7 +103,8 @@ function reportTask(t: TaskAcc): ReportTask {
     outputChannel: t.channel,
     class: t.cls,
     level: t.level,
-    effectiveLevelMax: t.cls === 'queued' ? 0 : Math.min(TOP_LEVEL, (t.level ?? 1) + Math.min(suspends, BOOST_LIMIT)),
+    // The highest effective level is the one after the last suspension (SPEC §2.7).
+    effectiveLevelMax: effectiveLevel({ cls: t.cls, level: t.level, preemptCount: suspends }),
     terminal: t.terminal,
     reason: t.reason,
     terminalCount: t.terminalCount,

@@ -5,7 +5,7 @@
  * Everything the report says about tasks comes from here: the trace is the single source (SPEC §7 O2).
  * The accumulators are mutable while the scan runs; build.ts turns them into the readonly report.
  */
-import type { TerminalKind, TerminalReason, TraceEvent } from '../../kernel/trace/vocabulary.ts';
+import type { Level, TaskClass, TerminalKind, TerminalReason, TraceEvent } from '../../kernel/index.ts';
 import { firstCodePoints } from './text.ts';
 import type { ReportDrop, ReportSuspension } from './types.ts';
 
@@ -18,8 +18,8 @@ export interface TaskAcc {
   readonly movedFrom: string[];
   source: string | null;
   channel: string | null;
-  cls: 'queued' | 'interrupt';
-  level: number | null;
+  cls: TaskClass;
+  level: Level | null;
   terminal: TerminalKind | null;
   reason: TerminalReason | null;
   terminalCount: number;

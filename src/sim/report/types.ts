@@ -4,10 +4,7 @@
  * The interfaces list their fields in the order SPEC §12.3 does. The order of keys in the JSON comes
  * from the object literals in build.ts, not from these types, so the two must be kept in step.
  */
-import type { AgentDump, KernelDump } from '../../kernel/agent/dump-types.ts';
-import type { SchedulerCounters } from '../../kernel/scheduler/counters.ts';
-import type { Violation } from '../../kernel/trace/monitors.ts';
-import type { TerminalKind, TerminalReason, TraceEvent } from '../../kernel/trace/vocabulary.ts';
+import type { AgentDump, KernelDump, SchedulerCounters, TerminalKind, TerminalReason, TraceEvent, Violation } from '../../kernel/index.ts';
 
 export interface InputMeta {
   readonly id: string;

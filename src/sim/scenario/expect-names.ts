@@ -3,8 +3,7 @@
  * invariants. A name outside these lists can never be matched by a run, so the schema refuses it with
  * its path instead of letting the run report a failed expectation that no fix of the kernel could pass.
  */
-import { newCounters } from '../../kernel/scheduler/counters.ts';
-import type { InvariantName } from '../../kernel/trace/monitors.ts';
+import { type InvariantName, newCounters } from '../../kernel/index.ts';
 import type { ReportTask } from '../report/types.ts';
 
 /** The fields of a report task (SPEC §12.3), in its order. */

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { decodeUtf8 } from '../../boundary/utf8.ts';
-import { assert } from '../../kernel/assert.ts';
+import { assert } from '../../kernel/index.ts';
 import { crossFieldIssues } from './checks.ts';
 import { normalize } from './normalize.ts';
 import { finish, messageFor, toIssues } from './problems.ts';

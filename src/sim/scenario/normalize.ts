@@ -5,8 +5,7 @@
  * numbers and stop text `string | null`. Optional values without a default stay absent (never
  * `undefined`); lists default to `[]`.
  */
-import { assert } from '../../kernel/assert.ts';
-import type { Level, TaskClass } from '../../kernel/scheduler/levels.ts';
+import { assert, type Level, type TaskClass } from '../../kernel/index.ts';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_VIRTUAL_MS } from './bounds.ts';
 import { isObj } from './refs.ts';
 import type { CountersIn, ExpectIn, FieldExpectIn, InputIn, ReplyIn, ScenarioIn } from './schema.ts';

@@ -7,8 +7,7 @@
  * in checks.ts, which runs over the raw JSON even when this pass fails.
  */
 import { z } from 'zod';
-import { STACK_DEPTH_MAX } from '../../kernel/scheduler/levels.ts';
-import type { StepName } from '../../kernel/trace/vocabulary.ts';
+import { STACK_DEPTH_MAX, type StepName } from '../../kernel/index.ts';
 import { ARGS_DEPTH_MAX, EXPECT_VALUE_DEPTH_MAX, INPUTS_MAX, MODEL_CHUNKS_MAX, nestsDeeperThan, SEED_MAX, TIME_MS_MAX } from './bounds.ts';
 import { INVARIANT_NAMES } from './expect-names.ts';
 import { ALLOWED_PREFIX, show } from './problems.ts';

@@ -5,8 +5,7 @@
  * Everything here is JSON-serializable, because the report prints the scenario as its `config`.
  * Optional values without a default stay absent (never `undefined`); lists default to `[]`.
  */
-import type { Level } from '../../kernel/scheduler/levels.ts';
-import type { StepName, TerminalKind } from '../../kernel/trace/vocabulary.ts';
+import type { Level, StepName, TerminalKind } from '../../kernel/index.ts';
 
 /** Integer milliseconds ≥ 0, or `[min, max]` drawn from the seeded RNG (min ≤ max). */
 export type Range = number | readonly [number, number];
