@@ -146,12 +146,12 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
   };
 
   const handle = (fact: Fact): void => {
-    kernel.handle(fact, now);
+    kernel.feed(fact, now);
     pump();
   };
 
   const submit = (sub: Submission): void => {
-    kernel.submit(sub, now);
+    kernel.feed({ type: 'submit', submission: sub }, now);
     pump();
   };
 

@@ -3,9 +3,10 @@
  * internal files, so the kernel's folders can change without touching its users (tests may reach in).
  */
 // The agent tree behind one door, its configuration and its inputs and commands (SPEC §11).
-export { Kernel, type KernelPorts, type TerminalHook } from './kernel.ts';
+export { Kernel, type KernelPorts } from './kernel.ts';
 export { DEFAULT_KERNEL_CONFIG, resolveKernelConfig, type KernelConfig, type KernelConfigInput, type OffloadConfig } from './config.ts';
-export type { Command, Fact, ModelFailure, Submission, SubmitResult } from './protocol.ts';
+export type { Command, Fact, FeedResult, FeedResults, KernelInput, KernelInputType, ModelFailure, Submission, SubmitResult } from './protocol.ts';
+export type { InputChannel, RegisterInput } from './channels/registry.ts';
 export type { AgentDump, AgentKind, AgentState, ContextEvent, CurrentStep, KernelDump, RunningView } from './agent/dump-types.ts';
 export { resolveLevel } from './agent/admission.ts';
 

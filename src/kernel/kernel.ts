@@ -1,8 +1,9 @@
 /**
  * The kernel: the agent tree behind one sans-IO surface (SPEC §11). Theory of operation:
  *
- * `submit`, `handle` and `stop` are the only entry points. Each routes its input to an agent, then
- * settles: every agent advances through zero-time steps until it waits for the outside world.
+ * `feed` is the one entry point: every input of the protocol's union — a submission, a fact, a channel
+ * control, a stop, a `submit.after` — goes to the agent it concerns, then the kernel settles: every
+ * agent advances through zero-time steps until it waits for the outside world.
  * Commands (model and tool calls, replies, timers) accumulate until `takeCommands`. Facts name the
  * call they answer; a fact for a call that is no longer live (cancelled, abandoned) is discarded and
  * counted, so a provider that ignores cancellation cannot corrupt state.
@@ -14,10 +15,10 @@ import { Agent, type AgentEnv } from './agent/agent.ts';
 import { assert, assertNever } from './assert.ts';
 import { resolveKernelConfig, type KernelConfig, type KernelConfigInput } from './config.ts';
 import type { KernelDump, RunningView } from './agent/dump-types.ts';
-import type { Command, Fact, Submission, SubmitResult } from './protocol.ts';
+import type { Command, Fact, FeedResult, KernelInput, Submission, SubmitResult } from './protocol.ts';
 import type { Task } from './task/task.ts';
 import { Tracer, type TraceSink } from './trace/vocabulary.ts';
-import { ChannelRegistry, type InputChannel, type RegisterInput } from './channels/registry.ts';
+import { ChannelError, ChannelRegistry, type InputChannel, type RegisterInput } from './channels/registry.ts';
 import { routeInput } from './channels/routing.ts';
 import type { MemoryPorts } from './ports/graph-memory.ts';
 import type { Terminal } from './task/terminal.ts';
@@ -31,8 +32,7 @@ export interface KernelPorts {
 /** Child agents arrive with their own issue; until then no inputch owner is a live child. */
 const NO_CHILDREN: ReadonlySet<string> = new Set();
 
-/** Called on every terminal event; the submissions it returns run before the next pick. */
-export type TerminalHook = (task: string, terminal: Terminal, nowMs: number) => readonly Submission[];
+const APPLIED: FeedResult = Object.freeze({ kind: 'applied' });
 
 export class Kernel {
   readonly config: KernelConfig;
@@ -47,7 +47,8 @@ export class Kernel {
   private callSeq = 0;
   private readonly hookQueue: Submission[] = [];
   private flushingHooks = false;
-  private terminalHook: TerminalHook | null = null;
+  /** `submit.after` inputs by the task whose terminal event releases them, in feed order. */
+  private readonly afterTerminal = new Map<string, Submission[]>();
 
   /** The inputch registry shared by the agent tree (SPEC §8.1). */
   readonly registry = new ChannelRegistry();
@@ -69,34 +70,72 @@ export class Kernel {
   }
 
   /**
-   * Registers an inputch (a plugin load or reload; SPEC §8.1). A reload keeps the owner, capacity and
-   * output unless it names new ones. Bad input throws a ChannelError naming the problem.
+   * The one door (ARCHITECTURE "One door"): every input that changes kernel state enters here, with
+   * the time it happens. The reaction runs to quiescence — every agent advances through zero-time
+   * steps until it waits for the outside world — before this returns; commands wait in
+   * `takeCommands`.
    */
-  registerChannel(input: RegisterInput, nowMs: number): InputChannel {
-    const channel = this.registry.register(input);
+  feed<I extends KernelInput>(input: I, nowMs: number): FeedResult<I['type']>;
+  feed(input: KernelInput, nowMs: number): FeedResult {
+    const result = this.react(input, nowMs);
+    this.settle(nowMs);
+    return result;
+  }
+
+  private react(input: KernelInput, nowMs: number): FeedResult {
+    switch (input.type) {
+      case 'submit':
+        return this.route(input.submission, nowMs);
+      case 'model.chunk':
+      case 'model.done':
+      case 'model.failed':
+      case 'tool.done':
+      case 'tool.failed':
+      case 'timer.fired':
+        this.handle(input, nowMs);
+        return APPLIED;
+      case 'channel.register':
+        return this.registerChannel(input.channel, nowMs);
+      case 'channel.unregister':
+        return { kind: 'unregistered', removed: this.unregisterChannel(input.name, nowMs) };
+      case 'stop':
+        this.root.stop(nowMs);
+        return APPLIED;
+      case 'submit.after': {
+        const waiting = this.afterTerminal.get(input.task);
+        if (waiting === undefined) this.afterTerminal.set(input.task, [input.submission]);
+        else waiting.push(input.submission);
+        return APPLIED;
+      }
+      default:
+        return assertNever(input, 'kernel input');
+    }
+  }
+
+  /**
+   * A plugin load or reload (SPEC §8.1): a reload keeps the owner, capacity and output unless it
+   * names new ones. A call the registry refuses is answered with its message; nothing changes.
+   */
+  private registerChannel(input: RegisterInput, nowMs: number): FeedResult<'channel.register'> {
+    let channel: InputChannel;
+    try {
+      channel = this.registry.register(input);
+    } catch (err) {
+      if (err instanceof ChannelError) return { kind: 'refused', error: err.message };
+      throw err;
+    }
     this.tracer?.emit('root', nowMs, { type: 'channel.register', name: channel.name, plugin: channel.plugin, owner: channel.owner });
-    return channel;
+    return { kind: 'registered', channel };
   }
 
   /** Unregisters an inputch and the output targets bound to it; false for an unknown name. */
-  unregisterChannel(name: string, nowMs: number): boolean {
+  private unregisterChannel(name: string, nowMs: number): boolean {
     const removed = this.registry.unregister(name);
     if (removed) this.tracer?.emit('root', nowMs, { type: 'channel.unregister', name });
     return removed;
   }
 
-  /** Installs the terminal hook (the simulator's `afterTerminal` triggers). */
-  onTerminal(hook: TerminalHook | null): void {
-    this.terminalHook = hook;
-  }
-
-  submit(sub: Submission, nowMs: number): SubmitResult {
-    const result = this.route(sub, nowMs);
-    this.settle(nowMs);
-    return result;
-  }
-
-  handle(fact: Fact, nowMs: number): void {
+  private handle(fact: Fact, nowMs: number): void {
     switch (fact.type) {
       case 'model.chunk': {
         const agent = this.calls.get(fact.callId);
@@ -136,13 +175,6 @@ export class Kernel {
       default:
         assertNever(fact, 'fact');
     }
-    this.settle(nowMs);
-  }
-
-  /** Stops the root, and with it the whole tree (SPEC §10.2a). */
-  stop(nowMs: number): void {
-    this.root.stop(nowMs);
-    this.settle(nowMs);
   }
 
   takeCommands(): Command[] {
@@ -262,7 +294,11 @@ export class Kernel {
       },
       taskEnded: (_agent: Agent, task: Task, terminal: Terminal, nowMs: number) => {
         this.commands.push({ type: 'reply', task: task.id, terminal });
-        if (this.terminalHook !== null) for (const sub of this.terminalHook(task.id, terminal, nowMs)) this.hookQueue.push(sub);
+        const after = this.afterTerminal.get(task.id);
+        if (after !== undefined) {
+          this.afterTerminal.delete(task.id);
+          for (const sub of after) this.hookQueue.push(sub);
+        }
       },
       flushHooks: (nowMs) => this.flushHooks(nowMs),
     };

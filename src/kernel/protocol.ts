@@ -1,8 +1,10 @@
 /**
- * The kernel's sans-IO protocol (SPEC §11): submissions and facts go in, commands come out.
- * Facts are past tense, commands imperative. The Runtime is the only code that turns commands into
- * port calls and port results into facts.
+ * The kernel's sans-IO protocol (SPEC §11): one input union goes in through one door, commands come
+ * out. Facts are past tense, commands imperative. The Runtime is the only code that turns commands
+ * into port calls and port results into facts, and the only code that feeds the door — so a journal
+ * written there records a run completely (ARCHITECTURE "One door").
  */
+import type { InputChannel, RegisterInput } from './channels/registry.ts';
 import type { ModelChunk, ModelRequest, ToolCall, Usage } from './ports/provider.ts';
 import type { TaskClass } from './scheduler/levels.ts';
 import type { ToolResult } from './ports/tool-runner.ts';
@@ -42,6 +44,39 @@ export type Fact =
   /** The tool threw or rejected: a panic of the calling task. */
   | { readonly type: 'tool.failed'; readonly callId: string; readonly error: string }
   | { readonly type: 'timer.fired'; readonly id: string };
+
+/**
+ * Every input that changes kernel state, fed with its `nowMs` through `Kernel.feed`:
+ * - `submit`: an input from a channel (terminal, HTTP, timer plugin, simulator), routed first;
+ * - a Fact: a model or tool result, or a timer the kernel asked for;
+ * - `channel.register` / `channel.unregister`: a plugin loads, reloads or goes away (SPEC §8.1);
+ * - `stop`: the root stops, and with it the tree (SPEC §10.2a);
+ * - `submit.after`: "when task `task` ends, submit this", carried out in the reaction that ends it,
+ *   before the next pick (the simulator's `afterTerminal` inputs, SPEC §12.2.1).
+ */
+export type KernelInput =
+  | { readonly type: 'submit'; readonly submission: Submission }
+  | Fact
+  | { readonly type: 'channel.register'; readonly channel: RegisterInput }
+  | { readonly type: 'channel.unregister'; readonly name: string }
+  | { readonly type: 'stop' }
+  | { readonly type: 'submit.after'; readonly task: string; readonly submission: Submission };
+
+export type KernelInputType = KernelInput['type'];
+
+/** What the door answers; inputs with nothing to say answer `applied`. */
+export interface FeedResults {
+  readonly submit: SubmitResult;
+  readonly 'channel.register':
+    | { readonly kind: 'registered'; readonly channel: InputChannel }
+    /** The registry refused the call (a blank name, a bad capacity …); the message says what to fix. */
+    | { readonly kind: 'refused'; readonly error: string };
+  readonly 'channel.unregister': { readonly kind: 'unregistered'; readonly removed: boolean };
+}
+
+export type FeedResult<T extends KernelInputType = KernelInputType> = T extends keyof FeedResults
+  ? FeedResults[T]
+  : { readonly kind: 'applied' };
 
 export type Command =
   | { readonly type: 'model.start'; readonly callId: string; readonly agent: string; readonly task: string; readonly request: ModelRequest }

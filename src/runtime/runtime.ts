@@ -12,7 +12,23 @@
  *   Failures are classified by `signal.aborted`, since SDKs wrap abort errors in their own classes.
  */
 import type { Clock, TimerId } from '../clock/index.ts';
-import { assert, assertNever, type Command, ContextFullError, type Fact, type Kernel, type ModelChunk, type Provider, type Submission, type SubmitResult, type Terminal, type ToolRunner, type Usage } from '../kernel/index.ts';
+import {
+  assert,
+  assertNever,
+  ContextFullError,
+  type Command,
+  type Fact,
+  type FeedResult,
+  type Kernel,
+  type KernelInput,
+  type ModelChunk,
+  type Provider,
+  type Submission,
+  type SubmitResult,
+  type Terminal,
+  type ToolRunner,
+  type Usage,
+} from '../kernel/index.ts';
 
 export interface RuntimePorts {
   readonly clock: Clock;
@@ -28,6 +44,11 @@ export interface OutputPort {
 }
 
 export interface RuntimeHooks {
+  /**
+   * Every input just before it enters the kernel's door, with its time: a journal written here is a
+   * complete record of the run (ARCHITECTURE "One door"). Must not feed the Runtime.
+   */
+  onInput?(input: KernelInput, nowMs: number): void;
   /** Every terminal event's reply, in order (the responder of the task). */
   onReply?(task: string, terminal: Terminal): void;
   /**
@@ -49,9 +70,8 @@ export interface RuntimeActivity {
  */
 const CANCELLED: Error = Object.freeze(Object.assign(new Error('cancelled by the kernel'), { name: 'AbortError' }));
 
-type InboxItem =
-  | { readonly kind: 'fact'; readonly fact: Fact }
-  | { readonly kind: 'stop' };
+/** What waits in the inbox: facts from the ports, and a stop requested from inside a reaction. */
+type InboxItem = Fact | { readonly type: 'stop' };
 
 export class Runtime {
   private readonly inbox: InboxItem[] = [];
@@ -75,12 +95,22 @@ export class Runtime {
    * schedule it on the clock instead, so every submission has a well-defined instant.
    */
   submit(sub: Submission): SubmitResult {
-    assert(!this.processing, `RUNTIME: submit of ${sub.id} from inside a kernel reaction; schedule it instead`);
-    assert(this.fatalError === null, `RUNTIME: submit of ${sub.id} after a fatal kernel error`);
+    return this.feed({ type: 'submit', submission: sub });
+  }
+
+  /**
+   * Feeds one input through the kernel's door now, synchronously, and answers what the kernel said:
+   * a submission, a channel control, a `submit.after`. Must not be called from inside a kernel
+   * reaction (schedule it on the clock instead), so every input has a well-defined instant.
+   */
+  feed<I extends KernelInput>(input: I): FeedResult<I['type']>;
+  feed(input: KernelInput): FeedResult {
+    assert(!this.processing, `RUNTIME: ${describe(input)} from inside a kernel reaction; schedule it instead`);
+    assert(this.fatalError === null, `RUNTIME: ${describe(input)} after a fatal kernel error`);
     this.processing = true;
-    let result: SubmitResult;
+    let result: FeedResult;
     try {
-      result = this.kernel.submit(sub, this.ports.clock.now());
+      result = this.enter(input, this.ports.clock.now());
       this.execAll();
     } catch (err) {
       this.fail(err);
@@ -105,12 +135,12 @@ export class Runtime {
   }
 
   deliver(fact: Fact): void {
-    this.inbox.push({ kind: 'fact', fact });
+    this.inbox.push(fact);
     this.drain();
   }
 
   stop(): void {
-    this.inbox.push({ kind: 'stop' });
+    this.inbox.push(STOP);
     this.drain();
   }
 
@@ -132,9 +162,7 @@ export class Runtime {
     this.processing = true;
     try {
       for (let item = this.inbox.shift(); item !== undefined; item = this.inbox.shift()) {
-        const nowMs = this.ports.clock.now();
-        if (item.kind === 'fact') this.kernel.handle(item.fact, nowMs);
-        else this.kernel.stop(nowMs);
+        this.enter(item, this.ports.clock.now());
         this.execAll();
       }
     } catch (err) {
@@ -143,6 +171,12 @@ export class Runtime {
     } finally {
       this.processing = false;
     }
+  }
+
+  /** The one place where the Runtime feeds the kernel's door: the journal taps here. */
+  private enter(input: KernelInput, nowMs: number): FeedResult {
+    this.hooks.onInput?.(input, nowMs);
+    return this.kernel.feed(input, nowMs);
   }
 
   private fail(err: unknown): void {
@@ -196,7 +230,7 @@ export class Runtime {
       iterator = this.ports.provider.stream(request, controller.signal)[Symbol.asyncIterator]();
     } catch (err) {
       this.endStream(callId);
-      this.inbox.push({ kind: 'fact', fact: streamFailure(callId, err) });
+      this.inbox.push(streamFailure(callId, err));
       return;
     }
     void this.consume(callId, iterator, controller.signal);
@@ -275,6 +309,12 @@ export class Runtime {
     this.ports.clock.clearTimer(handle);
     this.timers.delete(id);
   }
+}
+
+const STOP: InboxItem = Object.freeze({ type: 'stop' });
+
+function describe(input: KernelInput): string {
+  return input.type === 'submit' ? `submit of ${input.submission.id}` : input.type;
 }
 
 function streamFailure(callId: string, err: unknown): Fact {

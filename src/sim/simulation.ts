@@ -13,7 +13,23 @@
  */
 import { MessageChannel } from 'node:worker_threads';
 import { VirtualClock } from '../clock/index.ts';
-import { canPreempt, InvariantMonitor, Kernel, type KernelConfig, type Level, MonitoredSink, resolveKernelConfig, resolveLevel, type Submission, type TraceEvent, type TraceSink, type Violation } from '../kernel/index.ts';
+import {
+  assert,
+  canPreempt,
+  InvariantMonitor,
+  Kernel,
+  MonitoredSink,
+  resolveKernelConfig,
+  resolveLevel,
+  type KernelConfig,
+  type KernelInput,
+  type Level,
+  type RegisterInput,
+  type Submission,
+  type TraceEvent,
+  type TraceSink,
+  type Violation,
+} from '../kernel/index.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { evaluateExpectations } from './report/expect.ts';
 import { FakeProvider, type FakeReply } from './fakes/model.ts';
@@ -41,6 +57,8 @@ export interface SimOptions {
   readonly tracePath?: string;
   /** The command line that reproduces the run, for the report. */
   readonly command?: string;
+  /** Told of every input the Runtime feeds through the kernel's door, with its time (a journal tap). */
+  readonly onInput?: (input: KernelInput, nowMs: number) => void;
 }
 
 export type SimOutcome =
@@ -132,7 +150,7 @@ class SimulationRun {
         : { path: opts.tracePath, header: { scenario: scenario.name, seed: this.seed, reportVersion: 1 } },
     );
     this.triggers = new TriggerEngine(scenario.inputs, this.clock, (input) => this.injectInput(input), (input) =>
-      this.submissionOf(input),
+      this.submitted.add(input.id),
     );
     const record: TraceSink = {
       emit: (e) => {
@@ -153,7 +171,6 @@ class SimulationRun {
       { synchronous: 'normal' },
     );
     this.kernel = new Kernel(this.config, sink, { memory: memoryPorts(this.mainMemory) });
-    this.kernel.onTerminal((task, _terminal, nowMs) => this.triggers.onTerminal(task, nowMs));
     for (const input of scenario.inputs) this.repliesById.set(input.id, input.replies.map(fakeReply));
     for (const [task, replies] of Object.entries(scenario.kernelReplies)) this.repliesById.set(task, replies.map(fakeReply));
     this.provider = new FakeProvider({
@@ -166,7 +183,11 @@ class SimulationRun {
     const toolDefs: Record<string, FakeToolDef> = {};
     for (const t of scenario.tools) toolDefs[t.name] = t;
     this.toolRunner = new FakeToolRunner({ clock: this.clock, seed: this.seed, tools: toolDefs, faults: scenario.faults });
-    this.runtime = new Runtime(this.kernel, { clock: this.clock, provider: this.provider, tools: this.toolRunner });
+    this.runtime = new Runtime(
+      this.kernel,
+      { clock: this.clock, provider: this.provider, tools: this.toolRunner },
+      opts.onInput === undefined ? {} : { onInput: opts.onInput },
+    );
     this.generator = scenario.generate === undefined ? null : new Generator(scenario.generate, this.seed);
     this.scheduledEvents = scenario.events
       .map((event, order) => ({ event, order }))
@@ -227,19 +248,28 @@ class SimulationRun {
 
   // ---------------------------------------------------------------- the agenda of an instant
 
-  /** SPEC §12.2.1: at t = 0, before anything else, the scenario's channels are registered. */
+  /**
+   * SPEC §12.2.1: at t = 0, before anything else, the scenario's channels are registered; then the
+   * `afterTerminal` inputs are handed to the kernel, which submits each when its task ends.
+   */
   private setUpAtZero(): void {
     for (const c of this.scenario.channels) {
-      this.kernel.registerChannel(
-        {
-          name: c.name,
-          ...(c.plugin !== undefined ? { plugin: c.plugin } : {}),
-          ...(c.owner !== undefined ? { owner: c.owner } : {}),
-          ...(c.output !== undefined ? { output: c.output } : {}),
-        },
-        0,
-      );
+      this.registerChannel({
+        name: c.name,
+        ...(c.plugin !== undefined ? { plugin: c.plugin } : {}),
+        ...(c.owner !== undefined ? { owner: c.owner } : {}),
+        ...(c.output !== undefined ? { output: c.output } : {}),
+      });
     }
+    for (const { task, input } of this.triggers.afterTerminalInputs()) {
+      this.runtime.feed({ type: 'submit.after', task, submission: this.submissionOf(input) });
+    }
+  }
+
+  /** The schema admits only channels the registry accepts: a refusal here is a simulator bug. */
+  private registerChannel(channel: RegisterInput): void {
+    const result = this.runtime.feed({ type: 'channel.register', channel });
+    assert(result.kind === 'registered', `SIM: channel ${channel.name} refused: ${result.kind === 'refused' ? result.error : ''}`);
   }
 
   private nextAgendaAt(): number | null {
@@ -319,7 +349,7 @@ class SimulationRun {
     const now = this.clock.now();
     for (let event = this.scheduledEvents[this.eventIndex]; event !== undefined && event.at <= now; ) {
       this.eventIndex += 1;
-      this.runEvent(event, now);
+      this.runEvent(event);
       event = this.scheduledEvents[this.eventIndex];
     }
     for (let input = this.agenda[this.agendaIndex]; input !== undefined && atOf(input) <= now; ) {
@@ -334,19 +364,16 @@ class SimulationRun {
     }
   }
 
-  private runEvent(event: ScenarioEvent, now: number): void {
+  private runEvent(event: ScenarioEvent): void {
     const reg = event.registerChannel;
     if (reg !== undefined) {
-      this.kernel.registerChannel(
-        {
-          name: reg.name,
-          ...(reg.plugin !== undefined ? { plugin: reg.plugin } : {}),
-          ...(reg.owner !== undefined ? { owner: reg.owner } : {}),
-        },
-        now,
-      );
+      this.registerChannel({
+        name: reg.name,
+        ...(reg.plugin !== undefined ? { plugin: reg.plugin } : {}),
+        ...(reg.owner !== undefined ? { owner: reg.owner } : {}),
+      });
     }
-    if (event.unregisterChannel !== undefined) this.kernel.unregisterChannel(event.unregisterChannel, now);
+    if (event.unregisterChannel !== undefined) this.runtime.feed({ type: 'channel.unregister', name: event.unregisterChannel });
   }
 
   private runGenerator(now: number): void {
@@ -396,17 +423,11 @@ class SimulationRun {
   }
 
   private injectInput(input: ScenarioInput): void {
-    const sub = this.submissionOf(input);
-    if (sub === null) {
-      // A stop input goes through the kernel even without text: the stop actions still happen.
-      this.submitted.add(input.id);
-      return;
-    }
-    this.submit(sub);
+    this.submit(this.submissionOf(input));
   }
 
-  private submissionOf(input: ScenarioInput): Submission | null {
-    this.submitted.add(input.id);
+  /** A stop input goes through the kernel even without text: the stop actions still happen. */
+  private submissionOf(input: ScenarioInput): Submission {
     const base = {
       id: input.id,
       cls: input.class,

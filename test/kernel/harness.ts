@@ -14,7 +14,8 @@ import type { KernelConfigInput } from '../../src/kernel/config.ts';
 import type { AgentDump, RunningView } from '../../src/kernel/agent/dump-types.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
 import type { Message, ModelChunk, ModelRequest, ToolSpec } from '../../src/kernel/ports/provider.ts';
-import type { Command, Fact, ModelFailure, Submission, SubmitResult } from '../../src/kernel/protocol.ts';
+import type { RegisterInput } from '../../src/kernel/channels/registry.ts';
+import type { Command, Fact, FeedResult, KernelInput, ModelFailure, Submission, SubmitResult } from '../../src/kernel/protocol.ts';
 import type { SchedulerDump } from '../../src/kernel/scheduler/core.ts';
 import { TraceRecorder, type TraceEvent, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
 import type { Terminal } from '../../src/kernel/task/terminal.ts';
@@ -76,10 +77,24 @@ export class KernelHarness {
     return this;
   }
 
-  submit(sub: Submission): SubmitResult {
-    const result = this.kernel.submit(sub, this.nowMs);
+  /** Feeds one input through the kernel's door at the harness time. */
+  feed<I extends KernelInput>(input: I): FeedResult<I['type']> {
+    const result = this.kernel.feed(input, this.nowMs);
     this.collect();
     return result;
+  }
+
+  submit(sub: Submission): SubmitResult {
+    return this.feed({ type: 'submit', submission: sub });
+  }
+
+  /** A plugin registers (or reloads) an inputch (SPEC §8.1). */
+  registerChannel(channel: RegisterInput): FeedResult<'channel.register'> {
+    return this.feed({ type: 'channel.register', channel });
+  }
+
+  unregisterChannel(name: string): boolean {
+    return this.feed({ type: 'channel.unregister', name }).removed;
   }
 
   queued(id: string, text: string, extra: Partial<Submission> = {}): SubmitResult {
@@ -97,8 +112,7 @@ export class KernelHarness {
 
   /** Stops the whole agent (SPEC §10.2a). */
   stopAgent(): void {
-    this.kernel.stop(this.nowMs);
-    this.collect();
+    this.feed({ type: 'stop' });
   }
 
   /** Feeds one fact as it is; the harness does not check that its call is open. */
@@ -116,8 +130,7 @@ export class KernelHarness {
       case 'model.chunk':
         break;
     }
-    this.kernel.handle(fact, this.nowMs);
-    this.collect();
+    this.feed(fact);
   }
 
   // ---------------------------------------------------------------- answering model calls

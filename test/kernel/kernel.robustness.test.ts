@@ -450,12 +450,12 @@ describe('root context overflow (SPEC §3.9)', () => {
       },
     };
     const k = new Kernel({ verify: true }, sink);
-    k.submit({ id: 'big', cls: 'queued', text: 'a'.repeat(41_000), source: 'user' }, 0);
+    k.feed({ type: 'submit', submission: { id: 'big', cls: 'queued', text: 'a'.repeat(41_000), source: 'user' } }, 0);
     const start = k.takeCommands().find((c) => c.type === 'model.start');
     if (start?.type !== 'model.start') throw new Error('no model call');
-    k.handle({ type: 'model.chunk', callId: start.callId, chunk: { type: 'text', text: 'ok' } }, 1);
-    k.handle({ type: 'model.done', callId: start.callId, usage: { inputTokens: 1, outputTokens: 1 } }, 1);
-    expect(() => k.submit({ id: 'q', cls: 'queued', text: 'next', source: 'user' }, 2)).not.toThrow();
+    k.feed({ type: 'model.chunk', callId: start.callId, chunk: { type: 'text', text: 'ok' } }, 1);
+    k.feed({ type: 'model.done', callId: start.callId, usage: { inputTokens: 1, outputTokens: 1 } }, 1);
+    expect(() => k.feed({ type: 'submit', submission: { id: 'q', cls: 'queued', text: 'next', source: 'user' } }, 2)).not.toThrow();
     const raised = events.filter((e) => e.type === 'kernel.event' && e.reason === 'overflow');
     expect(raised).toHaveLength(1);
     // The user task fails on its second overflow; the kernel notice fails too, raising nothing.

@@ -1,11 +1,12 @@
 /**
  * The trigger engine (SPEC §12.2.1). `when` triggers fire once, at the first `step.begin` of their
  * task and step, plus `afterMs`: the submission is scheduled as a clock timer, so nothing re-enters
- * the kernel from the trace sink. `afterTerminal` inputs are handed to the kernel's terminal hook and
- * run in the same reaction as that terminal event, before the next pick.
+ * the kernel from the trace sink. `afterTerminal` inputs are handed to the kernel in advance, as
+ * `submit.after` inputs of its door, and the kernel submits each in the reaction that ends its task,
+ * before the next pick; the engine only watches that terminal event to report the trigger fired.
  */
 import type { Clock } from '../../clock/index.ts';
-import type { Submission, TraceEvent } from '../../kernel/index.ts';
+import type { TraceEvent } from '../../kernel/index.ts';
 import type { ScenarioInput } from '../scenario/index.ts';
 
 export interface TriggerState {
@@ -29,7 +30,8 @@ export class TriggerEngine {
     private readonly clock: Clock,
     /** Submits one input now (outside any kernel reaction). */
     private readonly inject: (input: ScenarioInput) => void,
-    private readonly toSubmission: (input: ScenarioInput) => Submission | null,
+    /** An `afterTerminal` input was just submitted by the kernel. */
+    private readonly afterFired: (input: ScenarioInput) => void,
   ) {
     for (const input of inputs) {
       const timing = input.timing;
@@ -42,8 +44,19 @@ export class TriggerEngine {
     }
   }
 
-  /** Watches the trace for `step.begin` events that arm `when` triggers. */
+  /** The `afterTerminal` inputs, in file order, with the task each waits for. */
+  afterTerminalInputs(): { readonly task: string; readonly input: ScenarioInput }[] {
+    const out: { task: string; input: ScenarioInput }[] = [];
+    for (const [task, inputs] of this.afterByTask) for (const input of inputs) out.push({ task, input });
+    return out;
+  }
+
+  /** Watches the trace for `step.begin` events that arm `when` triggers and for releasing terminals. */
   observe(e: TraceEvent): void {
+    if (e.type === 'task.terminal') {
+      if (this.afterByTask.size > 0) this.onTerminal(e.task, e.t);
+      return;
+    }
     if (e.type !== 'step.begin' || this.whenByKey.size === 0) return;
     const key = `${e.task}\u0000${e.step}`;
     const due = this.whenByKey.get(key);
@@ -62,20 +75,17 @@ export class TriggerEngine {
     }
   }
 
-  /** The kernel's terminal hook: the inputs waiting for this task, submitted before the next pick. */
-  onTerminal(task: string, nowMs: number): Submission[] {
+  /** The kernel submits the inputs waiting for this task in this reaction: they fired. */
+  private onTerminal(task: string, nowMs: number): void {
     const due = this.afterByTask.get(task);
-    if (due === undefined) return [];
+    if (due === undefined) return;
     this.afterByTask.delete(task);
-    const subs: Submission[] = [];
     for (const input of due) {
       const state = this.stateOf.get(input.id) as TriggerState;
       state.fired = true;
       state.t = nowMs;
-      const sub = this.toSubmission(input);
-      if (sub !== null) subs.push(sub);
+      this.afterFired(input);
     }
-    return subs;
   }
 
   /** True while a fired `when` trigger's submission waits for its timer: work is still to come. */
