@@ -1,0 +1,41 @@
+/**
+ * What happens to a child's pending work and channels when it is destroyed or reclaimed (SPEC §10.1,
+ * §10.2a, C3–C5). The residual policy decides for the external inputs still waiting on the child
+ * (keep: re-queued on the parent with their responders; drop: each ends skipped with
+ * `residual_dropped_by_parent`). The channel disposition decides for the inputchs the child owned:
+ * release hands them to the root (owner ""), handback to the parent, keep leaves them dangling so
+ * routing falls back, with a trace event, to whichever agent receives their input.
+ */
+import { assertNever } from '../assert.ts';
+import type { ChannelRegistry } from '../channels/registry.ts';
+
+export type ResidualPolicy = 'keep' | 'drop';
+export type ChannelDisposition = 'release' | 'keep' | 'handback';
+
+export const RESIDUAL_POLICIES: readonly ResidualPolicy[] = ['keep', 'drop'];
+export const CHANNEL_DISPOSITIONS: readonly ChannelDisposition[] = ['release', 'keep', 'handback'];
+
+/** Applies a disposition to every inputch `child` owns; returns their names, in registry order. */
+export function disposeChannels(
+  registry: ChannelRegistry,
+  child: string,
+  parent: string,
+  disposition: ChannelDisposition,
+): string[] {
+  const owned = registry.listByOwner(child).map((c) => c.name);
+  for (const name of owned) {
+    switch (disposition) {
+      case 'release':
+        registry.release(name);
+        break;
+      case 'handback':
+        registry.assign(name, parent, registry.lookup(name)?.capacity ?? 0);
+        break;
+      case 'keep':
+        break;
+      default:
+        assertNever(disposition, 'channel disposition');
+    }
+  }
+  return owned;
+}
