@@ -87,3 +87,23 @@ export interface MemoryPorts {
   readonly store: GraphMemory;
   readonly parsers: MemoryParsers;
 }
+
+/**
+ * A child's light memory (SPEC §9): commits go to its own temp store, recall reads temp ∪ main, and
+ * the parent may promote selected exported triples into main (reclaim). It ends with the child.
+ */
+export interface ChildMemory extends GraphMemory {
+  /** Commits the exported triples at `keep` (indexes; absent = all) into `main` under `reclaim/<child>`. */
+  promote(main: GraphMemory, keep: readonly number[] | undefined, child: string, nowMs: number): CommitResult;
+  /** Closes the stores and deletes the temp files. Idempotent. */
+  discard(): void;
+}
+
+/**
+ * Creates children's light memories, synchronously, when a child is created (SPEC §10.2). A
+ * MemoryError (a missing main, an unwritable directory) refuses the creation with its message;
+ * nothing is half-created.
+ */
+export interface ChildMemoryFactory {
+  create(child: string): ChildMemory;
+}
