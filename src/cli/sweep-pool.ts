@@ -37,6 +37,7 @@ export async function runSeeds(
   runners: number,
   onResult: (result: SeedResult) => void,
 ): Promise<void> {
+  if (seeds.length === 0) return; // a shard of a range smaller than the shard count
   const pool: Worker[] = [];
   const terminateAll = (): Promise<void> => Promise.all(pool.map((w) => w.terminate())).then(() => undefined);
   // A signal stops the workers before the process deletes the runs' temporary directories (shutdown.ts).

@@ -80,4 +80,10 @@ describe.concurrent('homeagent sim sweep', () => {
     const doc = parseOneJson(several?.stdout ?? '');
     expect((doc['problems'] as { path: string }[]).map((p) => p.path)).toEqual(['--seeds', '--workers', '--shard']);
   });
+
+  it('a shard with no seed of the range runs nothing and exits 0', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+    const { code, doc } = await sweep([SCENARIO, '--seeds', '1..1', '--shard', '2/2', '--workers', '2']);
+    expect(code).toBe(0);
+    expect(doc).toMatchObject({ runs: 0, failures: [], hashes: {} });
+  });
 });
