@@ -1,28 +1,65 @@
 /**
  * Sweep scaling (issue 7 item 16): `homeagent sim sweep` of E4 on 1 and on 2 workers, over 200 and
- * 2 000 seeds, through the real bin of the checkout given as the first argument (default: this one),
- * so that a copy of an older commit can be measured the same way. Reports the sweep's own runs/s
- * (over its wall time, worker start-up included, process start-up excluded) and the whole process's
- * wall time. Nothing is asserted (`npx tsx bench/sweep-scaling.ts [checkout] [seed counts…]`).
+ * 2 000 seeds, through the real bin of one or more checkouts (default: this one), so that a copy of an
+ * older commit is measured the same way and in the same run. Reports the median over the repetitions
+ * of the sweep's own runs/s (over its wall time, worker start-up included, process start-up excluded)
+ * and of the whole process's wall time. Repetitions are interleaved across checkouts and worker
+ * counts, so that load from elsewhere spreads over all of them. Nothing is asserted.
+ *
+ *   npx tsx bench/sweep-scaling.ts [--repeat R] [--seeds 200,2000] [checkout …]
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
-const root = resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)));
-const seedCounts = process.argv.length > 3 ? process.argv.slice(3).map(Number) : [200, 2000];
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { repeat: { type: 'string', default: '1' }, seeds: { type: 'string', default: '200,2000' } },
+});
+const repeat = Number(values.repeat);
+const seedCounts = values.seeds.split(',').map(Number);
+const checkouts = (positionals.length > 0 ? positionals : [fileURLToPath(new URL('..', import.meta.url))]).map((p) => resolve(p));
 const WORKERS = [1, 2];
 
-console.log(`node ${process.version} (${process.platform} ${process.arch}), checkout ${root}`);
-console.log('| seeds | workers | runs/s | process wall s |\n|---:|---:|---:|---:|');
+interface Sample {
+  readonly runsPerSecond: number;
+  readonly wallS: number;
+  readonly workersUsed: number;
+}
+
+function sweepOnce(root: string, seeds: number, workers: number): Sample {
+  const args = ['bin/homeagent.js', 'sim', 'sweep', 'scenarios/e4-priority-stress.json', '--seeds', `1..${seeds}`, '--workers', String(workers), '--json'];
+  const started = performance.now();
+  const out = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const wallS = (performance.now() - started) / 1000;
+  if (out.status !== 0) throw new Error(`${root}: sweep of ${seeds} seeds on ${workers} worker(s) exited ${String(out.status)}: ${out.stderr}`);
+  const doc = JSON.parse(out.stdout) as { runsPerSecond: number; workers: number };
+  return { runsPerSecond: doc.runsPerSecond, wallS, workersUsed: doc.workers };
+}
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+console.log(`node ${process.version} (${process.platform} ${process.arch}), medians of ${repeat}`);
+console.log('| checkout | seeds | workers | runs/s | process wall s |\n|---|---:|---:|---:|---:|');
 for (const seeds of seedCounts) {
-  for (const workers of WORKERS) {
-    const args = ['bin/homeagent.js', 'sim', 'sweep', 'scenarios/e4-priority-stress.json', '--seeds', `1..${seeds}`, '--workers', String(workers), '--json'];
-    const started = performance.now();
-    const out = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-    const wallS = (performance.now() - started) / 1000;
-    if (out.status !== 0) throw new Error(`sweep of ${seeds} seeds on ${workers} worker(s) exited ${String(out.status)}: ${out.stderr}`);
-    const doc = JSON.parse(out.stdout) as { runsPerSecond: number; workers: number };
-    console.log(`| ${seeds} | ${doc.workers} | ${doc.runsPerSecond.toFixed(1)} | ${wallS.toFixed(2)} |`);
+  const samples = new Map<string, Sample[]>();
+  for (let i = 0; i < repeat; i += 1) {
+    for (const root of checkouts) {
+      for (const workers of WORKERS) {
+        const key = `${root}\t${workers}`;
+        samples.set(key, [...(samples.get(key) ?? []), sweepOnce(root, seeds, workers)]);
+      }
+    }
+  }
+  for (const [key, list] of samples) {
+    const [root] = key.split('\t');
+    const rate = median(list.map((s) => s.runsPerSecond));
+    const wall = median(list.map((s) => s.wallS));
+    console.log(`| ${root ?? ''} | ${seeds} | ${list[0]?.workersUsed ?? 0} | ${rate.toFixed(1)} | ${wall.toFixed(2)} |`);
   }
 }
