@@ -22,6 +22,7 @@ import { ChannelError, ChannelRegistry, type InputChannel, type RegisterInput } 
 import { routeInput } from './channels/routing.ts';
 import type { MemoryPorts } from './ports/graph-memory.ts';
 import type { Terminal } from './task/terminal.ts';
+import { decodeTimerKey, type TimerKey } from './timers.ts';
 
 /** The synchronous ports the kernel holds itself (the async ones belong to the Runtime). */
 export interface KernelPorts {
@@ -169,9 +170,11 @@ export class Kernel {
         else agent.toolPanicked(fact.callId, fact.error, nowMs);
         break;
       }
-      case 'timer.fired':
-        this.timerOwner(fact.id)?.timerFired(fact.id, nowMs);
+      case 'timer.fired': {
+        const key = decodeTimerKey(fact.id);
+        if (key !== null) this.timerOwner(key)?.timerFired(key, nowMs);
         break;
+      }
       default:
         assertNever(fact, 'fact');
     }
@@ -266,10 +269,19 @@ export class Kernel {
     this.tracer?.emit(dead.agent.agentId, nowMs, { type, task: dead.task, callId });
   }
 
-  private timerOwner(id: string): Agent | undefined {
-    if (id.startsWith('cooldown:')) return this.agents.get(id.slice('cooldown:'.length));
-    if (id.startsWith('timeout:')) return this.calls.get(id.slice('timeout:'.length));
-    return undefined;
+  /**
+   * The agent a timer belongs to, or undefined when it no longer has one: a timeout whose call already
+   * ended (its `timer.clear` and the firing crossed), or a cooldown of an agent that is gone.
+   */
+  private timerOwner(key: TimerKey): Agent | undefined {
+    switch (key.kind) {
+      case 'cooldown':
+        return this.agents.get(key.agent);
+      case 'model-timeout':
+        return this.calls.get(key.callId);
+      default:
+        return assertNever(key, 'timer key');
+    }
   }
 
   private env(): AgentEnv {

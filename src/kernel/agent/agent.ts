@@ -50,6 +50,7 @@ import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
 import type { MemoryPorts } from '../ports/graph-memory.ts';
 import type { Terminal } from '../task/terminal.ts';
+import { encodeTimerKey, type TimerKey } from '../timers.ts';
 
 /** What the kernel gives each agent: commands out, call routing, ids, and terminal notification. */
 export interface AgentEnv {
@@ -88,6 +89,8 @@ export class Agent implements StepHost {
   private state: AgentState = 'running';
   private maxDepth = 0;
   private turnsCommitted = 0;
+  /** The wire id of this agent's cooldown timer, encoded once: the scheduler asks for it often. */
+  private readonly cooldownTimerId: string;
 
   constructor(
     readonly agentId: string,
@@ -103,6 +106,7 @@ export class Agent implements StepHost {
     readonly allowedOutputs: readonly string[],
   ) {
     this.isRoot = parent === null;
+    this.cooldownTimerId = encodeTimerKey({ kind: 'cooldown', agent: agentId });
     this.tasks = new TaskTable(agentId);
     this.tools = new AgentTools(config.tools, config.outputs, allowedOutputs, memory !== null);
     this.core = new Scheduler(
@@ -368,14 +372,20 @@ export class Agent implements StepHost {
   }
 
   /** A timer this agent asked for fired: its cooldown timer or a model call's timeout. */
-  timerFired(id: string, nowMs: number): void {
-    if (id === cooldownTimerId(this.agentId)) {
-      if (this.state === 'stopped') return;
-      if (this.core.cooldownTimerFired(nowMs)) preemptModelCall(this, this.calls, nowMs);
-      this.flushEffects();
-      return;
+  timerFired(key: TimerKey, nowMs: number): void {
+    switch (key.kind) {
+      case 'cooldown':
+        assert(key.agent === this.agentId, `TIMER: cooldown timer of ${key.agent} fired on ${this.agentId}`);
+        if (this.state === 'stopped') return;
+        if (this.core.cooldownTimerFired(nowMs)) preemptModelCall(this, this.calls, nowMs);
+        this.flushEffects();
+        return;
+      case 'model-timeout':
+        modelCallTimedOut(this, this.calls, key.callId, nowMs);
+        return;
+      default:
+        assertNever(key, 'timer key');
     }
-    modelCallTimedOut(this, this.calls, id, nowMs);
   }
 
   // ---------------------------------------------------------------- stop
@@ -402,7 +412,7 @@ export class Agent implements StepHost {
 
   private flushEffects(): void {
     for (const effect of this.core.takeEffects()) {
-      const id = cooldownTimerId(this.agentId);
+      const id = this.cooldownTimerId;
       switch (effect.type) {
         case 'timer.set':
           this.env.command({ type: 'timer.set', id, atMs: effect.atMs });
@@ -445,8 +455,4 @@ export class Agent implements StepHost {
       waiting: this.calls.waitingFor(),
     });
   }
-}
-
-export function cooldownTimerId(agent: string): string {
-  return `cooldown:${agent}`;
 }

@@ -19,6 +19,7 @@ import type { ModelChunk, ModelRequest, ToolCall } from '../ports/provider.ts';
 import type { Command } from '../protocol.ts';
 import type { Task } from '../task/task.ts';
 import type { CancelReason, TraceBody } from '../trace/vocabulary.ts';
+import { encodeTimerKey } from '../timers.ts';
 
 /** What the tracker needs from its agent and the kernel. */
 export interface CallPorts {
@@ -61,8 +62,9 @@ export type ToolEnd =
   | { readonly kind: 'tool'; readonly task: Task }
   | { readonly kind: 'batch'; readonly batch: BatchWait; readonly index: number };
 
-export function timeoutTimerId(callId: string): string {
-  return `timeout:${callId}`;
+/** The wire id of a model call's timeout timer. */
+function timeoutTimerId(callId: string): string {
+  return encodeTimerKey({ kind: 'model-timeout', callId });
 }
 
 export class CallTracker {
@@ -160,13 +162,13 @@ export class CallTracker {
   }
 
   /**
-   * Timer `id` fired. When it is the live model call's timeout, the call ends early and is cancelled,
-   * and is returned: a timeout is a failure of the call (it advances the reply index), not a
-   * cancellation. Otherwise null.
+   * The timeout timer of model call `callId` fired. When that call is still the live one, it ends
+   * early and is cancelled, and is returned: a timeout is a failure of the call (it advances the reply
+   * index), not a cancellation. Otherwise (the call already ended) null.
    */
-  timedOut(id: string): ModelWait | null {
+  timedOut(callId: string): ModelWait | null {
     const w = this.waiting;
-    if (w?.kind !== 'model' || timeoutTimerId(w.callId) !== id) return null;
+    if (w?.kind !== 'model' || w.callId !== callId) return null;
     this.endModel(w.callId, true);
     this.ports.command({ type: 'model.cancel', callId: w.callId });
     return w;

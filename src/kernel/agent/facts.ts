@@ -47,9 +47,9 @@ export function modelCallFailed(
   modelCallFailedNow(host, w.task, callId, failure, error, nowMs);
 }
 
-/** Timer `timerId` fired; when it is the live model call's timeout, the call fails. */
-export function modelCallTimedOut(host: StepHost, calls: CallTracker, timerId: string, nowMs: number): void {
-  const w = calls.timedOut(timerId);
+/** The timeout timer of model call `callId` fired; when that call is still live, it fails. */
+export function modelCallTimedOut(host: StepHost, calls: CallTracker, callId: string, nowMs: number): void {
+  const w = calls.timedOut(callId);
   if (w === null) return;
   modelCallFailedNow(host, w.task, w.callId, 'error', `no completion within ${host.config.modelTimeoutMs} ms`, nowMs);
 }
