@@ -49,6 +49,11 @@ export interface RuntimeHooks {
    * complete record of the run (ARCHITECTURE "One door"). Must not feed the Runtime.
    */
   onInput?(input: KernelInput, nowMs: number): void;
+  /**
+   * Runs each kernel reaction: the simulator passes its determinism trip-wire here, so ambient time,
+   * randomness or timers used from inside the kernel throw at the call site.
+   */
+  guardKernel?<T>(reaction: () => T): T;
   /** Every terminal event's reply, in order (the responder of the task). */
   onReply?(task: string, terminal: Terminal): void;
   /**
@@ -176,7 +181,8 @@ export class Runtime {
   /** The one place where the Runtime feeds the kernel's door: the journal taps here. */
   private enter(input: KernelInput, nowMs: number): FeedResult {
     this.hooks.onInput?.(input, nowMs);
-    return this.kernel.feed(input, nowMs);
+    const guard = this.hooks.guardKernel;
+    return guard === undefined ? this.kernel.feed(input, nowMs) : guard(() => this.kernel.feed(input, nowMs));
   }
 
   private fail(err: unknown): void {

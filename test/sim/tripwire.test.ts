@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { DeterminismViolation, insideTripwire } from '../../src/sim/tripwire.ts';
+
+describe('determinism trip-wire: ambient sources throw inside a kernel reaction', () => {
+  it('ambient time, randomness and timers throw inside a reaction, naming what was called', () => {
+    const calls: [string, () => unknown][] = [
+      ['Date.now()', () => Date.now()],
+      ['new Date()', () => new Date()],
+      ['Math.random()', () => Math.random()],
+      ['setTimeout()', () => setTimeout(() => undefined, 1)],
+      ['setInterval()', () => setInterval(() => undefined, 1)],
+      ['setImmediate()', () => setImmediate(() => undefined)],
+      ['queueMicrotask()', () => queueMicrotask(() => undefined)],
+      ['performance.now()', () => performance.now()],
+      ['process.hrtime()', () => process.hrtime()],
+      ['process.hrtime.bigint()', () => process.hrtime.bigint()],
+      ['crypto.randomUUID()', () => crypto.randomUUID()],
+    ];
+    for (const [name, call] of calls) {
+      expect(() => insideTripwire(call), name).toThrow(DeterminismViolation);
+      expect(() => insideTripwire(call), name).toThrow(name);
+    }
+  });
+
+  it('the stack of the violation points at the calling code', () => {
+    function kernelHelperThatCheats(): number {
+      return Date.now();
+    }
+    try {
+      insideTripwire(kernelHelperThatCheats);
+      expect.unreachable('Date.now() should have thrown');
+    } catch (err) {
+      expect((err as Error).stack).toContain('kernelHelperThatCheats');
+    }
+  });
+
+  it('what a reaction may use keeps working, and everything is restored afterwards, also after a throw', () => {
+    expect(insideTripwire(() => new Date(86_400_000).toISOString())).toBe('1970-01-02T00:00:00.000Z');
+    expect(insideTripwire(() => Date.UTC(2026, 0, 1))).toBe(Date.UTC(2026, 0, 1));
+    expect(insideTripwire(() => insideTripwire(() => 7))).toBe(7);
+    expect(() => insideTripwire(() => Math.random())).toThrow();
+    expect(typeof Date.now()).toBe('number');
+    expect(Math.random()).toBeLessThan(1);
+    expect(new Date()).toBeInstanceOf(Date);
+    expect(typeof performance.now()).toBe('number');
+    clearTimeout(setTimeout(() => undefined, 1));
+  });
+});
