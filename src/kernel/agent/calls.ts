@@ -13,11 +13,11 @@
  * waiting state per agent; a fact is accepted only for a live call (else an assertion, `CALL:`); every
  * bound call id is released once.
  */
-import { assert, assertNever } from '../assert.ts';
+import { assert, assertNever, fail } from '../assert.ts';
 import { ModelStream } from './model-stream.ts';
 import type { ModelChunk, ModelRequest, ToolCall } from '../ports/provider.ts';
 import type { Command } from '../protocol.ts';
-import type { Task } from '../task/task.ts';
+import { callAt, type Task } from '../task/task.ts';
 import type { CancelReason, TraceBody } from '../trace/vocabulary.ts';
 import { encodeTimerKey } from '../timers.ts';
 
@@ -195,12 +195,11 @@ export class CallTracker {
       this.ports.releaseCall(callId, w.task.id, false);
       return { kind: 'tool', task: w.task };
     }
-    const what = panicked ? 'tool panic' : 'tool result';
-    assert(w?.kind === 'batch' && w.remaining.has(callId), `CALL: ${what} for ${callId}, which is not live`);
-    const index = w.remaining.get(callId) as number;
+    const index = w?.kind === 'batch' ? w.remaining.get(callId) : undefined;
+    if (w?.kind !== 'batch' || index === undefined) fail(`CALL: ${panicked ? 'tool panic' : 'tool result'} for ${callId}, which is not live`);
     w.remaining.delete(callId);
     this.ports.releaseCall(callId, w.task.id, false);
-    if (panicked) w.panics.push((w.task.frame.pending[index] as ToolCall).name);
+    if (panicked) w.panics.push(callAt(w.task.frame, index).name);
     return { kind: 'batch', batch: w, index };
   }
 

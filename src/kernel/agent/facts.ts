@@ -8,7 +8,9 @@
  * task streams from the model cancels the call at once (SPEC §2.3 step 2). A tool that throws is a
  * panic: the task fails, and a kernel L4 is raised unless the task is itself an L4 (SPEC §5).
  *
- * The functions see the agent only as a StepHost beside its CallTracker, and hold no state.
+ * Each function first checks that its fact reaches the step waiting for it (`assertAtStep`): a model
+ * fact a Model step, a tool fact a ToolExec or ToolBatch step. The functions see the agent only as a
+ * StepHost beside its CallTracker, and hold no state.
  */
 import type { BatchWait, CallTracker } from './calls.ts';
 import type { ModelFailure } from '../protocol.ts';
@@ -16,12 +18,14 @@ import type { ToolCall, Usage } from '../ports/provider.ts';
 import type { StepHost } from '../steps/host.ts';
 import { modelCancelled, modelDone, modelFailed } from '../steps/model.ts';
 import { toolBatchComplete, toolBatchResult, toolExecDone, traceToolEnd } from '../steps/tools.ts';
-import type { Task } from '../task/task.ts';
+import { assertAtStep } from '../steps/transitions.ts';
+import { callAt, type Task } from '../task/task.ts';
 import type { RequestedToolCall } from '../trace/vocabulary.ts';
 
 export function modelCallDone(host: StepHost, calls: CallTracker, callId: string, usage: Usage, nowMs: number): void {
   const w = calls.endModel(callId);
   const task = w.task;
+  assertAtStep(task, 'Model', 'model.done');
   task.frame.usage = {
     inputTokens: task.frame.usage.inputTokens + usage.inputTokens,
     outputTokens: task.frame.usage.outputTokens + usage.outputTokens,
@@ -44,6 +48,7 @@ export function modelCallFailed(
   nowMs: number,
 ): void {
   const w = calls.endModel(callId);
+  assertAtStep(w.task, 'Model', 'model.failed');
   modelCallFailedNow(host, w.task, callId, failure, error, nowMs);
 }
 
@@ -51,6 +56,7 @@ export function modelCallFailed(
 export function modelCallTimedOut(host: StepHost, calls: CallTracker, callId: string, nowMs: number): void {
   const w = calls.timedOut(callId);
   if (w === null) return;
+  assertAtStep(w.task, 'Model', 'a model timeout');
   modelCallFailedNow(host, w.task, w.callId, 'error', `no completion within ${host.config.modelTimeoutMs} ms`, nowMs);
 }
 
@@ -63,6 +69,7 @@ function modelCallFailedNow(host: StepHost, task: Task, callId: string, failure:
 export function preemptModelCall(host: StepHost, calls: CallTracker, nowMs: number): void {
   const w = calls.liveModel();
   if (w === null) return;
+  assertAtStep(w.task, 'Model', 'a preemption cancel');
   calls.cancelModel(w.callId, w.task, 'preempt', nowMs);
   modelCancelled(host, w.task, nowMs);
 }
@@ -70,9 +77,11 @@ export function preemptModelCall(host: StepHost, calls: CallTracker, nowMs: numb
 export function toolCallDone(host: StepHost, calls: CallTracker, callId: string, ok: boolean, output: string, nowMs: number): void {
   const ended = calls.endTool(callId, false);
   if (ended.kind === 'tool') {
+    assertAtStep(ended.task, 'ToolExec', 'tool.done');
     toolExecDone(host, ended.task, ok, output, nowMs);
     return;
   }
+  assertAtStep(ended.batch.task, 'ToolBatch', 'tool.done');
   toolBatchResult(host, ended.batch.task, ended.index, ok, output, false, nowMs);
   batchMaybeComplete(host, calls, ended.batch, nowMs);
 }
@@ -82,9 +91,11 @@ export function toolCallPanicked(host: StepHost, calls: CallTracker, callId: str
   const ended = calls.endTool(callId, true);
   if (ended.kind === 'tool') {
     const task = ended.task;
-    panicRunningTool(host, task, task.frame.pending[task.frame.toolIdx] as ToolCall, error, nowMs);
+    assertAtStep(task, 'ToolExec', 'tool.failed');
+    panicRunningTool(host, task, callAt(task.frame, task.frame.toolIdx), error, nowMs);
     return;
   }
+  assertAtStep(ended.batch.task, 'ToolBatch', 'tool.failed');
   toolBatchResult(host, ended.batch.task, ended.index, false, error, true, nowMs);
   batchMaybeComplete(host, calls, ended.batch, nowMs);
 }

@@ -11,6 +11,7 @@ import { OUTPUT_SEND_PREFIX } from '../channels/outputs.ts';
 import type { Task } from '../task/task.ts';
 import { consolidationDone } from './consolidate.ts';
 import type { StepHost, StepOutcome } from './host.ts';
+import { moveTo } from './transitions.ts';
 
 export const PLACEHOLDER_CONTINUE = 'continue based on the tool results above';
 export const PLACEHOLDER_FINISH = 'if your reply is complete, return plain text to finish';
@@ -62,7 +63,7 @@ export function modelDone(host: StepHost, task: Task, text: string, calls: ToolC
   frame.outcomes = [];
   frame.assistantWritten = false;
   const batch = calls.length >= 2 && calls.every((c) => host.toolSpec(c.name)?.parallelSafe === true);
-  frame.step = batch ? 'ToolBatch' : 'ToolBegin';
+  moveTo(frame, batch ? 'ToolBatch' : 'ToolBegin');
   return 'next';
 }
 
@@ -112,7 +113,7 @@ function handleOverflow(host: StepHost, task: Task, nowMs: number, upstream: boo
     );
   }
   if (upstream) frame.turn += 1;
-  frame.step = 'Prepare';
+  moveTo(frame, 'Prepare');
   return 'next';
 }
 

@@ -7,6 +7,7 @@ import type { Message } from '../ports/provider.ts';
 import type { Task } from '../task/task.ts';
 import { consolidationMessages } from './consolidate.ts';
 import type { StepHost, StepOutcome } from './host.ts';
+import { moveTo } from './transitions.ts';
 
 export function buildPrefix(host: StepHost, task: Task): Message[] {
   const messages: Message[] = [{ role: 'system', content: host.config.systemPrompt }, ...host.context.timeline()];
@@ -43,7 +44,7 @@ export function stepPrepare(host: StepHost, task: Task, nowMs: number): StepOutc
     frame.messages = buildPrefix(host, task);
     frame.prefixLen = frame.messages.length;
   }
-  frame.step = 'Model';
+  moveTo(frame, 'Model');
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Prepare' });
   return 'next';
 }

@@ -5,10 +5,11 @@
  * A tool error (`ok: false`) is data and the task continues; a throw is a panic and fails the task.
  */
 import type { ToolCall } from '../ports/provider.ts';
-import type { Task, ToolOutcome } from '../task/task.ts';
+import { callAt, outcomeAt, type Task, type ToolOutcome } from '../task/task.ts';
 import { truncateCodePoints } from '../tokens.ts';
 import type { BuiltinRun } from '../builtins/builtins.ts';
 import type { StepHost, StepOutcome } from './host.ts';
+import { moveTo } from './transitions.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
 
 /** How much of a result the trace keeps (the report shows the first 500 code points). */
@@ -19,14 +20,14 @@ export function stepToolBegin(host: StepHost, task: Task, nowMs: number): StepOu
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolBegin', turn: frame.turn });
   const call = frame.pending[frame.toolIdx];
   if (call === undefined) {
-    frame.step = 'TurnEnd';
+    moveTo(frame, 'TurnEnd');
   } else {
     frame.toolsUsed.push(call.name);
     const refusal = refuseCall(host, call);
-    if (refusal === null) frame.step = 'ToolExec';
+    if (refusal === null) moveTo(frame, 'ToolExec');
     else {
       recordImmediate(host, task, frame.toolIdx, call, refusal, nowMs);
-      frame.step = 'ToolAfter';
+      moveTo(frame, 'ToolAfter');
     }
   }
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolBegin' });
@@ -35,7 +36,7 @@ export function stepToolBegin(host: StepHost, task: Task, nowMs: number): StepOu
 
 export function stepToolExec(host: StepHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
-  const call = frame.pending[frame.toolIdx] as ToolCall;
+  const call = callAt(frame, frame.toolIdx);
   host.enterCritical(nowMs);
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolExec', turn: frame.turn });
   host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
@@ -63,21 +64,21 @@ function runGuarded(host: StepHost, task: Task, call: ToolCall, run: BuiltinRun,
 /** A ToolExec call returned (ok or tool error). */
 export function toolExecDone(host: StepHost, task: Task, ok: boolean, output: string, nowMs: number): StepOutcome {
   const frame = task.frame;
-  const call = frame.pending[frame.toolIdx] as ToolCall;
+  const call = callAt(frame, frame.toolIdx);
   traceToolEnd(host, task, call, ok, output, false, nowMs);
   frame.outcomes[frame.toolIdx] = { call, ok, output };
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolExec' });
   host.leaveCritical(nowMs);
-  frame.step = 'ToolAfter';
+  moveTo(frame, 'ToolAfter');
   return 'next';
 }
 
 export function stepToolAfter(host: StepHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolAfter', turn: frame.turn });
-  appendToolMessage(task, frame.outcomes[frame.toolIdx] as ToolOutcome);
+  appendToolMessage(task, outcomeAt(frame, frame.toolIdx));
   frame.toolIdx += 1;
-  frame.step = 'ToolBegin';
+  moveTo(frame, 'ToolBegin');
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolAfter' });
   return 'next';
 }
@@ -114,7 +115,7 @@ export function stepToolBatch(host: StepHost, task: Task, nowMs: number): { star
       panics.push(call.name);
     }
   });
-  for (const index of started) host.startTool(task, frame.pending[index] as ToolCall, nowMs);
+  for (const index of started) host.startTool(task, callAt(frame, index), nowMs);
   return { started, panics };
 }
 
@@ -129,7 +130,7 @@ export function toolBatchResult(
   nowMs: number,
 ): void {
   const frame = task.frame;
-  const call = frame.pending[index] as ToolCall;
+  const call = callAt(frame, index);
   traceToolEnd(host, task, call, ok, output, panicked, nowMs);
   frame.outcomes[index] = { call, ok, output };
 }
@@ -141,7 +142,7 @@ export function toolBatchComplete(host: StepHost, task: Task, nowMs: number): St
   frame.toolIdx = frame.pending.length;
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolBatch' });
   host.leaveCritical(nowMs);
-  frame.step = 'TurnEnd';
+  moveTo(frame, 'TurnEnd');
   return 'next';
 }
 
@@ -149,7 +150,7 @@ export function stepTurnEnd(host: StepHost, task: Task, nowMs: number): StepOutc
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'TurnEnd', turn: frame.turn });
   frame.turn += 1;
-  frame.step = 'Model';
+  moveTo(frame, 'Model');
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'TurnEnd' });
   return 'next';
 }

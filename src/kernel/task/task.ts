@@ -3,6 +3,7 @@
  * calls — so a suspended task holds no promise, lock or handle (I3). Frames are written only by step
  * execution (src/kernel/steps), never by intake code.
  */
+import { fail } from '../assert.ts';
 import type { Level, TaskClass } from '../scheduler/levels.ts';
 import type { Message, ToolCall, Usage } from '../ports/provider.ts';
 import type { StepName } from '../trace/vocabulary.ts';
@@ -18,7 +19,8 @@ export interface TaskFrame {
   messages: Message[];
   /** Length of the rebuildable prefix (system + timeline + input); 0 before Prepare ran. */
   prefixLen: number;
-  step: StepName;
+  /** The step the task runs next; moved only by `moveTo` (steps/transitions.ts), which checks each move. */
+  readonly step: StepName;
   /** Completed tool batches, plus one per cancelled model call. */
   turn: number;
   /** The current batch of tool calls, the index of the next one, and the outcomes so far. */
@@ -75,4 +77,18 @@ export function newFrame(): TaskFrame {
     overflows: 0,
     steps: 0,
   };
+}
+
+/** Call `index` of the frame's batch; asking for a call the batch does not have is a bug. */
+export function callAt(frame: TaskFrame, index: number): ToolCall {
+  const call = frame.pending[index];
+  if (call === undefined) fail(`FRAME: no tool call ${index} in a batch of ${frame.pending.length}`);
+  return call;
+}
+
+/** The recorded outcome of call `index`; reading one before its call returned is a bug. */
+export function outcomeAt(frame: TaskFrame, index: number): ToolOutcome {
+  const outcome = frame.outcomes[index];
+  if (outcome === undefined) fail(`FRAME: tool call ${index} of ${frame.pending.length} has no outcome yet`);
+  return outcome;
 }
