@@ -1,5 +1,6 @@
 /** The `sim` command group: the simulator's subcommands (SPEC §12.1). */
 import type { Command } from 'commander';
+import { registerSimReplay } from './sim-replay.ts';
 import { registerSimRun } from './sim-run.ts';
 import { registerSimSweep } from './sim-sweep.ts';
 import { registerSimView } from './sim-view.ts';
@@ -9,4 +10,5 @@ export function registerSim(program: Command): void {
   registerSimRun(sim);
   registerSimSweep(sim);
   registerSimView(sim);
+  registerSimReplay(sim);
 }

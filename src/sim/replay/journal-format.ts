@@ -1,0 +1,77 @@
+/**
+ * The production journal (SPEC §13): what `serve --journal` writes and `sim replay` reads. One JSON
+ * object per line, in the order things happened:
+ *
+ *   journal.header   once, first: the format version, the homeagent version, the configuration
+ *                    without secrets, the built-in plugins, the resolved kernel configuration and
+ *                    the system prompts — everything a fresh kernel needs to be built the same way;
+ *   input            every input that passed the kernel's door, with the `nowMs` it was fed at;
+ *   memory           every GraphMemory call the kernel made, with its result or its error, right
+ *                    after the input whose reaction made it;
+ *   finish           the end-of-run monitor checks, when a clean shutdown ran them;
+ *   journal.trailer  on a clean shutdown: the final trace hash and event count.
+ *
+ * Model chunks and tool results are door inputs, so a replay needs no provider and no tool; memory
+ * results are in the journal, so it needs no database. The line types live here, beside the reader,
+ * so the writer (src/server) and the reader cannot drift apart.
+ */
+import type { ExportedTriple, KernelConfig, KernelInput, Recall, Triple } from '../../kernel/index.ts';
+
+/** Bumped whenever a line changes meaning; a reader refuses every other version. */
+export const JOURNAL_VERSION = 1;
+
+export interface JournalHeader {
+  readonly type: 'journal.header';
+  readonly journalVersion: number;
+  /** The homeagent version that wrote it: another version's kernel may trace the same inputs otherwise. */
+  readonly homeagent: string;
+  readonly startedAtMs: number;
+  /** The serve configuration as given, without the token (API keys are never in it: only their variables' names). */
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly builtinPlugins: readonly string[];
+  readonly kernel: KernelConfig;
+  /** Agent id → its system prompt. */
+  readonly systemPrompts: Readonly<Record<string, string>>;
+}
+
+export interface JournalInput {
+  readonly type: 'input';
+  readonly nowMs: number;
+  readonly input: KernelInput;
+}
+
+/** A memory call and its outcome: `result` when it returned, `error` when it threw. */
+export type MemoryCall =
+  | { readonly call: 'recall'; readonly args: { readonly keywords: readonly string[]; readonly depth: number }; readonly result?: Recall }
+  | {
+      readonly call: 'commit';
+      readonly args: { readonly triples: readonly Triple[]; readonly session: string; readonly turn: number; readonly nowMs: number };
+      readonly result?: { readonly added: number; readonly skipped: number };
+    }
+  | { readonly call: 'export'; readonly args: { readonly limit: number }; readonly result?: readonly ExportedTriple[] };
+
+export interface RecordedError {
+  /** The thrown error's class name (`MemoryError` for an expected failure) and message. */
+  readonly name: string;
+  readonly message: string;
+}
+
+export type JournalMemory = { readonly type: 'memory'; readonly store: string; readonly error?: RecordedError } & MemoryCall;
+
+export interface JournalFinish {
+  readonly type: 'finish';
+  readonly nowMs: number;
+  readonly drained: boolean;
+  readonly stoppedAgents: readonly string[];
+}
+
+export interface JournalTrailer {
+  readonly type: 'journal.trailer';
+  readonly traceHash: string;
+  readonly events: number;
+}
+
+export type JournalLine = JournalHeader | JournalInput | JournalMemory | JournalFinish | JournalTrailer;
+
+/** The store name of the root's main graph memory in `memory` lines. */
+export const MAIN_STORE = 'main';
