@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { runCli } from './cli-io.ts';
+import { registerServe } from './serve.ts';
 import { registerSim } from './sim.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .description('LLM agent kernel with a preemptive input scheduler, and its deterministic simulator')
     .version(pkg.version);
   registerSim(program);
+  registerServe(program);
   return program;
 }
 

@@ -1,0 +1,76 @@
+/**
+ * `homeagent serve [--config FILE] [--model demo] [--host 127.0.0.1] [--port 8787] [--token T]
+ * [--data-dir DIR] [--journal FILE] [--trace FILE] [--log-format json|text] [--no-terminal]`
+ * (SPEC §13.1): runs the kernel in production until SIGINT or SIGTERM.
+ *
+ * stdout carries exactly one line when the server is ready, `listening on http://HOST:PORT`, then
+ * (besides terminal replies) one last line on shutdown, `trace <hash> (<n> events)` — the hash
+ * `homeagent sim replay` gives for the journal. The log is on stderr. Unusable settings (a bad
+ * config file or flag, a non-loopback host without a token, a key variable that is not set, a port
+ * in use) exit 2 with every problem named. A signal shuts down gracefully and exits 130 or 143, the
+ * shell's convention; a kernel failure shuts down and exits 1.
+ */
+import type { Command } from 'commander';
+import { createServer, StartError, type RunningServer } from '../server/create-server.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, resolveSettings, TOKEN_ENV, type ServeFlags } from '../server/settings.ts';
+import { EXIT_FAILED, EXIT_UNUSABLE, formatProblems, writeStdout, type ExitCode } from './cli-io.ts';
+import { beforeSignalExit } from './shutdown.ts';
+
+/** How long the open connections get to take their answers before the process exits. */
+const CONNECTIONS_WAIT_MS = 500;
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('run the agent with real models (or --model demo): HTTP API, terminal, timers, journal')
+    .option('--config <file>', 'JSON configuration: providers, tools, kernel, … (SPEC §13.1)')
+    .option('--model <name>', '"demo": the scripted demo model, no configuration needed')
+    .option('--host <host>', `address to listen on (default ${DEFAULT_HOST}; any other needs a token)`)
+    .option('--port <n>', `port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`)
+    .option('--token <token>', `bearer token every /v1/* request must send (also ${TOKEN_ENV})`)
+    .option('--data-dir <dir>', 'where the graph memory lives (default ~/.homeagent; created if missing)')
+    .option('--journal <file>', 'write a journal of the run, for `homeagent sim replay`')
+    .option('--trace <file>', 'also write the canonical trace lines to this file')
+    .option('--log-format <format>', 'json (default) or text', undefined)
+    .option('--no-terminal', 'no interactive terminal channel on stdin')
+    .action(async (flags: ServeFlags) => {
+      process.exitCode = await serve(flags);
+    });
+}
+
+export async function serve(flags: ServeFlags): Promise<ExitCode> {
+  const resolved = resolveSettings(flags, process.env);
+  if (!resolved.ok) {
+    process.stderr.write(`${formatProblems('homeagent serve', resolved.problems)}\n`);
+    return EXIT_UNUSABLE;
+  }
+  let server: RunningServer;
+  try {
+    server = await createServer(resolved.settings, {
+      log: (line) => process.stderr.write(`${line}\n`),
+      stdin: process.stdin,
+      stdout: process.stdout,
+      env: process.env,
+      onFatal: () => setImmediate(() => void stopAndExit(server, 'the kernel failed', EXIT_FAILED)),
+    });
+  } catch (err) {
+    if (!(err instanceof StartError)) throw err;
+    process.stderr.write(`homeagent serve: ${err.message}\n`);
+    return EXIT_UNUSABLE;
+  }
+  beforeSignalExit(() => shutDown(server, 'signal'));
+  await writeStdout(`listening on ${server.url}\n`);
+  // Runs until a signal: shutdown.ts exits once the hook above has answered everyone.
+  return new Promise<ExitCode>(() => undefined);
+}
+
+async function shutDown(server: RunningServer, why: string): Promise<void> {
+  const result = await server.shutdown(why);
+  await writeStdout(`trace ${result.traceHash} (${result.events} events)\n`);
+  await server.closeConnections(CONNECTIONS_WAIT_MS);
+}
+
+async function stopAndExit(server: RunningServer, why: string, code: ExitCode): Promise<void> {
+  await shutDown(server, why);
+  process.exit(code);
+}

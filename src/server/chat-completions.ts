@@ -1,0 +1,93 @@
+/**
+ * `POST /v1/chat/completions`, OpenAI-compatible (SPEC §13.1), so existing OpenAI clients and chat
+ * front ends can talk to the agent. The last `user` message becomes a queued input on the channel
+ * `http`; the other messages and parameters are accepted and ignored, because the agent keeps its
+ * own conversation. The answer is a `chat.completion`, or with `stream: true` `chat.completion.chunk`
+ * events — one per streamed text chunk — ending in `data: [DONE]`.
+ *
+ * A task that does not end `done` is an error object naming its terminal. It is answered 500 with
+ * `x-should-retry: false`, which OpenAI's SDKs obey: repeating the request would submit the input
+ * again. A refusal for backpressure is 429 with `Retry-After: 1`, which they retry, as they should.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendError, sendJson } from './http-io.ts';
+import { checkChat } from './http-schemas.ts';
+import { SseStream } from './sse.ts';
+import { terminalBody, type TerminalBody } from './task-board.ts';
+import { HTTP_SOURCE, readChecked, TASK_HEADER, type TaskPorts } from './task-routes.ts';
+
+/** The model name answered when the request names none. */
+export const CHAT_MODEL_DEFAULT = 'homeagent';
+
+export async function postChatCompletion(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
+  const checked = await readChecked(req, res, ports, checkChat);
+  if (checked === null) return;
+  const id = ports.nextId(HTTP_SOURCE);
+  const result = ports.submit({ id, cls: 'queued', text: checked.text, source: HTTP_SOURCE, channel: HTTP_SOURCE });
+  const head = { [TASK_HEADER]: id };
+  if (result.kind === 'ended' && result.terminal.reason === 'queue_full') {
+    sendError(res, 429, failureMessage(terminalBody(id, result.terminal)), null, { ...head, 'retry-after': '1' });
+    return;
+  }
+  const meta: ChunkMeta = { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: checked.body.model ?? CHAT_MODEL_DEFAULT };
+  if (checked.body.stream === true) streamCompletion(res, ports, id, meta, head);
+  else answerCompletion(res, ports, id, meta, head);
+}
+
+interface ChunkMeta {
+  readonly id: string;
+  readonly created: number;
+  readonly model: string;
+}
+
+function answerCompletion(res: ServerResponse, ports: TaskPorts, task: string, meta: ChunkMeta, head: Record<string, string>): void {
+  const stop = ports.board.listen(task, 0, (event) => {
+    if (event.kind !== 'terminal') return;
+    if (event.body.terminal !== 'done') {
+      sendError(res, 500, failureMessage(event.body), null, { ...head, 'x-should-retry': 'false' });
+      return;
+    }
+    sendJson(
+      res,
+      200,
+      {
+        id: meta.id,
+        object: 'chat.completion',
+        created: meta.created,
+        model: meta.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: event.body.reply, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      },
+      head,
+    );
+  });
+  res.once('close', () => stop?.());
+}
+
+function streamCompletion(res: ServerResponse, ports: TaskPorts, task: string, meta: ChunkMeta, head: Record<string, string>): void {
+  const sse = new SseStream(res, head);
+  const chunk = (delta: Record<string, string>, finishReason: string | null): string =>
+    JSON.stringify({
+      id: meta.id,
+      object: 'chat.completion.chunk',
+      created: meta.created,
+      model: meta.model,
+      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    });
+  sse.event(chunk({ role: 'assistant', content: '' }, null));
+  const stop = ports.board.listen(task, 0, (event) => {
+    if (event.kind === 'delta') {
+      sse.event(chunk({ content: event.text }, null));
+      return;
+    }
+    if (event.body.terminal === 'done') sse.event(chunk({}, 'stop'));
+    else sse.event(JSON.stringify({ error: { message: failureMessage(event.body), type: 'server_error', param: null, code: event.body.terminal } }));
+    sse.event('[DONE]');
+    sse.end();
+  });
+  res.once('close', () => stop?.());
+}
+
+function failureMessage(body: TerminalBody): string {
+  const why = body.reason === undefined ? '' : ` (${body.reason})`;
+  return `task ${body.task} ended ${body.terminal}${why}${body.reply === '' ? '' : `: ${body.reply}`}`;
+}

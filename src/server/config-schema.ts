@@ -1,0 +1,87 @@
+/**
+ * The `serve` configuration file (SPEC §13.1), as a strict zod schema: unknown keys are errors, every
+ * problem is reported with its path. Only `providers` is needed (or `--model demo`); every other key
+ * has the command line's default. Secrets are never in the file: a provider names the environment
+ * variable of its key (`apiKeyEnv`); the HTTP token may be given here, but HOMEAGENT_TOKEN or --token
+ * are the places for it, and it is never written to the journal.
+ *
+ * `channels` and `outputs` take the shape of the scenario file's (§12.2); `residents` too, and is
+ * refused while child agents are not wired into the kernel. `timers` configures the timer plugin.
+ */
+import { z } from 'zod';
+import { providersSchema } from '../models/index.ts';
+import { strictObject } from './zod-problems.ts';
+
+/** A tool runs at most this long, whatever its configuration says. */
+export const TOOL_TIMEOUT_MS_MAX = 600_000;
+export const TOOL_TIMEOUT_MS_DEFAULT = 30_000;
+/** A request body must arrive within this long (configurable as `http.bodyTimeoutMs`). */
+export const BODY_TIMEOUT_MS_DEFAULT = 10_000;
+export const TIMERS_MAX = 64;
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Names the kernel's built-in tools use: a configured tool by one of them would shadow or be shadowed. */
+const BUILTIN_TOOL = /^(memory_recall|memory_write|input_channels|output_list_channels|resident_agents|output_send__.*)$/;
+
+const nonEmpty = z.string().min(1);
+const positiveInt = z.int().min(1);
+const ms = z.int().min(0).max(2 ** 31 - 1);
+
+const tool = strictObject({
+  name: z
+    .string()
+    .regex(TOOL_NAME, { error: 'must be 1 to 64 letters, digits, "_" or "-"' })
+    .refine((name) => !BUILTIN_TOOL.test(name), { error: 'is the name of a built-in tool; choose another name' }),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+  command: z.array(nonEmpty).min(1, { error: 'must name the program to run, then its arguments (no shell is used)' }),
+  timeoutMs: z.int().min(1).max(TOOL_TIMEOUT_MS_MAX).optional(),
+  parallelSafe: z.boolean().optional(),
+});
+
+const kernel = strictObject({
+  maxQueue: positiveInt.optional(),
+  cooldownMs: ms.optional(),
+  dedupWindowMs: ms.optional(),
+  maxToolTurns: z.int().min(0).optional(),
+  contextWindowTokens: positiveInt.optional(),
+  consolidateEveryTurns: z.int().min(0).optional(),
+  modelTimeoutMs: positiveInt.max(2 ** 31 - 1).optional(),
+  maxInputBytes: positiveInt.optional(),
+  maxTokens: positiveInt.optional(),
+  systemPrompt: z.string().optional(),
+});
+
+const channel = strictObject({ name: nonEmpty, plugin: nonEmpty.optional(), owner: z.string().optional(), output: nonEmpty.optional() });
+const output = strictObject({ name: nonEmpty, caps: z.array(nonEmpty).optional() });
+
+const timer = strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, "_" or "-"' }),
+  text: nonEmpty,
+  /** First firing this long after the start (default: everyMs, or at once). */
+  afterMs: ms.optional(),
+  /** Fire again every this many milliseconds; absent: once. */
+  everyMs: z.int().min(1000, { error: 'must be at least 1000 (a timer firing more often floods the agent)' }).max(2 ** 31 - 1).optional(),
+});
+
+export const serveConfigSchema = strictObject({
+  dataDir: nonEmpty.optional(),
+  http: strictObject({
+    host: nonEmpty.optional(),
+    port: z.int().min(0).max(65_535).optional(),
+    token: nonEmpty.optional(),
+    bodyTimeoutMs: z.int().min(100).max(600_000).optional(),
+  }).optional(),
+  providers: providersSchema.optional(),
+  tools: z.array(tool).optional(),
+  builtinPlugins: z.array(nonEmpty).optional(),
+  kernel: kernel.optional(),
+  channels: z.array(channel).optional(),
+  outputs: z.array(output).optional(),
+  residents: z.array(z.unknown()).max(0, { error: 'not supported yet: resident child agents arrive with the child-agents work; remove "residents"' }).optional(),
+  timers: z.array(timer).max(TIMERS_MAX).optional(),
+});
+
+export type ServeConfig = z.output<typeof serveConfigSchema>;
+export type ToolConfig = z.output<typeof tool>;
+export type TimerConfig = z.output<typeof timer>;

@@ -1,0 +1,263 @@
+/**
+ * `createServer`: the composition root of production (ARCHITECTURE "Production runtime"). It wires
+ * the kernel to the system clock, the configured Provider (or the demo model), the command-line
+ * tools, the SQLite graph memory under the data directory, the invariant monitors, the log, the
+ * optional journal and trace file, and the channels: HTTP, terminal, timers.
+ *
+ * The trace fans out, behind the monitors, to the hasher (the run's fingerprint, and `--trace`), the
+ * task board (states and answers), the delta tap (which call is whose) and the log. The door is
+ * tapped for the journal and for streamed text; the memory store is wrapped for the journal. None
+ * of this is visible to the kernel, which is the same object the simulator drives.
+ *
+ * Shutdown (SIGINT, SIGTERM): stop listening, stop the root — every task ends, so every open request
+ * is answered with its terminal — wait briefly for cancelled streams and tools to close, run the
+ * end-of-run checks, and write the trailer with the final hash.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { SystemClock } from '../clock/index.ts';
+import { InvariantMonitor, Kernel, MonitoredSink, resolveKernelConfig, type Provider, type Submission, type Terminal, type TraceEvent } from '../kernel/index.ts';
+import { LazyGraphStore } from '../memory/lazy-store.ts';
+import { memoryPorts } from '../memory/ports.ts';
+import { createProvider, DEMO_MODEL_LABEL, DemoProvider } from '../models/index.ts';
+import { Runtime } from '../runtime/runtime.ts';
+import { JOURNAL_VERSION, MAIN_STORE } from '../sim/replay/journal-format.ts';
+import { TraceHasher } from '../sim/trace/writer.ts';
+import { CommandToolRunner } from './command-tools.ts';
+import { defined } from './defined.ts';
+import { DeltaTap } from './delta-tap.ts';
+import { HttpChannel } from './http-channel.ts';
+import { JournalWriter } from './journal-writer.ts';
+import { Logger, type LogOutput } from './logger.ts';
+import { publicConfig } from './public-config.ts';
+import { RecordingMemory } from './recording-memory.ts';
+import type { ServeSettings } from './settings.ts';
+import { TaskBoard } from './task-board.ts';
+import { TerminalChannel } from './terminal-channel.ts';
+import { TimerPlugin } from './timer-plugin.ts';
+import { HOMEAGENT_VERSION } from './version.ts';
+import type { Readable, Writable } from 'node:stream';
+
+/** How long a shutdown waits for cancelled model streams and tool processes to close. */
+export const SHUTDOWN_STREAMS_WAIT_MS = 1000;
+const POLL_MS = 10;
+
+export interface ServerIo {
+  readonly log: LogOutput;
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The kernel threw: the server has stopped feeding it, and should exit. */
+  readonly onFatal: (err: unknown) => void;
+  /** Replaces the provider `settings` choose (tests, benchmarks). */
+  readonly provider?: Provider;
+}
+
+export interface ShutdownResult {
+  readonly traceHash: string;
+  readonly events: number;
+}
+
+/** A start-up failure the user can fix (a bad key variable, a port in use): exit 2 with the message. */
+export class StartError extends Error {
+  override readonly name = 'StartError';
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly modelLabel: string;
+  /** Stops the agent and answers every open request; idempotent. */
+  shutdown(why: string): Promise<ShutdownResult>;
+  /** After a shutdown: resolves once every connection is closed, or after `waitMs`. */
+  closeConnections(waitMs: number): Promise<void>;
+}
+
+export async function createServer(settings: ServeSettings, io: ServerIo): Promise<RunningServer> {
+  const clock = new SystemClock();
+  const logger = new Logger(settings.logFormat, io.log, () => clock.now());
+  ensureDataDir(settings.dataDir);
+  const { provider, label } = chooseProvider(settings, io);
+  const tools = new CommandToolRunner(settings.tools);
+  const config = resolveKernelConfig({
+    ...defined(settings.kernel),
+    builtinPlugins: settings.builtinPlugins,
+    tools: tools.specs(),
+    outputs: settings.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] })),
+  });
+
+  const journal = openJournal(settings, config);
+  let hasher: TraceHasher;
+  try {
+    hasher = openTrace(settings);
+  } catch (err) {
+    journal?.close();
+    throw err;
+  }
+  const board = new TaskBoard();
+  const deltas = new DeltaTap((task, text) => board.delta(task, text));
+  const fanout = {
+    emit(e: TraceEvent): void {
+      hasher.emit(e);
+      board.emit(e);
+      deltas.emit(e);
+      logger.emit(e);
+    },
+  };
+  const monitored = new MonitoredSink(fanout, new InvariantMonitor({ builtinPlugins: config.builtinPlugins }));
+  const store = new LazyGraphStore(() => join(settings.dataDir, 'memory.sqlite'));
+  const memory = journal === null ? store : new RecordingMemory(store, MAIN_STORE, (line) => journal.memory(line));
+  const kernel = new Kernel(config, monitored, { memory: memoryPorts(memory) });
+  const runtime = new Runtime(
+    kernel,
+    {
+      clock,
+      provider,
+      tools,
+      outputs: { send: (channel, text, from) => logger.server('output', text, { channel, agent: from.agent, task: from.task }) },
+    },
+    {
+      onInput: (input, nowMs) => {
+        journal?.input(input, nowMs);
+        deltas.input(input);
+      },
+      onReply: (task, terminal) => board.reply(task, terminal),
+      onFatal: (err) => {
+        logger.server('fatal', `the kernel failed and is stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        io.onFatal(err);
+      },
+    },
+  );
+
+  let seq = 0;
+  const nextId = (prefix: string): string => `${prefix}-${(seq += 1)}`;
+  const submit = (sub: Submission) => {
+    board.open(sub.id, sub.agent ?? 'root');
+    const result = runtime.submit(sub);
+    if (result.kind === 'stopped') board.forget(sub.id);
+    return result;
+  };
+  const terminalOf = (task: string): Promise<Terminal> =>
+    new Promise((resolve) => {
+      board.listen(task, 0, (event) => {
+        if (event.kind === 'terminal') resolve({ kind: event.body.terminal, ...(event.body.reason === undefined ? {} : { reason: event.body.reason }), reply: event.body.reply });
+      });
+    });
+
+  for (const channel of settings.channels) {
+    const registered = runtime.feed({ type: 'channel.register', channel: { name: channel.name, ...defined(channel) } });
+    if (registered.kind === 'refused') throw new StartError(`channels: ${registered.error}`);
+  }
+
+  const http = new HttpChannel({
+    board,
+    bodyTimeoutMs: settings.bodyTimeoutMs,
+    token: settings.token,
+    submit,
+    nextId,
+    status: () => ({ agents: kernel.dump().agents, traceHash: hasher.digest(), events: hasher.events, violations: logger.violations }),
+    routeFailed: (route, err) => logger.server('error', `${route} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+  });
+  let address: { host: string; port: number };
+  try {
+    address = await http.listen(settings.host, settings.port);
+  } catch (err) {
+    journal?.close();
+    hasher.close();
+    throw new StartError(`cannot listen on ${settings.host}:${settings.port}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const terminal = settings.terminal ? new TerminalChannel({ input: io.stdin, output: io.stdout, submit, nextId, terminal: terminalOf }) : null;
+  terminal?.start();
+  const timers = new TimerPlugin(settings.timers, { clock, submit: (sub) => void submit(sub), nextId: () => nextId('timer'), fired: (name, task) => logger.server('timer', `timer ${name} fired as ${task}`) });
+  timers.start();
+
+  const url = `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
+  logger.server('start', `listening on ${url}`, { model: label, dataDir: settings.dataDir, journal: settings.journal, trace: settings.trace, version: HOMEAGENT_VERSION });
+
+  let shutdown: Promise<ShutdownResult> | null = null;
+  return {
+    url,
+    modelLabel: label,
+    shutdown(why) {
+      shutdown ??= (async () => {
+        logger.server('shutdown', why);
+        http.stopAccepting();
+        timers.stop();
+        terminal?.close();
+        const clean = runtime.fatal() === null;
+        if (clean) runtime.stop();
+        await quiet(runtime, clock);
+        if (clean) {
+          const nowMs = clock.now();
+          monitored.finish({ drained: true, stoppedAgents: [] }, nowMs);
+          journal?.finish(nowMs, true, []);
+        }
+        hasher.close();
+        const result = { traceHash: hasher.digest(), events: hasher.events };
+        if (clean) journal?.trailer(result.traceHash, result.events);
+        else journal?.close();
+        store.close();
+        logger.server('stopped', `trace ${result.traceHash} (${result.events} events)`, { violations: logger.violations });
+        return result;
+      })();
+      return shutdown;
+    },
+    closeConnections: (waitMs) => http.closed(waitMs),
+  };
+}
+
+function ensureDataDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new StartError(`cannot create the data directory ${dir}: ${err instanceof Error ? err.message : String(err)}; choose another with --data-dir`);
+  }
+}
+
+function chooseProvider(settings: ServeSettings, io: ServerIo): { provider: Provider; label: string } {
+  if (io.provider !== undefined) return { provider: io.provider, label: 'injected provider' };
+  if (settings.model.kind === 'demo') return { provider: new DemoProvider(), label: DEMO_MODEL_LABEL };
+  const providers = settings.model.providers;
+  try {
+    const provider = createProvider(providers, { env: io.env });
+    return { provider, label: providers.map((p) => `${p.name} (${p.kind} ${p.model})`).join(', then ') };
+  } catch (err) {
+    throw new StartError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function openJournal(settings: ServeSettings, config: ReturnType<typeof resolveKernelConfig>): JournalWriter | null {
+  if (settings.journal === null) return null;
+  try {
+    return new JournalWriter(settings.journal, {
+      type: 'journal.header',
+      journalVersion: JOURNAL_VERSION,
+      homeagent: HOMEAGENT_VERSION,
+      startedAtMs: Date.now(),
+      config: publicConfig(settings),
+      builtinPlugins: config.builtinPlugins,
+      kernel: config,
+      systemPrompts: { root: config.systemPrompt },
+    });
+  } catch (err) {
+    throw new StartError(`cannot write the journal ${settings.journal}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function openTrace(settings: ServeSettings): TraceHasher {
+  if (settings.trace === null) return new TraceHasher();
+  try {
+    return new TraceHasher({ path: settings.trace, header: { serve: HOMEAGENT_VERSION, startedAtMs: Date.now() } });
+  } catch (err) {
+    throw new StartError(`cannot write the trace ${settings.trace}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Waits until no model stream or tool call is active, for at most SHUTDOWN_STREAMS_WAIT_MS. */
+async function quiet(runtime: Runtime, clock: SystemClock): Promise<void> {
+  const deadline = clock.now() + SHUTDOWN_STREAMS_WAIT_MS;
+  for (;;) {
+    const activity = runtime.activity();
+    if ((activity.streams === 0 && activity.tools === 0) || clock.now() >= deadline) return;
+    await clock.sleep(POLL_MS);
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The HTTP channel (SPEC §13.1) on node:http: routing, the bearer token, and the server's limits.
+ *
+ * Every `/v1/*` route needs `Authorization: Bearer <token>` when a token is configured (401
+ * otherwise); `/healthz` never does, so a load balancer can probe it. The token is compared in
+ * constant time, on digests, so neither its content nor its length leaks through timing.
+ *
+ * Limits: a request's headers must arrive within the body timeout, and its body within it too
+ * (http-io.ts answers 408); node's own request timeout backs both up. A route that throws is a bug:
+ * it is answered 500 and logged, and the server goes on.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { postChatCompletion } from './chat-completions.ts';
+import { sendError, sendJson } from './http-io.ts';
+import { getTask, getTaskEvents, postInput, postInterrupt, type TaskPorts } from './task-routes.ts';
+
+export interface HttpPorts extends TaskPorts {
+  readonly token: string | null;
+  /** The body of `GET /v1/status`. */
+  status(): unknown;
+  /** A route failed unexpectedly (a bug): logged by the server. */
+  routeFailed(route: string, err: unknown): void;
+}
+
+const TASK_PATH = /^\/v1\/tasks\/([^/]+)(\/events)?$/;
+/** Node checks its own request timeouts this often (its default, 30 s, would make them imprecise). */
+const CONNECTION_CHECK_MS = 1000;
+
+export class HttpChannel {
+  private readonly server: Server;
+  private readonly tokenDigest: Buffer | null;
+
+  constructor(private readonly ports: HttpPorts) {
+    this.tokenDigest = ports.token === null ? null : digest(ports.token);
+    this.server = createServer({ connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => this.handle(req, res));
+    this.server.headersTimeout = ports.bodyTimeoutMs;
+    this.server.requestTimeout = ports.bodyTimeoutMs + CONNECTION_CHECK_MS;
+  }
+
+  /** Listens; resolves with the address actually bound (port 0 picks a free one). */
+  listen(host: string, port: number): Promise<{ readonly host: string; readonly port: number }> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const address = this.server.address() as AddressInfo;
+        resolve({ host, port: address.port });
+      });
+    });
+  }
+
+  /** Stops accepting connections and closes the idle ones; open requests are answered first. */
+  stopAccepting(): void {
+    this.server.close();
+    this.server.closeIdleConnections();
+  }
+
+  /** Resolves when every connection is gone, or after `waitMs`, when the rest are cut. */
+  closed(waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.closeAllConnections();
+        resolve();
+      }, waitMs);
+      timer.unref();
+      this.server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.server.closeIdleConnections();
+    });
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const route = `${req.method ?? 'GET'} ${path}`;
+    this.route(req, res, path).catch((err: unknown) => {
+      this.ports.routeFailed(route, err);
+      if (!res.headersSent) sendError(res, 500, 'internal error; the server log has the details');
+      else res.destroy();
+    });
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const method = req.method ?? 'GET';
+    if (path === '/healthz') {
+      if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET');
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('ok');
+      return;
+    }
+    if (!path.startsWith('/v1/')) return sendError(res, 404, `no route ${path}; the API lives under /v1/`);
+    if (!this.authorized(req)) {
+      return sendError(res, 401, 'missing or wrong bearer token; send Authorization: Bearer <token>', null, { 'www-authenticate': 'Bearer' });
+    }
+    const ports = this.ports;
+    switch (path) {
+      case '/v1/inputs':
+        return method === 'POST' ? postInput(req, res, ports) : notAllowed(res, 'POST');
+      case '/v1/interrupts':
+        return method === 'POST' ? postInterrupt(req, res, ports) : notAllowed(res, 'POST');
+      case '/v1/chat/completions':
+        return method === 'POST' ? postChatCompletion(req, res, ports) : notAllowed(res, 'POST');
+      case '/v1/status':
+        return method === 'GET' ? sendJson(res, 200, ports.status()) : notAllowed(res, 'GET');
+      default:
+        break;
+    }
+    const task = TASK_PATH.exec(path);
+    if (task === null) return sendError(res, 404, `no route ${path}`);
+    if (method !== 'GET') return notAllowed(res, 'GET');
+    const id = decodeTaskId(task[1] ?? '');
+    if (id === null) return sendError(res, 400, 'the task id in the path is not valid percent-encoding', 'task');
+    if (task[2] === undefined) getTask(res, ports, id);
+    else getTaskEvents(req, res, ports, id);
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    if (this.tokenDigest === null) return true;
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    if (match === null) return false;
+    return timingSafeEqual(digest(match[1] ?? ''), this.tokenDigest);
+  }
+}
+
+function notAllowed(res: ServerResponse, allowed: string): void {
+  sendError(res, 405, `method not allowed; use ${allowed}`, null, { allow: allowed });
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+function decodeTaskId(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The HTTP channel's request and response plumbing: reading a JSON body within its limits, and the
+ * answers every route shares. Errors are answered, never left to a reset or a hang:
+ *
+ * - a content type other than JSON → 415; a body over BODY_BYTES_MAX → 413, also when the client
+ *   declares no length (counted while reading); malformed JSON → 400;
+ * - a body that does not arrive within the body timeout (a client that never finishes) → 408, and the
+ *   connection is closed;
+ * - after an early answer (413, 408) the rest of the body is read and dropped, for at most the body
+ *   timeout, so the client reads the answer instead of a connection reset while it is still sending.
+ *
+ * Error bodies have one shape on every route, OpenAI's: `{ error: { message, type, param } }`, with
+ * `param` naming the field at fault, so an OpenAI client shows them as they are.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+
+export const BODY_BYTES_MAX = 1 << 20;
+/** After a 408 the connection is closed this soon: the client has shown it is not sending. */
+const SLOW_CLIENT_DRAIN_MS = 100;
+
+export type BodyResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly status: number; readonly message: string; readonly param?: string };
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, status: number, message: string, param: string | null = null, headers: OutgoingHttpHeaders = {}): void {
+  sendJson(res, status, { error: { message, type: errorType(status), param } }, headers);
+}
+
+function errorType(status: number): string {
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 404:
+      return 'not_found_error';
+    case 429:
+      return 'rate_limit_error';
+    default:
+      return status >= 500 ? 'server_error' : 'invalid_request_error';
+  }
+}
+
+/** Whether the media type is JSON (`application/json`, any parameters such as a charset). */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const media = header.split(';')[0]?.trim().toLowerCase();
+  return media === 'application/json';
+}
+
+/**
+ * Reads and parses the JSON body. On an error the caller answers with the status and message given;
+ * `settle` arranges for the rest of the body to be dropped and the connection closed once answered.
+ */
+export function readJsonBody(req: IncomingMessage, res: ServerResponse, timeoutMs: number): Promise<BodyResult> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    const got = req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type']);
+    return Promise.resolve(early(req, res, timeoutMs, 415, `Content-Type must be application/json, got ${got}`));
+  }
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > BODY_BYTES_MAX) {
+    return Promise.resolve(early(req, res, timeoutMs, 413, `the body is ${declared} bytes; at most ${BODY_BYTES_MAX} (1 MiB) are accepted`));
+  }
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    let bytes = 0;
+    let done = false;
+    const finish = (result: BodyResult): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      resolve(result);
+    };
+    const timer = setTimeout(() => {
+      closeAfterAnswer(req, res, SLOW_CLIENT_DRAIN_MS);
+      finish({ ok: false, status: 408, message: `the body did not arrive within ${timeoutMs} ms` });
+    }, timeoutMs);
+    const onData = (part: Buffer): void => {
+      bytes += part.length;
+      if (bytes > BODY_BYTES_MAX) {
+        finish(early(req, res, timeoutMs, 413, `the body is over ${BODY_BYTES_MAX} bytes (1 MiB), the most accepted`));
+        return;
+      }
+      parts.push(part);
+    };
+    const onEnd = (): void => {
+      const text = Buffer.concat(parts).toString('utf8');
+      try {
+        finish({ ok: true, value: JSON.parse(text) as unknown });
+      } catch (err) {
+        finish({ ok: false, status: 400, message: `the body is not valid JSON: ${err instanceof Error ? err.message : String(err)}` });
+      }
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', () => finish({ ok: false, status: 400, message: 'the request body could not be read' }));
+  });
+}
+
+/** An answer given before the body was read: the rest is dropped, for at most `timeoutMs`. */
+function early(req: IncomingMessage, res: ServerResponse, timeoutMs: number, status: number, message: string): BodyResult {
+  closeAfterAnswer(req, res, timeoutMs);
+  return { ok: false, status, message };
+}
+
+/**
+ * Marks the connection to close after the answer and drops what the client still sends, so that it
+ * reads the answer rather than a reset. A client still sending `drainMs` after the answer went out
+ * loses the connection.
+ */
+function closeAfterAnswer(req: IncomingMessage, res: ServerResponse, drainMs: number): void {
+  res.shouldKeepAlive = false;
+  if (!res.headersSent) res.setHeader('connection', 'close');
+  req.resume();
+  res.once('finish', () => {
+    // A complete request: the server closes the connection itself once the answer is out.
+    if (req.complete) return;
+    const kill = setTimeout(() => req.socket.destroy(), drainMs);
+    kill.unref();
+    req.once('end', () => clearTimeout(kill));
+  });
+}

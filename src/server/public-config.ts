@@ -1,0 +1,35 @@
+/**
+ * The configuration as the journal header records it (SPEC §13): what `serve` ran with, without any
+ * secret. It is built field by field from the settings rather than by deleting the token from a
+ * copy, so a secret added to the settings later cannot slip into a journal by default. API keys are
+ * never in the settings at all: a provider names the environment variable that holds its key.
+ */
+import type { ServeSettings } from './settings.ts';
+
+export function publicConfig(s: ServeSettings): Record<string, unknown> {
+  return {
+    model: s.model.kind,
+    providers:
+      s.model.kind === 'providers'
+        ? s.model.providers.map((p) => ({
+            name: p.name,
+            kind: p.kind,
+            model: p.model,
+            ...(p.baseURL === undefined ? {} : { baseURL: p.baseURL }),
+            ...(p.apiKeyEnv === undefined ? {} : { apiKeyEnv: p.apiKeyEnv }),
+            ...(p.maxTokens === undefined ? {} : { maxTokens: p.maxTokens }),
+          }))
+        : [],
+    http: { host: s.host, port: s.port, auth: s.token === null ? 'none' : 'bearer', bodyTimeoutMs: s.bodyTimeoutMs },
+    dataDir: s.dataDir,
+    journal: s.journal,
+    trace: s.trace,
+    logFormat: s.logFormat,
+    terminal: s.terminal,
+    tools: s.tools.map((t) => ({ name: t.name, command: t.command, timeoutMs: t.timeoutMs ?? null, parallelSafe: t.parallelSafe ?? false })),
+    timers: s.timers,
+    channels: s.channels,
+    outputs: s.outputs,
+    kernel: s.kernel,
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * What the HTTP channel knows about tasks (SPEC §13.1): each task's agent and state, read from the
+ * trace, and its event stream — `delta` events for streamed text, then one `terminal` event — with ids
+ * 1, 2, 3 … per task, kept so that a client whose connection dropped can resume from `Last-Event-ID`.
+ *
+ * Theory of operation. The board is a TraceSink (states) and is told of text deltas and replies by
+ * the composition root. Listeners get the events after the id they name, first from the log, then
+ * live, until the terminal event; a listener never sees an event twice or out of order, because
+ * replay and live delivery happen in the same synchronous call.
+ *
+ * Limits: an ended task's log is kept until ENDED_TASKS_KEPT ended tasks are newer than it (SPEC: at
+ * least the last 1 000); a task keeps at most DELTAS_PER_TASK_MAX deltas (a runaway stream cannot
+ * exhaust memory; later deltas are counted, not kept, and the terminal still comes).
+ */
+import type { Terminal, TraceEvent, TraceSink } from '../kernel/index.ts';
+
+export const ENDED_TASKS_KEPT = 1000;
+export const DELTAS_PER_TASK_MAX = 100_000;
+
+export type TaskState = 'pending' | 'running' | 'suspended' | 'ended';
+
+/** The body of a task's answer: the synchronous JSON body and the data of its `terminal` event. */
+export interface TerminalBody {
+  readonly task: string;
+  readonly terminal: Terminal['kind'];
+  readonly reason?: Terminal['reason'];
+  readonly reply: string;
+}
+
+export function terminalBody(task: string, terminal: Terminal): TerminalBody {
+  return { task, terminal: terminal.kind, ...(terminal.reason === undefined ? {} : { reason: terminal.reason }), reply: terminal.reply ?? '' };
+}
+
+export type TaskEvent =
+  | { readonly id: number; readonly kind: 'delta'; readonly text: string }
+  | { readonly id: number; readonly kind: 'terminal'; readonly body: TerminalBody };
+
+export interface TaskView {
+  readonly task: string;
+  readonly agent: string;
+  readonly state: TaskState;
+  readonly terminal?: Terminal['kind'];
+  readonly reason?: Terminal['reason'];
+  readonly reply?: string;
+}
+
+export type TaskListener = (event: TaskEvent) => void;
+
+interface TaskRecord {
+  readonly task: string;
+  agent: string;
+  state: TaskState;
+  terminal: TerminalBody | null;
+  readonly events: TaskEvent[];
+  droppedDeltas: number;
+  readonly listeners: Set<TaskListener>;
+}
+
+export class TaskBoard implements TraceSink {
+  private readonly tasks = new Map<string, TaskRecord>();
+  /** Ended tasks, oldest first (a Map keeps insertion order). */
+  private readonly ended = new Map<string, true>();
+
+  /** Makes the task known before it is submitted, so nothing the submission emits is missed. */
+  open(task: string, agent: string): void {
+    if (!this.tasks.has(task)) this.tasks.set(task, { task, agent, state: 'pending', terminal: null, events: [], droppedDeltas: 0, listeners: new Set() });
+  }
+
+  /** Forgets a task that was never created (a stop without text). */
+  forget(task: string): void {
+    const record = this.tasks.get(task);
+    if (record !== undefined && record.state === 'pending' && record.events.length === 0) this.tasks.delete(task);
+  }
+
+  emit(e: TraceEvent): void {
+    switch (e.type) {
+      case 'task.submitted':
+        this.open(e.task, e.agent);
+        (this.tasks.get(e.task) as TaskRecord).agent = e.agent;
+        break;
+      case 'task.start':
+      case 'task.resume':
+        this.setState(e.task, 'running');
+        break;
+      case 'task.suspend':
+        this.setState(e.task, 'suspended');
+        break;
+      default:
+        break;
+    }
+  }
+
+  delta(task: string, text: string): void {
+    const record = this.tasks.get(task);
+    if (record === undefined || record.terminal !== null || text === '') return;
+    if (record.events.length >= DELTAS_PER_TASK_MAX) {
+      record.droppedDeltas += 1;
+      return;
+    }
+    this.append(record, { id: record.events.length + 1, kind: 'delta', text });
+  }
+
+  /** The task's terminal event (the Runtime's reply): its answer, and the end of its stream. */
+  reply(task: string, terminal: Terminal): void {
+    this.open(task, 'root');
+    const record = this.tasks.get(task) as TaskRecord;
+    if (record.terminal !== null) return;
+    const body = terminalBody(task, terminal);
+    record.terminal = body;
+    record.state = 'ended';
+    this.append(record, { id: record.events.length + 1, kind: 'terminal', body });
+    record.listeners.clear();
+    this.ended.set(task, true);
+    this.evict();
+  }
+
+  view(task: string): TaskView | null {
+    const r = this.tasks.get(task);
+    if (r === undefined) return null;
+    const base = { task: r.task, agent: r.agent, state: r.state };
+    if (r.terminal === null) return base;
+    return { ...base, terminal: r.terminal.terminal, ...(r.terminal.reason === undefined ? {} : { reason: r.terminal.reason }), reply: r.terminal.reply };
+  }
+
+  /**
+   * Sends the task's events after `afterId`, then every new one, until the terminal event. Returns the
+   * function that stops listening, or null for an unknown task.
+   */
+  listen(task: string, afterId: number, listener: TaskListener): (() => void) | null {
+    const record = this.tasks.get(task);
+    if (record === undefined) return null;
+    for (const event of record.events) if (event.id > afterId) listener(event);
+    if (record.terminal !== null) return () => undefined;
+    record.listeners.add(listener);
+    return () => record.listeners.delete(listener);
+  }
+
+  /** Tasks not ended yet, in submission order. */
+  openTasks(): string[] {
+    return [...this.tasks.values()].filter((r) => r.terminal === null).map((r) => r.task);
+  }
+
+  private setState(task: string, state: TaskState): void {
+    const record = this.tasks.get(task);
+    if (record !== undefined && record.terminal === null) record.state = state;
+  }
+
+  private append(record: TaskRecord, event: TaskEvent): void {
+    record.events.push(event);
+    for (const listener of [...record.listeners]) listener(event);
+  }
+
+  private evict(): void {
+    while (this.ended.size > ENDED_TASKS_KEPT) {
+      const oldest = this.ended.keys().next().value as string;
+      this.ended.delete(oldest);
+      this.tasks.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The task routes of the HTTP channel (SPEC §13.1): `POST /v1/inputs` and `POST /v1/interrupts` submit
+ * and answer when the task ends — a JSON body, or with `Accept: text/event-stream` the task's events
+ * as they happen — and `GET /v1/tasks/{task}` and `GET /v1/tasks/{task}/events` read a task by its id.
+ *
+ * Every answer that created a task names it in the `Homeagent-Task` header. A client that goes away
+ * only stops listening: its task runs on, and its events stay readable from `/events`. A refusal for
+ * backpressure is known at submission, so it is answered 429 whichever way the client asked.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Submission, SubmitResult } from '../kernel/index.ts';
+import { readJsonBody, sendError, sendJson } from './http-io.ts';
+import { checkInput, checkInterrupt, type Checked } from './http-schemas.ts';
+import { SseStream } from './sse.ts';
+import { terminalBody, type TaskBoard, type TaskEvent, type TerminalBody } from './task-board.ts';
+
+export const HTTP_SOURCE = 'http';
+export const TASK_HEADER = 'Homeagent-Task';
+
+export interface TaskPorts {
+  readonly board: TaskBoard;
+  readonly bodyTimeoutMs: number;
+  /** Submits through the Runtime; the board knows the task before the kernel does. */
+  submit(sub: Submission): SubmitResult;
+  nextId(prefix: string): string;
+}
+
+export async function postInput(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
+  const body = await readChecked(req, res, ports, checkInput);
+  if (body === null) return;
+  submitAndAnswer(req, res, ports, { cls: 'queued', text: body.text, source: body.source ?? HTTP_SOURCE, channel: body.channel });
+}
+
+export async function postInterrupt(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
+  const body = await readChecked(req, res, ports, checkInterrupt);
+  if (body === null) return;
+  submitAndAnswer(req, res, ports, {
+    cls: 'interrupt',
+    text: body.text ?? '',
+    source: body.source ?? HTTP_SOURCE,
+    channel: body.channel,
+    level: body.level,
+    stop: body.stop,
+  });
+}
+
+export function getTask(res: ServerResponse, ports: TaskPorts, task: string): void {
+  const view = ports.board.view(task);
+  if (view === null) sendError(res, 404, unknownTask(task), 'task');
+  else sendJson(res, 200, view);
+}
+
+export function getTaskEvents(req: IncomingMessage, res: ServerResponse, ports: TaskPorts, task: string): void {
+  const header = req.headers['last-event-id'];
+  const lastId = header === undefined || Array.isArray(header) ? 0 : Number(header);
+  if (!Number.isInteger(lastId) || lastId < 0) {
+    sendError(res, 400, `Last-Event-ID must be the id of an event of this task (an integer ≥ 0), got ${JSON.stringify(header)}`, 'Last-Event-ID');
+    return;
+  }
+  if (ports.board.view(task) === null) {
+    sendError(res, 404, unknownTask(task), 'task');
+    return;
+  }
+  streamEvents(res, ports.board, task, lastId);
+}
+
+interface Request {
+  readonly cls: Submission['cls'];
+  readonly text: string;
+  readonly source: string;
+  readonly channel: string | undefined;
+  readonly level?: string | undefined;
+  readonly stop?: boolean | undefined;
+}
+
+function submitAndAnswer(req: IncomingMessage, res: ServerResponse, ports: TaskPorts, r: Request): void {
+  const id = ports.nextId(HTTP_SOURCE);
+  const result = ports.submit({
+    id,
+    cls: r.cls,
+    text: r.text,
+    source: r.source,
+    ...(r.channel === undefined ? {} : { channel: r.channel }),
+    ...(r.level === undefined ? {} : { level: r.level }),
+    ...(r.stop === undefined ? {} : { stop: r.stop }),
+  });
+  if (result.kind === 'stopped') {
+    // A stop without text creates no task: it answers at once with what it cancelled.
+    sendJson(res, 200, { task: null, terminal: 'done', reply: 'stopped', cancelled: result.cancelled });
+    return;
+  }
+  if (result.kind === 'ended' && result.terminal.reason === 'queue_full') {
+    sendJson(res, 429, terminalBody(id, result.terminal), { [TASK_HEADER]: id, 'retry-after': '1' });
+    return;
+  }
+  if (wantsEvents(req)) streamEvents(res, ports.board, id, 0, { [TASK_HEADER]: id });
+  else answerAtTerminal(res, ports.board, id);
+}
+
+/** Waits for the terminal event and answers it as JSON. */
+function answerAtTerminal(res: ServerResponse, board: TaskBoard, task: string): void {
+  const stop = board.listen(task, 0, (event) => {
+    if (event.kind === 'terminal') sendJson(res, statusOf(event.body), event.body, { [TASK_HEADER]: task, ...retryAfter(event.body) });
+  });
+  res.once('close', () => stop?.());
+}
+
+/** The task's events after `afterId` as SSE, live until the terminal event. */
+function streamEvents(res: ServerResponse, board: TaskBoard, task: string, afterId: number, headers: Record<string, string> = {}): void {
+  const sse = new SseStream(res, headers);
+  const stop = board.listen(task, afterId, (event: TaskEvent) => {
+    if (event.kind === 'delta') {
+      sse.event(JSON.stringify({ text: event.text }), 'delta', event.id);
+      return;
+    }
+    sse.event(JSON.stringify(event.body), 'terminal', event.id);
+    sse.end();
+  });
+  res.once('close', () => stop?.());
+}
+
+function wantsEvents(req: IncomingMessage): boolean {
+  return (req.headers.accept ?? '').toLowerCase().includes('text/event-stream');
+}
+
+export function statusOf(body: TerminalBody): number {
+  return body.reason === 'queue_full' ? 429 : 200;
+}
+
+function retryAfter(body: TerminalBody): Record<string, string> {
+  return body.reason === 'queue_full' ? { 'retry-after': '1' } : {};
+}
+
+function unknownTask(task: string): string {
+  return `no task ${JSON.stringify(task)}: it never existed, or it ended more than 1000 tasks ago`;
+}
+
+/** The body, read and checked; null when an error was answered. */
+export async function readChecked<T>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ports: { readonly bodyTimeoutMs: number },
+  checkBody: (value: unknown) => Checked<T>,
+): Promise<T | null> {
+  const read = await readJsonBody(req, res, ports.bodyTimeoutMs);
+  if (!read.ok) {
+    sendError(res, read.status, read.message, read.param ?? null);
+    return null;
+  }
+  const checked = checkBody(read.value);
+  if (checked.ok) return checked.value;
+  const { path, message } = checked.problem;
+  sendError(res, 400, path === '' ? `the body ${message}` : `${path}: ${message}`, path === '' ? null : path);
+  return null;
+}

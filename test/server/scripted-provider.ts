@@ -1,0 +1,65 @@
+/**
+ * A Provider for the in-process server tests, scripted by the last user message:
+ *  - "slow …"      six text chunks, SLOW_CHUNK_MS apart (to watch a stream, drop it, resume it);
+ *  - "hold …"      one chunk, then nothing until `release()` or the abort (to fill the queue);
+ *  - "remember …"  a memory_write tool call, then a memory_recall, then text (graph memory calls);
+ *  - anything else two quick chunks echoing the message.
+ * It honours the abort signal like a real provider.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ModelChunk, ModelRequest, Provider } from '../../src/kernel/index.ts';
+
+export const SLOW_CHUNK_MS = 60;
+export const SLOW_CHUNKS = ['one ', 'two ', 'three ', 'four ', 'five ', 'six'];
+
+const USAGE = { inputTokens: 3, outputTokens: 2 };
+
+export class ScriptedProvider implements Provider {
+  private holds: (() => void)[] = [];
+  calls = 0;
+
+  /** Lets every held stream go on. */
+  release(): void {
+    for (const go of this.holds.splice(0)) go();
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk, void, undefined> {
+    this.calls += 1;
+    const said = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    if (said.startsWith('slow')) {
+      for (const text of SLOW_CHUNKS) {
+        await sleep(SLOW_CHUNK_MS, undefined, { signal });
+        yield { type: 'text', text };
+      }
+    } else if (said.startsWith('hold')) {
+      yield { type: 'text', text: 'holding ' };
+      await new Promise<void>((resolve, reject) => {
+        this.holds.push(resolve);
+        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      });
+      yield { type: 'text', text: 'released' };
+    } else if (said.startsWith('remember')) {
+      yield* remember(request.replyIndex);
+      return;
+    } else {
+      yield { type: 'text', text: 'echo: ' };
+      yield { type: 'text', text: said };
+    }
+    yield { type: 'done', finishReason: 'stop', usage: USAGE };
+  }
+}
+
+function* remember(replyIndex: number): Generator<ModelChunk, void, undefined> {
+  if (replyIndex === 0) {
+    const args = JSON.stringify({ triples: [{ subject: 'alice', relation: 'likes', object: 'tea' }] });
+    yield { type: 'tool_call', index: 0, id: 'w1', name: 'memory_write', argsDelta: args.slice(0, 10) };
+    yield { type: 'tool_call', index: 0, argsDelta: args.slice(10) };
+    yield { type: 'done', finishReason: 'tool_calls', usage: USAGE };
+  } else if (replyIndex === 1) {
+    yield { type: 'tool_call', index: 0, id: 'r1', name: 'memory_recall', argsDelta: '{"keywords":["alice"]}' };
+    yield { type: 'done', finishReason: 'tool_calls', usage: USAGE };
+  } else {
+    yield { type: 'text', text: 'remembered' };
+    yield { type: 'done', finishReason: 'stop', usage: USAGE };
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * In-process servers for the server tests: `createServer` on 127.0.0.1 with an ephemeral port, a
+ * temporary data directory, the log kept in memory, no terminal. HTTP goes through the real sockets
+ * (fetch, node:http, net) exactly as a client's would.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Provider } from '../../src/kernel/index.ts';
+import { createServer, type RunningServer, type ShutdownResult } from '../../src/server/create-server.ts';
+import type { ServeSettings } from '../../src/server/settings.ts';
+
+export interface TestServer {
+  readonly url: string;
+  readonly dir: string;
+  readonly logs: string[];
+  readonly server: RunningServer;
+  /** Shuts down (idempotent) and removes the data directory. */
+  stop(): Promise<ShutdownResult>;
+}
+
+export async function startTestServer(overrides: Partial<ServeSettings> = {}, provider?: Provider): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'homeagent-server-'));
+  const settings: ServeSettings = {
+    model: { kind: 'demo' },
+    host: '127.0.0.1',
+    port: 0,
+    token: null,
+    bodyTimeoutMs: 2000,
+    dataDir: join(dir, 'data'),
+    journal: null,
+    trace: null,
+    logFormat: 'json',
+    terminal: false,
+    tools: [],
+    timers: [],
+    builtinPlugins: [],
+    kernel: {},
+    channels: [],
+    outputs: [],
+    ...overrides,
+  };
+  const logs: string[] = [];
+  const server = await createServer(settings, {
+    log: (line) => logs.push(line),
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    env: {},
+    onFatal: (err) => logs.push(`FATAL ${String(err)}`),
+    ...(provider === undefined ? {} : { provider }),
+  });
+  let stopped: Promise<ShutdownResult> | null = null;
+  return {
+    url: server.url,
+    dir,
+    logs,
+    server,
+    stop: () => {
+      stopped ??= (async () => {
+        const result = await server.shutdown('test over');
+        await server.closeConnections(200);
+        rmSync(dir, { recursive: true, force: true });
+        return result;
+      })();
+      return stopped;
+    },
+  };
+}
+
+export interface SseEvent {
+  readonly event: string | null;
+  readonly id: string | null;
+  readonly data: string;
+}
+
+/** Parses a whole SSE body (events separated by blank lines; comments skipped). */
+export function parseSse(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of text.split('\n\n')) {
+    let event: string | null = null;
+    let id: string | null = null;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('event: ')) event = line.slice(7);
+      else if (line.startsWith('id: ')) id = line.slice(4);
+      else if (line.startsWith('data: ')) data.push(line.slice(6));
+    }
+    if (data.length > 0) events.push({ event, id, data: data.join('\n') });
+  }
+  return events;
+}
+
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
