@@ -114,7 +114,7 @@ const refuseArb = fc
 
 export function commandsArb(maxCommands: number, w: CommandWeights): fc.Arbitrary<Iterable<SchedCommand>> {
   const weighted: { weight: number; arbitrary: fc.Arbitrary<SchedCommand> }[] = [
-    { weight: w.queued, arbitrary: fc.boolean().map((k) => queued(k)) },
+    { weight: w.queued, arbitrary: fc.boolean().map((kernel) => queued({ kernel })) },
     { weight: w.interrupt, arbitrary: levelArb.map(interrupt) },
     { weight: w.interruptAbove, arbitrary: fc.constant(interruptAbove()) },
     { weight: w.pick, arbitrary: fc.constant(pick()) },

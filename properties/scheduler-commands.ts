@@ -117,8 +117,8 @@ class SubmitQueued implements SchedCommand {
   }
   run(m: SchedulerModel, r: RealSystem): void {
     const id = `${this.kernel ? 'k' : 'q'}${m.submitted.length + 1}`;
-    const real = r.sched.submitQueued(id, m.nowMs, this.kernel);
-    const expected = m.submitQueued(id, this.kernel);
+    const real = r.sched.submitQueued(id, m.nowMs, { kernel: this.kernel });
+    const expected = m.submitQueued(id, { kernel: this.kernel });
     same(`outcome of ${this.toString()} (${id})`, real, expected);
     if (real.kind === 'ended') {
       if (real.terminal.reason === 'queue_full') reached.backpressure += 1;
@@ -127,7 +127,7 @@ class SubmitQueued implements SchedCommand {
     checkAgreement(m, r, `${this.toString()} (${id})`);
   }
   toString(): string {
-    return `queued(${String(this.kernel)})`;
+    return this.kernel ? 'queued({ kernel: true })' : 'queued()';
   }
 }
 
@@ -356,7 +356,7 @@ class StopAll implements SchedCommand {
 
 // ---------------------------------------------------------------- builders (the printed vocabulary)
 
-export const queued = (kernel = false): SchedCommand => new SubmitQueued(kernel);
+export const queued = (options: { readonly kernel?: boolean } = {}): SchedCommand => new SubmitQueued(options.kernel === true);
 export const interrupt = (level: Level): SchedCommand => new SubmitInterrupt(level);
 export const interruptAbove = (): SchedCommand => new InterruptAbove();
 export const pick = (): SchedCommand => new Pick();

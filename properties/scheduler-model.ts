@@ -13,7 +13,7 @@
  */
 import type { SchedulerCounters } from '../src/kernel/scheduler/counters.ts';
 import type { Level, TaskClass } from '../src/kernel/scheduler/levels.ts';
-import type { SchedulerDump, SchedulerEffect, SubmitOutcome, TaskView } from '../src/kernel/scheduler/core.ts';
+import type { SchedulerDump, SchedulerEffect, SubmitOptions, SubmitOutcome, TaskView } from '../src/kernel/scheduler/core.ts';
 import type { PickSource } from '../src/kernel/trace/vocabulary.ts';
 import type { Terminal, TerminalKind, TerminalReason } from '../src/kernel/task/terminal.ts';
 
@@ -109,7 +109,8 @@ export class SchedulerModel {
   // ------------------------------------------------------------------ facts in
 
   /** SPEC §2.8. */
-  submitQueued(id: string, kernel: boolean): SubmitOutcome {
+  submitQueued(id: string, options: SubmitOptions): SubmitOutcome {
+    const kernel = options.kernel === true;
     const task = this.newTask(id, 'queued', null);
     // Kernel-created tasks bypass the FIFO bound by at most selfLoopExtraMax (64 by default).
     const bound = kernel ? this.config.maxQueue + this.config.selfLoopExtraMax : this.config.maxQueue;

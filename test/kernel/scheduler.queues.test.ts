@@ -107,9 +107,9 @@ describe('Scheduler queues and pick order (SPEC §2.1, §2.5, §2.8)', () => {
     h.s.submitQueued('q1', 0);
     h.s.submitQueued('q2', 0);
     for (let n = 1; n <= 64; n += 1) {
-      expect(h.s.submitQueued(`root:${n}`, 0, true)).toEqual({ kind: 'admitted', armed: false });
+      expect(h.s.submitQueued(`root:${n}`, 0, { kernel: true })).toEqual({ kind: 'admitted', armed: false });
     }
-    expect(h.s.submitQueued('root:65', 1, true)).toMatchObject({
+    expect(h.s.submitQueued('root:65', 1, { kernel: true })).toMatchObject({
       kind: 'ended',
       terminal: { kind: 'dropped', reason: 'self_loop_full' },
     });

@@ -67,8 +67,8 @@ export class Intake {
     });
     const outcome =
       level === null
-        ? this.core.submitQueued(task.id, nowMs, false, meta)
-        : this.core.submitInterrupt(task.id, level, nowMs, false, meta);
+        ? this.core.submitQueued(task.id, nowMs, { meta })
+        : this.core.submitInterrupt(task.id, level, nowMs, { meta });
     // SPEC §3.1: a submission refused for backpressure is not remembered, so a retry is admitted.
     if (outcome.kind !== 'ended' || outcome.terminal.reason !== 'queue_full') this.dedup.record(sub.source, sub.text, nowMs);
     return this.afterSubmit(outcome, nowMs);
@@ -79,8 +79,7 @@ export class Intake {
     const channel = sub.channel ?? sub.source;
     this.tasks.add({ id: sub.id, level, source: sub.source, channel, text: sub.text, kernel: false });
     const terminal = this.core.refuse(sub.id, level === null ? 'queued' : 'interrupt', level, reason, nowMs, {
-      source: sub.source,
-      channel,
+      meta: { source: sub.source, channel },
     });
     this.hooks.flushEffects();
     return { kind: 'ended', terminal };
@@ -91,7 +90,7 @@ export class Intake {
     const source = reason === 'panic' ? 'kernel' : 'kernel/overflow';
     const task = this.tasks.add({ id: this.tasks.nextKernelTaskId(), level: 4, source, channel: 'kernel', text, kernel: true });
     this.hooks.trace(nowMs, { type: 'kernel.event', task: task.id, cause: cause.id, source, reason });
-    this.afterSubmit(this.core.submitInterrupt(task.id, 4, nowMs, true, { source, channel: 'kernel' }), nowMs);
+    this.afterSubmit(this.core.submitInterrupt(task.id, 4, nowMs, { kernel: true, meta: { source, channel: 'kernel' } }), nowMs);
   }
 
   /** SPEC §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */
@@ -106,7 +105,8 @@ export class Intake {
       kernel: true,
       consolidation: true,
     });
-    this.afterSubmit(this.core.submitQueued(task.id, nowMs, true, { source: 'kernel', channel: CONSOLIDATION_CHANNEL }), nowMs);
+    const meta = { source: 'kernel', channel: CONSOLIDATION_CHANNEL };
+    this.afterSubmit(this.core.submitQueued(task.id, nowMs, { kernel: true, meta }), nowMs);
   }
 
   /** Why an external submission is refused, or null. A duplicate refreshes its dedup record (sliding window). */

@@ -33,10 +33,12 @@ import { checkSchedulerInvariants } from './invariants.ts';
 import { newCounters, copyCounters, type SchedulerCounters } from './counters.ts';
 import {
   DEFAULT_SCHEDULER_CONFIG,
+  NO_SUBMIT_OPTIONS,
   type SafePointDecision,
   type SchedulerConfig,
   type SchedulerDump,
   type SchedulerEffect,
+  type SubmitOptions,
   type SubmitOutcome,
   type TaskView,
 } from './types.ts';
@@ -123,8 +125,9 @@ export class Scheduler {
   // ---------------------------------------------------------------- submissions
 
   /** A queued input (SPEC §2.8). `kernel` tasks bypass the FIFO bound by at most `selfLoopExtraMax`. */
-  submitQueued(id: string, nowMs: number, kernel = false, meta: SubmitMeta | null = null): SubmitOutcome {
-    const task = this.admit(id, 'queued', null, kernel, meta, nowMs);
+  submitQueued(id: string, nowMs: number, options: SubmitOptions = NO_SUBMIT_OPTIONS): SubmitOutcome {
+    const kernel = options.kernel === true;
+    const task = this.admit(id, 'queued', null, kernel, options.meta, nowMs);
     const bound = kernel ? this.config.maxQueue + this.config.selfLoopExtraMax : this.config.maxQueue;
     if (this.queue.length >= bound) {
       const terminal: Terminal = kernel
@@ -144,15 +147,9 @@ export class Scheduler {
   }
 
   /** An interrupt whose level is already resolved (routing and clamping happen before the core). */
-  submitInterrupt(
-    id: string,
-    level: number,
-    nowMs: number,
-    kernel = false,
-    meta: SubmitMeta | null = null,
-  ): SubmitOutcome {
+  submitInterrupt(id: string, level: number, nowMs: number, options: SubmitOptions = NO_SUBMIT_OPTIONS): SubmitOutcome {
     assertLevel(level);
-    const task = this.admit(id, 'interrupt', level, kernel, meta, nowMs);
+    const task = this.admit(id, 'interrupt', level, options.kernel === true, options.meta, nowMs);
     return this.checked(this.register(task, nowMs));
   }
 
@@ -166,10 +163,9 @@ export class Scheduler {
     level: Level | null,
     reason: TerminalReason,
     nowMs: number,
-    meta: SubmitMeta | null = null,
-    kernel = false,
+    options: SubmitOptions = NO_SUBMIT_OPTIONS,
   ): Terminal {
-    const task = this.admit(id, cls, level, kernel, meta, nowMs);
+    const task = this.admit(id, cls, level, options.kernel === true, options.meta, nowMs);
     if (reason === 'invalid') {
       this.counters.rejected += 1;
       if (this.tracer !== null) this.emit(nowMs, { type: 'task.rejected', task: id, reason });
@@ -437,7 +433,7 @@ export class Scheduler {
     cls: TaskClass,
     level: Level | null,
     kernel: boolean,
-    meta: SubmitMeta | null,
+    meta: SubmitMeta | undefined,
     nowMs: number,
   ): SchedTask {
     this.tick(nowMs);

@@ -5,6 +5,7 @@
 import type { SchedulerCounters } from './counters.ts';
 import type { Level, TaskClass } from './levels.ts';
 import type { Terminal } from '../task/terminal.ts';
+import type { SubmitMeta } from '../trace/vocabulary.ts';
 
 export interface SchedulerConfig {
   /** Bound of the queued FIFO, and the shared bound of the immediate slot plus the level queues. */
@@ -23,6 +24,17 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
   selfLoopExtraMax: 64,
   verify: false,
 };
+
+/** The named options of a submission to the core; none means an external task with no trace metadata. */
+export interface SubmitOptions {
+  /** A kernel-created task: a queued one may exceed the FIFO bound by at most `selfLoopExtraMax`. */
+  readonly kernel?: boolean;
+  /** Where the task came from, as its `task.submitted` event records it. */
+  readonly meta?: SubmitMeta;
+}
+
+/** Shared by every submission that names no option, so the hot path allocates nothing for them. */
+export const NO_SUBMIT_OPTIONS: SubmitOptions = Object.freeze({});
 
 export type SubmitOutcome =
   /** Waiting in a container; `armed` when it took the immediate slot and armed a preemption. */
