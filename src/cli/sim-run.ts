@@ -5,26 +5,24 @@
  *
  * Theory of operation: validate everything first (flags and the scenario, every problem collected,
  * "not supported yet" features included), so that exit 2 lists all that is wrong at once; then run;
- * then fold the CLI-level checks into the report's `expectations`:
- *  - `--check-determinism` runs the scenario a second time with the same seed and options and adds a
- *    `determinism` entry (expected: the first trace hash, actual: the second); a mismatch fails the run.
- *  - `expect.exitCode`, when the scenario has one, adds an `exitCode` entry comparing the natural exit
- *    code (0 when the report is ok — after the determinism check — else 1) with the expected one. It is
- *    informative only: it changes neither `ok` nor the exit code, because the exit code is the CLI's
- *    public contract and a scenario must not be able to turn a failing run into a passing one.
+ * then hand the command-level checks to report/finalize.ts as data, which adds their `expectations`
+ * entries (see there):
+ *  - `--check-determinism` runs the scenario a second time with the same seed and options; its trace
+ *    hash must equal the first run's, else the run fails.
+ *  - `expect.exitCode`, when the scenario has one, is compared with the exit code of the run. It is
+ *    informative only: it changes neither `ok` nor the exit code.
  *
  * With `--json`, stdout carries exactly one JSON document (the report, or the unusable-input document
  * on exit 2) and nothing is written to stderr unless the process crashes. The only wall-clock value in
  * that document is the report's own `wallMs`.
  */
 import type { Command } from 'commander';
-import type { Report } from '../sim/report/index.ts';
-import { formatSummary } from '../sim/report/index.ts';
+import type { CommandChecks, Report } from '../sim/report/index.ts';
+import { exitCodeOf, finalizeReport, formatSummary } from '../sim/report/index.ts';
 import type { Problem, Scenario } from '../sim/scenario/index.ts';
 import { loadScenarioFile } from '../sim/scenario/index.ts';
 import { runScenario, unexpectedViolations, unsupportedFeatures, type SimOptions } from '../sim/simulation.ts';
 import {
-  EXIT_FAILED,
   EXIT_OK,
   EXIT_UNUSABLE,
   formatProblems,
@@ -86,21 +84,15 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
     return unusable(file, first.problems, json);
   }
   const timelineLink = timeline === null ? '' : `${timelineLine(timeline.write())}\n`;
-  const report = first.report;
 
-  if (flags.checkDeterminism === true) {
-    const second = await runScenario(scenario, base);
-    const hash = second.kind === 'report' ? second.report.traceHash : null;
-    const same = hash === report.traceHash;
-    report.expectations.push({ name: 'determinism', path: '--check-determinism', ok: same, expected: report.traceHash, actual: hash });
-    if (!same) report.ok = false;
-  }
-  const exitCode: ExitCode = report.ok ? EXIT_OK : EXIT_FAILED;
-  const expectedExit = scenario.expect.exitCode;
-  if (expectedExit !== undefined) {
-    // Informative only (see the file comment): neither report.ok nor the exit code changes.
-    report.expectations.push({ name: 'exitCode', path: 'expect.exitCode', ok: exitCode === expectedExit, expected: expectedExit, actual: exitCode });
-  }
+  // The second run of --check-determinism gets the same seed and options, but no trace file.
+  const second = flags.checkDeterminism === true ? await runScenario(scenario, base) : null;
+  const checks: CommandChecks =
+    second === null
+      ? { exitCode: true }
+      : { determinism: { secondHash: second.kind === 'report' ? second.report.traceHash : null }, exitCode: true };
+  const report = finalizeReport(first.record, checks);
+  const exitCode: ExitCode = exitCodeOf(report);
 
   if (json) await writeJson(report);
   else await writeStdout(`${formatSummary(report)}\n${timelineLink}${verdict(scenario, report, exitCode).join('\n')}\n`);

@@ -31,11 +31,10 @@ import {
   type Violation,
 } from '../kernel/index.ts';
 import { Runtime } from '../runtime/runtime.ts';
-import { evaluateExpectations } from './report/expect.ts';
 import { FakeProvider, type FakeReply } from './fakes/model.ts';
 import { FakeToolRunner, toolSpecs, type FakeToolDef } from './fakes/tools.ts';
 import { Generator, type GeneratedInput } from './inputs/generator.ts';
-import { buildReport, type InputMeta, type Report } from './report/index.ts';
+import { exitCodeOf, finalizeReport, type InputMeta, type Report, type RunRecord } from './report/index.ts';
 import { Rng } from './rng.ts';
 import type { Problem, Reply, Scenario, ScenarioEvent, ScenarioInput } from './scenario/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
@@ -45,6 +44,8 @@ import { join } from 'node:path';
 import { createRunTempDir } from './run-temp-dir.ts';
 import { TraceHasher } from './trace/writer.ts';
 import { TriggerEngine } from './inputs/triggers.ts';
+
+export { unexpectedViolations } from './report/index.ts';
 
 export interface SimOptions {
   /** Overrides the scenario's seed. */
@@ -62,7 +63,14 @@ export interface SimOptions {
 }
 
 export type SimOutcome =
-  | { readonly kind: 'report'; readonly report: Report; readonly exitCode: 0 | 1 }
+  | {
+      readonly kind: 'report';
+      /** The report with the scenario's own checks (no command-level ones). */
+      readonly report: Report;
+      readonly exitCode: 0 | 1;
+      /** What the report was made from, for `finalizeReport` with command-level checks. */
+      readonly record: RunRecord;
+    }
   | { readonly kind: 'unusable'; readonly problems: Problem[] };
 
 /** Features whose issues have not landed yet: a scenario using them is refused, never half-run. */
@@ -86,9 +94,9 @@ export function unsupportedFeatures(s: Scenario): Problem[] {
 export async function runScenario(scenario: Scenario, opts: SimOptions = {}): Promise<SimOutcome> {
   const problems = unsupportedFeatures(scenario);
   if (problems.length > 0) return { kind: 'unusable', problems };
-  const run = new SimulationRun(scenario, opts);
-  const report = await run.execute();
-  return { kind: 'report', report, exitCode: report.ok ? 0 : 1 };
+  const record = await new SimulationRun(scenario, opts).execute();
+  const report = finalizeReport(record);
+  return { kind: 'report', report, exitCode: exitCodeOf(report), record };
 }
 
 /** The effective kernel configuration of a scenario (after defaults). */
@@ -200,7 +208,7 @@ class SimulationRun {
       .map((x) => x.input);
   }
 
-  async execute(): Promise<Report> {
+  async execute(): Promise<RunRecord> {
     const wallStart = performance.now();
     const onUnhandled = (reason: unknown): void => {
       if (this.unhandled === null) this.unhandled = reason;
@@ -243,7 +251,7 @@ class SimulationRun {
       this.mainMemory.close();
       if (this.memoryDir !== null) rmSync(this.memoryDir, { recursive: true, force: true });
     }
-    return this.report(performance.now() - wallStart);
+    return this.record(performance.now() - wallStart);
   }
 
   // ---------------------------------------------------------------- the agenda of an instant
@@ -471,7 +479,7 @@ class SimulationRun {
     this.monitor.finish({ drained: fatal === null && this.unhandled === null, stoppedAgents: [] }, t);
   }
 
-  private report(wallMs: number): Report {
+  private record(wallMs: number): RunRecord {
     const inputsMeta: InputMeta[] = this.scenario.inputs.map((input) => ({
       id: input.id,
       declaredClass: input.class,
@@ -482,8 +490,7 @@ class SimulationRun {
     for (const gen of this.generator?.all() ?? []) {
       inputsMeta.push({ id: gen.id, declaredClass: gen.cls, declaredLevel: gen.level, submitted: this.submitted.has(gen.id) });
     }
-    const violations = [...this.monitor.violations, ...this.extraViolations];
-    const report = buildReport({
+    return {
       scenario: this.scenario.name,
       seed: this.seed,
       command: this.opts.command ?? `homeagent sim run <scenario> --seed ${this.seed}`,
@@ -492,15 +499,12 @@ class SimulationRun {
       dump: this.kernel.dump(),
       traceHash: this.hasher.digest(),
       wallMs: Math.round(wallMs * 1000) / 1000,
-      violations,
+      violations: [...this.monitor.violations, ...this.extraViolations],
       inputsMeta,
       triggers: this.triggers.states.map((s) => ({ input: s.input, fired: s.fired, t: s.t })),
-    });
-    report.outputs = outputsOf(this.events);
-    report.channels = this.kernel.dump().channels.map((c) => ({ name: c.name, plugin: c.plugin, owner: c.owner }));
-    report.expectations = evaluateExpectations(this.scenario.expect, report, { unfiredTriggers: this.triggers.unfired() });
-    report.ok = report.expectations.every((e) => e.ok) && unexpectedViolations(this.scenario, violations).length === 0;
-    return report;
+      expect: this.scenario.expect,
+      unfiredTriggers: this.triggers.unfired(),
+    };
   }
 
   private effectiveConfig(): unknown {
@@ -517,13 +521,6 @@ class SimulationRun {
       shuffleTies: this.opts.shuffleTies === true,
     };
   }
-}
-
-/** Violations not listed in `expect.violations` (when `expect.invariants` is on): the rule `report.ok` uses. */
-export function unexpectedViolations<V extends { readonly invariant: string }>(s: Scenario, violations: readonly V[]): V[] {
-  if (!s.expect.invariants) return [];
-  const allowed = new Set(s.expect.violations ?? []);
-  return violations.filter((v) => !allowed.has(v.invariant));
 }
 
 /**
@@ -559,16 +556,6 @@ class Drain {
     this.channel.port1.close();
     this.channel.port2.close();
   }
-}
-
-/** The report's `outputs`: every `output_send` in trace order, by channel. */
-function outputsOf(events: readonly TraceEvent[]): Record<string, { agent: string; task: string; text: string }[]> {
-  const outputs: Record<string, { agent: string; task: string; text: string }[]> = {};
-  for (const e of events) {
-    if (e.type !== 'output.sent') continue;
-    (outputs[e.channel] ??= []).push({ agent: e.agent, task: e.task, text: e.text });
-  }
-  return outputs;
 }
 
 function atOf(input: ScenarioInput): number {

@@ -4,7 +4,8 @@ import type { AgentDump, ContextEvent, KernelDump } from '../../src/kernel/agent
 import { InvariantMonitor, type Violation } from '../../src/kernel/trace/monitors.ts';
 import { Scheduler } from '../../src/kernel/scheduler/core.ts';
 import type { TraceBody, TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
-import { buildReport, formatSummary, type ReportInput } from '../../src/sim/report/index.ts';
+import { buildReport, finalizeReport, formatSummary, type ReportInput, type RunRecord } from '../../src/sim/report/index.ts';
+import type { Expect } from '../../src/sim/scenario/index.ts';
 import { formatTraceLine } from '../../src/sim/trace/writer.ts';
 
 /** A hand-made trace on one agent, built in order with auto-incremented seq. */
@@ -176,6 +177,14 @@ function input(violations: readonly Violation[] = []): ReportInput {
   };
 }
 
+/** An Expect with every check off: the report's verdict then depends on nothing but what a test adds. */
+const NO_CHECKS: Expect = { allTerminal: false, invariants: false };
+
+/** The hand-made run as finalize.ts receives it. */
+function record(violations: readonly Violation[] = [], expectBlock: Expect = NO_CHECKS): RunRecord {
+  return { ...input(violations), expect: expectBlock, unfiredTriggers: [] };
+}
+
 describe('buildReport (SPEC §12.3)', () => {
   it('the hand-made trace is itself valid for the monitors', () => {
     const m = new InvariantMonitor({ builtinPlugins: ['webui'] });
@@ -185,7 +194,7 @@ describe('buildReport (SPEC §12.3)', () => {
   });
 
   it('lists the top-level fields in the SPEC order and serializes deterministically', () => {
-    const report = buildReport(input());
+    const report = finalizeReport(record());
     expect(Object.keys(report)).toEqual([
       'reportVersion', 'scenario', 'seed', 'ok', 'traceHash', 'events', 'virtualMs', 'wallMs', 'command', 'config',
       'violations', 'expectations', 'tasks', 'outputs', 'stops', 'drops', 'deferrals', 'triggers', 'suspendOrder',
@@ -209,7 +218,7 @@ describe('buildReport (SPEC §12.3)', () => {
       'reason', 'terminalCount', 'preemptCount', 'suspends', 'resumes', 'suspensions', 'modelCalls',
       'modelCallsCancelled', 'modelCallLog', 'tools', 'toolCalls', 'submittedAt', 'startedAt', 'finishedAt', 'reply',
     ]);
-    expect(JSON.stringify(buildReport(input()))).toBe(JSON.stringify(report));
+    expect(JSON.stringify(finalizeReport(record()))).toBe(JSON.stringify(report));
   });
 
   it('finishOrder lists only tasks that were running at their terminal; terminalOrder lists every terminal', () => {
@@ -332,7 +341,7 @@ describe('buildReport (SPEC §12.3)', () => {
       { invariant: 'STRICT', t: suspend.t, seq: suspend.seq, agent: 'root', task: 'q1', message: 'made up' },
       { invariant: 'DRAIN', t: first.t, seq: first.seq, agent: 'root', message: 'made up too' },
     ];
-    const report = buildReport(input(violations));
+    const report = finalizeReport(record(violations, { allTerminal: false, invariants: true }));
     expect(report.ok).toBe(false);
     const [v0, v1] = report.violations;
     expect(v0?.context).toEqual(events.slice(suspend.seq - 6, suspend.seq + 2).map(formatTraceLine));
@@ -345,7 +354,7 @@ describe('buildReport (SPEC §12.3)', () => {
 
 describe('formatSummary', () => {
   it('summarizes outcome, tasks by terminal, preemptions by level pair, depth, hash and times', () => {
-    const text = formatSummary(buildReport(input()));
+    const text = formatSummary(finalizeReport(record()));
     expect(text).toContain('scenario hand-made  seed 7  OK');
     expect(text).toContain('tasks 8: done 3, never submitted 1, skipped 1, dropped 1, cancelled 2');
     expect(text).toContain('preemptions 1: queued→L2 1');
@@ -356,15 +365,79 @@ describe('formatSummary', () => {
 
   it('lists failed expectations and violations when the run failed', () => {
     const events = trace();
-    const report = buildReport(
-      input([{ invariant: 'I5', t: 0, seq: events[0]?.seq ?? 1, agent: 'root', task: 'q1', message: 'boom' }]),
+    const report = finalizeReport(
+      record([{ invariant: 'I5', t: 0, seq: events[0]?.seq ?? 1, agent: 'root', task: 'q1', message: 'boom' }], {
+        ...NO_CHECKS,
+        terminal: { q1: 'failed' },
+      }),
     );
-    report.expectations.push({ name: 'terminal.q1', path: 'expect.terminal.q1', ok: false, expected: 'failed', actual: 'done' });
-    report.ok = false;
+    expect(report.expectations).toEqual([
+      { name: 'terminal.q1', path: 'expect.terminal.q1', ok: false, expected: 'failed', actual: 'done' },
+    ]);
+    expect(report.ok).toBe(false);
     const text = formatSummary(report);
     expect(text).toContain('FAILED');
     expect(text).toContain('terminal.q1 at expect.terminal.q1: expected "failed", got "done"');
     expect(text).toContain('I5 t=0ms root q1: boom');
     expect(text).toContain('reproduce: homeagent sim run hand-made.json --seed 7');
+  });
+});
+
+describe('finalizeReport (the one owner of ok, expectations, outputs and channels)', () => {
+  const HASH = 'ab'.repeat(32);
+  const OTHER = 'cd'.repeat(32);
+
+  it('takes outputs from the trace (by channel, in trace order) and channels from the final registry', () => {
+    const events = trace();
+    const last = events[events.length - 1];
+    if (last === undefined) throw new Error('fixture');
+    const sent = (seq: number, channel: string, text: string): TraceEvent => ({ seq, t: last.t, agent: 'root', type: 'output.sent', task: 'q1', channel, text });
+    const withOutputs = [...events, sent(last.seq + 1, 'chat', 'one'), sent(last.seq + 2, 'mail', 'two'), sent(last.seq + 3, 'chat', 'three')];
+    const policy = { noMemory: false, cleaner: null, contextPolicy: null };
+    const registry = [{ name: 'webui', plugin: 'web', owner: '', capacity: 0, output: 'chat', policy }];
+    const report = finalizeReport({ ...record(), events: withOutputs, dump: { ...dump(), channels: registry } });
+    expect(report.outputs).toEqual({
+      chat: [
+        { agent: 'root', task: 'q1', text: 'one' },
+        { agent: 'root', task: 'q1', text: 'three' },
+      ],
+      mail: [{ agent: 'root', task: 'q1', text: 'two' }],
+    });
+    expect(report.channels).toEqual([{ name: 'webui', plugin: 'web', owner: '' }]);
+  });
+
+  it('is ok when every expectation passes and every violation is listed in expect.violations', () => {
+    const v: Violation = { invariant: 'I5', t: 0, seq: 1, agent: 'root', message: 'listed' };
+    expect(finalizeReport(record([v], { allTerminal: false, invariants: true, violations: ['I5'] })).ok).toBe(true);
+    expect(finalizeReport(record([v], { allTerminal: false, invariants: true })).ok).toBe(false);
+    // With invariants off, no violation fails the run.
+    expect(finalizeReport(record([v])).ok).toBe(true);
+  });
+
+  it('adds the determinism entry after the scenario expectations; a different second hash fails the run', () => {
+    const checked: Expect = { ...NO_CHECKS, terminal: { q1: 'done' } };
+    const same = finalizeReport(record([], checked), { determinism: { secondHash: HASH } });
+    expect(same.ok).toBe(true);
+    expect(same.expectations.map((x) => x.name)).toEqual(['terminal.q1', 'determinism']);
+    expect(same.expectations[1]).toEqual({ name: 'determinism', path: '--check-determinism', ok: true, expected: HASH, actual: HASH });
+    const differs = finalizeReport(record(), { determinism: { secondHash: OTHER } });
+    expect(differs.ok).toBe(false);
+    expect(differs.expectations).toEqual([{ name: 'determinism', path: '--check-determinism', ok: false, expected: HASH, actual: OTHER }]);
+    expect(finalizeReport(record(), { determinism: { secondHash: null } }).ok).toBe(false);
+  });
+
+  it('compares expect.exitCode with the exit code after the determinism check, informatively, and only when asked', () => {
+    const expectExit = (exitCode: number): Expect => ({ ...NO_CHECKS, exitCode });
+    expect(finalizeReport(record([], expectExit(1))).expectations).toEqual([]);
+    const passing = finalizeReport(record([], expectExit(1)), { exitCode: true });
+    expect(passing.ok).toBe(true);
+    expect(passing.expectations).toEqual([{ name: 'exitCode', path: 'expect.exitCode', ok: false, expected: 1, actual: 0 }]);
+    const nondeterministic = finalizeReport(record([], expectExit(1)), { determinism: { secondHash: OTHER }, exitCode: true });
+    expect(nondeterministic.ok).toBe(false);
+    expect(nondeterministic.expectations.map((x) => [x.name, x.ok, x.actual])).toEqual([
+      ['determinism', false, OTHER],
+      ['exitCode', true, 1],
+    ]);
+    expect(finalizeReport(record(), { exitCode: true }).expectations).toEqual([]);
   });
 });

@@ -1,14 +1,12 @@
 /**
  * Report assembly: `buildReport` turns the trace scan's accumulators and the final kernel dump into the
- * SPEC §12.3 report. Counters and agent state come from the dump; everything about tasks from the scan.
+ * body of the SPEC §12.3 report. Counters and agent state come from the dump; everything about tasks
+ * from the scan. The verdict and the fields it depends on (`ok`, `expectations`, `outputs`, `channels`)
+ * are finalize.ts's, which also lays out the top-level fields in their SPEC order.
  *
- * Objects are built as literals in the order SPEC §12.3 lists their fields, so `JSON.stringify(report)`
- * is deterministic. (JavaScript orders integer-like keys, e.g. a task id "7", before the others in an
- * object; that order is still the same on every run.)
- *
- * The caller owns three fields after `buildReport`: `ok` (defaults to "no violation", overridden once
- * expectations are checked), `expectations` (empty here) and, when channels exist, `outputs` and
- * `channels` (empty here).
+ * Nested objects are built as literals in the order SPEC §12.3 lists their fields, so
+ * `JSON.stringify(report)` is deterministic. (JavaScript orders integer-like keys, e.g. a task id "7",
+ * before the others in an object; that order is still the same on every run.)
  */
 import { createHash } from 'node:crypto';
 import { type AgentDump, effectiveLevel, type KernelDump, type SchedulerCounters, type TraceEvent, type Violation } from '../../kernel/index.ts';
@@ -18,8 +16,8 @@ import { sortedJson } from './text.ts';
 import type {
   InputMeta,
   LevelKey,
-  Report,
   ReportAgent,
+  ReportBody,
   ReportCounters,
   ReportInput,
   ReportTask,
@@ -30,14 +28,13 @@ import type {
 const CONTEXT_BEFORE = 5;
 const CONTEXT_AFTER = 2;
 
-export function buildReport(input: ReportInput): Report {
+export function buildReport(input: ReportInput): ReportBody {
   const { tasks, orders } = scanTrace(input.events);
   const last = input.events[input.events.length - 1];
   return {
     reportVersion: 1,
     scenario: input.scenario,
     seed: input.seed,
-    ok: input.violations.length === 0,
     traceHash: input.traceHash,
     events: input.events.length,
     virtualMs: last === undefined ? 0 : last.t,
@@ -45,9 +42,7 @@ export function buildReport(input: ReportInput): Report {
     command: input.command,
     config: input.config,
     violations: input.violations.map((v) => reportViolation(v, input.events)),
-    expectations: [],
     tasks: reportTasks(tasks, input.inputsMeta),
-    outputs: {},
     stops: orders.stops.map((s) => ({ id: s.id, t: s.t, cancelled: stopCancelled(s, tasks) })),
     drops: orders.drops,
     deferrals: orders.deferrals,
@@ -59,7 +54,6 @@ export function buildReport(input: ReportInput): Report {
     maxStackDepth: orders.maxStackDepth,
     counters: reportCounters(input.dump),
     agents: reportAgents(input.dump),
-    channels: [],
   };
 }
 

@@ -5,8 +5,8 @@
  * triggers that never fired): no I/O, no clock, no randomness. It returns one `ReportExpectation` per
  * checked item, passing or failing, in a stable order: the keys of Expect in the order SPEC §12.2 lists
  * them, each record or list in its own entry order, per-level counters by level "1".."4", and the
- * unfired triggers last. The caller stores the list in `report.expectations` and folds it into
- * `report.ok` and the exit code.
+ * unfired triggers last. finalize.ts stores the list in `report.expectations` and folds it into
+ * `report.ok`, hence the exit code.
  *
  * Every entry has a readable dotted `name` (`terminal.q`, `counters.root.preemptsByLevel.3`,
  * `equal[0]`) and the JSON `path` of the expectation in the scenario file, written like the scenario
@@ -26,14 +26,15 @@
  *    the whole per-level record. `expected` is the relation as text, `actual` the resolved values.
  *  - `outputs` is one entry per channel: the same number of outputs, each matching the listed fields
  *    exactly. A channel with no output is `[]`.
- *  - `exitCode` is not evaluated here: it describes the process exit code, which the CLI compares.
+ *  - `exitCode` is not evaluated here: it describes the process exit code, which finalize.ts compares
+ *    when `sim run` asks it to (the exit code follows from the verdict these entries feed).
  *  - An unfired trigger (SPEC §12.2.1) is a failing `trigger.<id>.fired` entry (expected true, actual
  *    false). Triggers live on inputs, not in the expect block, so its path is `expect.triggers.<id>`
  *    (`expect.triggers["<id>"]` when the id is not an identifier), a synthetic location.
  */
 import type { CounterExpect, CounterExpects, Expect, LevelKey, OutputExpect, TaskFieldExpect } from '../scenario/index.ts';
 import { formatPath } from '../scenario/index.ts';
-import type { Report, ReportExpectation, ReportOutput } from './index.ts';
+import type { ReportExpectation, ReportOutput, UncheckedReport } from './types.ts';
 
 type Segment = string | number;
 
@@ -44,7 +45,7 @@ export interface ExpectExtra {
   readonly unfiredTriggers: readonly string[];
 }
 
-export function evaluateExpectations(expect: Expect, report: Report, extra: ExpectExtra): ReportExpectation[] {
+export function evaluateExpectations(expect: Expect, report: UncheckedReport, extra: ExpectExtra): ReportExpectation[] {
   const out = new Collector();
   if (expect.allTerminal) checkAllTerminal(report, out);
   if (expect.invariants) checkInvariants(expect.violations, report, out);
@@ -62,7 +63,7 @@ export function evaluateExpectations(expect: Expect, report: Report, extra: Expe
   if (expect.equal !== undefined) checkEqual(expect.equal, report, out);
   if (expect.outputs !== undefined) checkOutputs(expect.outputs, report, out);
   if (expect.agents !== undefined) checkAgents(expect.agents, report, out);
-  // `violations` is part of the `invariants` check; `exitCode` is the CLI's (see the file comment).
+  // `violations` is part of the `invariants` check; `exitCode` is finalize.ts's (see the file comment).
   for (const id of extra.unfiredTriggers) out.addTrigger(id);
   return out.entries;
 }
@@ -85,28 +86,28 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 // ---------------------------------------------------------------- the checks, in SPEC order
 
-function checkAllTerminal(report: Report, out: Collector): void {
+function checkAllTerminal(report: UncheckedReport, out: Collector): void {
   const offending = Object.entries(report.tasks)
     .filter(([, t]) => t.terminal === null || t.terminalCount !== 1)
     .map(([id]) => id);
   out.add(['allTerminal'], offending.length === 0, [], offending);
 }
 
-function checkInvariants(violations: readonly string[] | undefined, report: Report, out: Collector): void {
+function checkInvariants(violations: readonly string[] | undefined, report: UncheckedReport, out: Collector): void {
   const expected = distinctSorted(violations ?? []);
   const actual = distinctSorted(report.violations.map((v) => v.invariant));
   const path = formatPath(['expect', violations === undefined ? 'invariants' : 'violations']);
   out.addAt('invariants', path, deepEqual(expected, actual), expected, actual);
 }
 
-function checkTerminal(terminal: NonNullable<Expect['terminal']>, report: Report, out: Collector): void {
+function checkTerminal(terminal: NonNullable<Expect['terminal']>, report: UncheckedReport, out: Collector): void {
   for (const [id, kind] of Object.entries(terminal)) {
     const actual = own(report.tasks, id)?.terminal ?? null;
     out.add(['terminal', id], actual === kind, kind, actual);
   }
 }
 
-function checkReplyContains(replyContains: Readonly<Record<string, string>>, report: Report, out: Collector): void {
+function checkReplyContains(replyContains: Readonly<Record<string, string>>, report: UncheckedReport, out: Collector): void {
   for (const [id, text] of Object.entries(replyContains)) {
     const actual = own(report.tasks, id)?.reply ?? null;
     out.add(['replyContains', id], actual !== null && actual.includes(text), text, actual);
@@ -121,7 +122,7 @@ function checkOrder(key: 'suspendOrder' | 'resumeOrder' | 'finishOrder', expecte
 function checkCounters(
   key: 'counters' | 'countersMin',
   expects: CounterExpects,
-  report: Report,
+  report: UncheckedReport,
   holds: (actual: number, expected: number) => boolean,
   out: Collector,
 ): void {
@@ -155,7 +156,7 @@ function checkCounter(
   }
 }
 
-function checkTasks(tasks: NonNullable<Expect['tasks']>, report: Report, out: Collector): void {
+function checkTasks(tasks: NonNullable<Expect['tasks']>, report: UncheckedReport, out: Collector): void {
   for (const [id, fields] of Object.entries(tasks)) {
     const task = own(report.tasks, id);
     for (const [field, want] of Object.entries(fields)) {
@@ -166,7 +167,7 @@ function checkTasks(tasks: NonNullable<Expect['tasks']>, report: Report, out: Co
   }
 }
 
-function checkEqual(pairs: readonly (readonly [string, string])[], report: Report, out: Collector): void {
+function checkEqual(pairs: readonly (readonly [string, string])[], report: UncheckedReport, out: Collector): void {
   pairs.forEach(([left, right], i) => {
     const a = resolveCounter(left, report);
     const b = resolveCounter(right, report);
@@ -178,7 +179,7 @@ function checkEqual(pairs: readonly (readonly [string, string])[], report: Repor
   });
 }
 
-function checkOutputs(outputs: Readonly<Record<string, readonly OutputExpect[]>>, report: Report, out: Collector): void {
+function checkOutputs(outputs: Readonly<Record<string, readonly OutputExpect[]>>, report: UncheckedReport, out: Collector): void {
   for (const [channel, expected] of Object.entries(outputs)) {
     const actual: readonly ReportOutput[] = own(report.outputs, channel) ?? [];
     const ok = actual.length === expected.length && expected.every((want, i) => outputMatches(want, actual[i]));
@@ -186,7 +187,7 @@ function checkOutputs(outputs: Readonly<Record<string, readonly OutputExpect[]>>
   }
 }
 
-function checkAgents(agents: NonNullable<Expect['agents']>, report: Report, out: Collector): void {
+function checkAgents(agents: NonNullable<Expect['agents']>, report: UncheckedReport, out: Collector): void {
   for (const [id, want] of Object.entries(agents)) {
     const agent = own(report.agents, id);
     if (want.state !== undefined) {
@@ -230,7 +231,7 @@ function dottedName(at: readonly Segment[]): string {
 }
 
 /** `agent.counter` or `agent.counter.N`; undefined when anything is missing or the shape is wrong. */
-function resolveCounter(ref: string, report: Report): unknown {
+function resolveCounter(ref: string, report: UncheckedReport): unknown {
   const [agent, name, level, ...rest] = ref.split('.');
   if (agent === undefined || name === undefined || rest.length > 0) return undefined;
   const counters = own(report.counters, agent);

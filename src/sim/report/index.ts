@@ -2,10 +2,13 @@
  * The run report (SPEC §12.3, a public contract) and its readable summary: the public entry point.
  *
  * The parts live in report/: the types (types.ts), the trace scan that accumulates per-task data
- * (scan.ts), the assembly of the report from the scan and the kernel dump (build.ts), the readable
- * summary (summary.ts) and the leaf text helpers (text.ts). Importers use this file only.
+ * (scan.ts), the assembly of the report's body from the scan and the kernel dump (build.ts), the
+ * expectations (expect.ts), the verdict that completes the report (finalize.ts, the one owner of `ok`,
+ * `expectations`, `outputs` and `channels`), the readable summary (summary.ts) and the leaf text
+ * helpers (text.ts). Importers use this file only.
  */
 export { buildReport } from './build.ts';
+export { exitCodeOf, finalizeReport, unexpectedViolations, type CommandChecks, type RunRecord } from './finalize.ts';
 export { TOOL_RESULT_CODE_POINTS_MAX } from './scan.ts';
 export { formatSummary } from './summary.ts';
 export { firstCodePoints, sortedJson } from './text.ts';
@@ -14,6 +17,7 @@ export type {
   LevelKey,
   Report,
   ReportAgent,
+  ReportBody,
   ReportChannel,
   ReportCounters,
   ReportDeferrals,
@@ -28,4 +32,5 @@ export type {
   ReportToolCall,
   ReportViolation,
   TriggerOutcome,
+  UncheckedReport,
 } from './types.ts';

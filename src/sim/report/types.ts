@@ -1,8 +1,10 @@
 /**
- * The run report's types (SPEC §12.3, a public contract) and what `buildReport` takes as input.
+ * The run report's types (SPEC §12.3, a public contract) and what `buildReport` and `finalizeReport`
+ * take as input.
  *
  * The interfaces list their fields in the order SPEC §12.3 does. The order of keys in the JSON comes
- * from the object literals in build.ts, not from these types, so the two must be kept in step.
+ * from the object literals in build.ts (nested objects) and finalize.ts (the top level), not from these
+ * types, so they must be kept in step.
  */
 import type { AgentDump, KernelDump, SchedulerCounters, TerminalKind, TerminalReason, TraceEvent, Violation } from '../../kernel/index.ts';
 
@@ -174,12 +176,12 @@ export interface ReportChannel {
   readonly owner: string;
 }
 
-/** SPEC §12.3, fields in the listed order. `ok`, `expectations`, `outputs`, `channels` are the caller's. */
+/** SPEC §12.3, fields in the listed order. `ok`, `expectations`, `outputs`, `channels` are set by finalize.ts only. */
 export interface Report {
   readonly reportVersion: 1;
   readonly scenario: string;
   readonly seed: number;
-  ok: boolean;
+  readonly ok: boolean;
   readonly traceHash: string;
   readonly events: number;
   readonly virtualMs: number;
@@ -187,9 +189,9 @@ export interface Report {
   readonly command: string;
   readonly config: unknown;
   readonly violations: readonly ReportViolation[];
-  expectations: ReportExpectation[];
+  readonly expectations: readonly ReportExpectation[];
   readonly tasks: Readonly<Record<string, ReportTask>>;
-  outputs: Record<string, ReportOutput[]>;
+  readonly outputs: Readonly<Record<string, readonly ReportOutput[]>>;
   readonly stops: readonly ReportStop[];
   readonly drops: readonly ReportDrop[];
   readonly deferrals: ReportDeferrals;
@@ -201,5 +203,11 @@ export interface Report {
   readonly maxStackDepth: number;
   readonly counters: Readonly<Record<string, ReportCounters>>;
   readonly agents: Readonly<Record<string, ReportAgent>>;
-  channels: ReportChannel[];
+  readonly channels: readonly ReportChannel[];
 }
+
+/** What `buildReport` assembles from the trace scan and the dump: everything but the four fields finalize.ts owns. */
+export type ReportBody = Omit<Report, 'ok' | 'expectations' | 'outputs' | 'channels'>;
+
+/** What a scenario's `expect` block is checked against: the report before its verdict. */
+export type UncheckedReport = Omit<Report, 'ok' | 'expectations'>;
