@@ -3,6 +3,7 @@
  *  - "slow …"      six text chunks, SLOW_CHUNK_MS apart (to watch a stream, drop it, resume it);
  *  - "hold …"      one chunk, then nothing until `release()` or the abort (to fill the queue);
  *  - "remember …"  a memory_write tool call, then a memory_recall, then text (graph memory calls);
+ *  - "shout …"     a call of the command-line tool `shout` with {"word":"hey"}, then its result as text;
  *  - anything else two quick chunks echoing the message.
  * It honours the abort signal like a real provider.
  */
@@ -16,6 +17,8 @@ const USAGE = { inputTokens: 3, outputTokens: 2 };
 
 export class ScriptedProvider implements Provider {
   private holds: (() => void)[] = [];
+  /** The input each task was scripted by: later calls of a task (after tools) see the kernel's own prompt. */
+  private readonly scripts = new Map<string, string>();
   calls = 0;
 
   /** Lets every held stream go on. */
@@ -25,7 +28,9 @@ export class ScriptedProvider implements Provider {
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk, void, undefined> {
     this.calls += 1;
-    const said = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    const last = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    const said = this.scripts.get(request.task) ?? last;
+    this.scripts.set(request.task, said);
     if (said.startsWith('slow')) {
       for (const text of SLOW_CHUNKS) {
         await sleep(SLOW_CHUNK_MS, undefined, { signal });
@@ -38,6 +43,13 @@ export class ScriptedProvider implements Provider {
         signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
       });
       yield { type: 'text', text: 'released' };
+    } else if (said.startsWith('shout')) {
+      if (request.replyIndex === 0) {
+        yield { type: 'tool_call', index: 0, id: 's1', name: 'shout', argsDelta: '{"word":"hey"}' };
+        yield { type: 'done', finishReason: 'tool_calls', usage: USAGE };
+        return;
+      }
+      yield { type: 'text', text: `tool said ${request.messages.at(-2)?.content ?? ''}` };
     } else if (said.startsWith('remember')) {
       yield* remember(request.replyIndex);
       return;
@@ -63,3 +75,11 @@ function* remember(replyIndex: number): Generator<ModelChunk, void, undefined> {
     yield { type: 'done', finishReason: 'stop', usage: USAGE };
   }
 }
+
+/** A command-line tool that upper-cases the `word` of its JSON arguments (read from stdin). */
+export const SHOUT_TOOL = {
+  name: 'shout',
+  description: 'Upper-cases a word.',
+  parameters: { type: 'object', properties: { word: { type: 'string' } } },
+  command: [process.execPath, '-e', "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).word.toUpperCase()))"],
+};

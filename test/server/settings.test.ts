@@ -1,0 +1,97 @@
+/**
+ * `serve`'s settings (SPEC §13.1): the config file validated with every problem named by its path,
+ * flags over the file, `--token` over HOMEAGENT_TOKEN over `http.token`, `--model demo` without any
+ * configuration, and a non-loopback bind without a token refused.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isLoopbackHost, resolveSettings, type Resolved } from '../../src/server/settings.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'homeagent-settings-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+function configFile(value: unknown): string {
+  files += 1;
+  const path = join(dir, `config-${files}.json`);
+  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+  return path;
+}
+
+const PROVIDERS = [{ name: 'local', kind: 'openai', baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3' }];
+
+function problems(r: Resolved): { path: string; message: string }[] {
+  return r.ok ? [] : r.problems;
+}
+
+describe('serve: settings', () => {
+  it('--model demo runs with no configuration at all, on 127.0.0.1:8787 by default', () => {
+    const r = resolveSettings({ model: 'demo' }, {});
+    expect(r.ok && r.settings).toMatchObject({ model: { kind: 'demo' }, host: '127.0.0.1', port: 8787, token: null, terminal: true, logFormat: 'json' });
+  });
+
+  it('without a model there is nothing to talk to; only "demo" is a model flag', () => {
+    expect(problems(resolveSettings({}, {}))).toEqual([{ path: '--config', message: expect.stringContaining('--model demo') as string }]);
+    expect(problems(resolveSettings({ model: 'gpt-4o' }, {}))[0]?.path).toBe('--model');
+    expect(problems(resolveSettings({ config: configFile({ dataDir: dir }) }, {}))[0]?.path).toBe('providers');
+  });
+
+  it('the token: --token over HOMEAGENT_TOKEN over http.token', () => {
+    const config = configFile({ providers: PROVIDERS, http: { token: 'from-file' } });
+    const token = (flags: { token?: string }, env: Record<string, string>): string | null => {
+      const r = resolveSettings({ config, ...flags }, env);
+      return r.ok ? r.settings.token : 'refused';
+    };
+    expect(token({}, {})).toBe('from-file');
+    expect(token({}, { HOMEAGENT_TOKEN: 'from-env' })).toBe('from-env');
+    expect(token({ token: 'from-flag' }, { HOMEAGENT_TOKEN: 'from-env' })).toBe('from-flag');
+  });
+
+  it('flags override the file', () => {
+    const config = configFile({ providers: PROVIDERS, dataDir: '/from/file', http: { host: '127.0.0.2', port: 9000 } });
+    const r = resolveSettings({ config, port: '9100', dataDir: '/from/flag', model: 'demo', terminal: false }, {});
+    expect(r.ok && r.settings).toMatchObject({ host: '127.0.0.2', port: 9100, dataDir: '/from/flag', model: { kind: 'demo' }, terminal: false });
+  });
+
+  it('a non-loopback host without a token is refused at start', () => {
+    const [refused] = problems(resolveSettings({ model: 'demo', host: '0.0.0.0' }, {}));
+    expect(refused?.path).toBe('--host');
+    expect(refused?.message).toContain('set --token or HOMEAGENT_TOKEN, or bind to 127.0.0.1');
+    expect(resolveSettings({ model: 'demo', host: '0.0.0.0' }, { HOMEAGENT_TOKEN: 't' }).ok).toBe(true);
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '192.168.1.2', '::', 'example.org']) expect(isLoopbackHost(host), host).toBe(false);
+  });
+
+  it('config problems are all reported, each with its path and what to do', () => {
+    const config = configFile({
+      providers: [{ name: 'a', kind: 'openai', model: 'm', apiKey: 'sk-secret' }],
+      http: { port: '80' },
+      tools: [
+        { name: 'memory_write', description: '', parameters: {}, command: ['x'] },
+        { name: 'ok', description: '', parameters: {}, command: [] },
+      ],
+      residents: [{ id: 'r1' }],
+      kernel: { maxQueue: 0, bogus: true },
+    });
+    const found = problems(resolveSettings({ config }, {}));
+    const byPath = Object.fromEntries(found.map((p) => [p.path, p.message]));
+    expect(byPath['providers[0].apiKey']).toContain('unknown field');
+    expect(byPath['http.port']).toBe('must be a number, got "80"');
+    expect(byPath['tools[0].name']).toContain('built-in tool');
+    expect(byPath['tools[1].command']).toContain('no shell');
+    expect(byPath.residents).toContain('not supported yet');
+    expect(byPath['kernel.maxQueue']).toBe('must be ≥ 1, got 0');
+    expect(byPath['kernel.bogus']).toContain('maxQueue, cooldownMs');
+  });
+
+  it('an unreadable or non-JSON file, a bad port, a bad log format, a duplicate tool', () => {
+    expect(problems(resolveSettings({ config: join(dir, 'absent.json') }, {}))[0]?.path).toBe('--config');
+    expect(problems(resolveSettings({ config: configFile('{nope') }, {}))[0]).toMatchObject({ path: '', message: expect.stringContaining('not JSON') as string });
+    expect(problems(resolveSettings({ model: 'demo', port: '70000' }, {}))[0]?.path).toBe('--port');
+    expect(problems(resolveSettings({ model: 'demo', logFormat: 'xml' }, {}))[0]?.path).toBe('--log-format');
+    const tool = { name: 'same', description: '', parameters: {}, command: ['true'] };
+    expect(problems(resolveSettings({ config: configFile({ providers: PROVIDERS, tools: [tool, tool] }) }, {}))[0]?.path).toBe('tools[1].name');
+  });
+});
