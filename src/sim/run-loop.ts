@@ -1,0 +1,192 @@
+/**
+ * The run loop of the discrete-event simulator (ARCHITECTURE "Simulator recipe"). Theory of operation:
+ *
+ * The loop alternates one step and one drain. A step is either the external agenda of an instant —
+ * runtime events, inputs due (file order), generated inputs, then the root stop — or exactly one clock
+ * timer, agenda first when both are due at the same instant (SPEC §12.2.1). A drain awaits one
+ * macrotask, after which Node has run every pending promise reaction: the Runtime and the kernel are
+ * quiescent before time moves. The run ends when the root has stopped and no timer remains, when the
+ * kernel fails (FATAL) or a promise rejection goes unhandled, or at once when a `limits` bound is
+ * reached (LIMIT).
+ *
+ * Before the trace closes, the end-of-run checks add what only the end can show (timers, stream
+ * consumers and tool calls left running, provider streams left open, a drain that left work behind);
+ * then the run hands its record to report/finalize.ts. Wall time is measured for the report only.
+ */
+import type { TraceEvent, Violation } from '../kernel/index.ts';
+import { Drain } from './drain.ts';
+import type { RunRecord } from './report/index.ts';
+import { SimWorld, type SimOptions } from './world.ts';
+import type { Scenario } from './scenario/index.ts';
+
+/** Runs one scenario to its end in a world of its own and returns what the report is made of. */
+export async function runToEnd(scenario: Scenario, opts: SimOptions): Promise<RunRecord> {
+  return new SimulationRun(new SimWorld(scenario, opts), opts).execute();
+}
+
+class SimulationRun {
+  private readonly extraViolations: Violation[] = [];
+  private unhandled: unknown = null;
+  /** The run was ended by one of its `limits`: what it left running is not a RUNTIME finding. */
+  private limited = false;
+
+  constructor(
+    private readonly world: SimWorld,
+    private readonly opts: SimOptions,
+  ) {}
+
+  async execute(): Promise<RunRecord> {
+    const { clock, kernel, runtime, agenda } = this.world;
+    const wallStart = performance.now();
+    const onUnhandled = (reason: unknown): void => {
+      if (this.unhandled === null) this.unhandled = reason;
+    };
+    process.on('unhandledRejection', onUnhandled);
+    const drain = new Drain();
+    try {
+      agenda.setUpAtZero();
+      await drain.run(this.opts.checkDrain === true, () => this.progress());
+      for (;;) {
+        if (runtime.fatal() !== null || this.unhandled !== null) break;
+        agenda.checkVictim();
+        const agendaAt = agenda.nextAt();
+        const timerAt = clock.nextAtMs();
+        const limit = this.limitReached(agendaAt, timerAt);
+        if (limit !== null) {
+          await this.endAtLimit(limit, drain);
+          break;
+        }
+        if (agenda.defaultStopDue(agendaAt, timerAt)) {
+          agenda.stopRoot();
+        } else if (agendaAt === null && timerAt === null) {
+          if (kernel.isStopped()) break;
+          runtime.stop();
+        } else if (agendaAt !== null && (timerAt === null || agendaAt <= timerAt)) {
+          clock.advanceTo(Math.max(agendaAt, clock.now()));
+          agenda.runDue();
+        } else {
+          clock.runNext();
+        }
+        await drain.run(this.opts.checkDrain === true, () => this.progress());
+      }
+      // Before the trace closes: the end-of-run violations are traced too.
+      this.endOfRunChecks(drain);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      drain.close();
+      this.world.close();
+    }
+    return this.record(performance.now() - wallStart);
+  }
+
+  /**
+   * SPEC §12.2 `limits`: the run may emit `maxEvents` trace events and reach `maxVirtualMs`; a
+   * runaway scenario (an endless tool loop, say) must end in seconds, not run for minutes.
+   */
+  private limitReached(agendaAt: number | null, timerAt: number | null): string | null {
+    const limits = this.world.scenario.limits;
+    if (this.world.events.length > limits.maxEvents) return `limits.maxEvents ${limits.maxEvents}`;
+    const next = agendaAt === null ? timerAt : timerAt === null ? agendaAt : Math.min(agendaAt, timerAt);
+    if (next !== null && next > limits.maxVirtualMs) return `limits.maxVirtualMs ${limits.maxVirtualMs}`;
+    return null;
+  }
+
+  /**
+   * Ends the run at once: the root is stopped (every pending task ends skipped/agent_stopped, so the
+   * `agent.stop` event names them) and the timers still due are never run.
+   */
+  private async endAtLimit(limit: string, drain: Drain): Promise<void> {
+    const { clock, kernel, runtime, events } = this.world;
+    this.limited = true;
+    const t = clock.now();
+    if (!kernel.isStopped()) {
+      runtime.stop();
+      await drain.run(false, () => this.progress());
+    }
+    let pending: readonly string[] = [];
+    for (let i = events.length - 1; i >= 0; i -= 1) {
+      const e = events[i] as TraceEvent;
+      if (e.type === 'agent.stop' && e.agent === 'root') {
+        pending = e.ended;
+        break;
+      }
+    }
+    const named = pending.length > 10 ? `${pending.slice(0, 10).join(', ')} and ${pending.length - 10} more` : pending.join(', ');
+    this.extraViolations.push({
+      invariant: 'LIMIT',
+      t,
+      seq: events.length,
+      agent: 'root',
+      message:
+        `the run reached ${limit} at t=${t}ms after ${events.length} events and was ended; ` +
+        `${pending.length} task(s) still pending${pending.length > 0 ? `: ${named}` : ''}`,
+    });
+  }
+
+  /** What a drain's check round compares: any new trace event or clock timer counts as movement. */
+  private progress(): number {
+    return this.world.events.length * 1_000_003 + this.world.clock.pendingCount();
+  }
+
+  private endOfRunChecks(drain: Drain): void {
+    const { clock, runtime, provider, monitor, events } = this.world;
+    const t = clock.now();
+    const add = (invariant: string, message: string): void => {
+      this.extraViolations.push({ invariant, t, seq: events.length, agent: 'root', message });
+    };
+    const fatal = runtime.fatal();
+    if (fatal !== null) add('FATAL', `kernel error at t=${t}ms: ${errorText(fatal)}`);
+    if (this.unhandled !== null) add('UNHANDLED', `unhandled rejection at t=${t}ms: ${errorText(this.unhandled)}`);
+    if (drain.moved > 0) add('DRAINCHECK', `${drain.moved} drain(s) left work behind for a second macrotask round`);
+    if (fatal === null && !this.limited) {
+      const activity = runtime.activity();
+      if (clock.pendingCount() > 0) add('RUNTIME', `${clock.pendingCount()} timer(s) still pending`);
+      if (activity.streams > 0 || activity.tools > 0) {
+        add('RUNTIME', `${activity.streams} stream consumer(s) and ${activity.tools} tool call(s) still active`);
+      }
+      const stats = provider.stats();
+      if (stats.opened !== stats.closed) add('RUNTIME', `provider streams opened ${stats.opened} != closed ${stats.closed}`);
+    }
+    monitor.finish({ drained: fatal === null && this.unhandled === null, stoppedAgents: [] }, t);
+  }
+
+  private record(wallMs: number): RunRecord {
+    const { scenario, seed, events, kernel, hasher, monitor, triggers, agenda } = this.world;
+    return {
+      scenario: scenario.name,
+      seed,
+      command: this.opts.command ?? `homeagent sim run <scenario> --seed ${seed}`,
+      config: this.effectiveConfig(),
+      events,
+      dump: kernel.dump(),
+      traceHash: hasher.digest(),
+      wallMs: Math.round(wallMs * 1000) / 1000,
+      violations: [...monitor.violations, ...this.extraViolations],
+      inputsMeta: agenda.inputsMeta(),
+      triggers: triggers.states.map((s) => ({ input: s.input, fired: s.fired, t: s.t })),
+      expect: scenario.expect,
+      unfiredTriggers: triggers.unfired(),
+    };
+  }
+
+  /** The report's `config`: the effective settings of the run, after defaults (the tools are listed once, under `tools`). */
+  private effectiveConfig(): unknown {
+    const { scenario, seed, config } = this.world;
+    const { tools: _tools, ...kernel } = config;
+    return {
+      seed,
+      kernel,
+      builtinPlugins: scenario.builtinPlugins,
+      model: scenario.model,
+      tools: scenario.tools,
+      faults: scenario.faults,
+      generate: scenario.generate ?? null,
+      stopAt: scenario.stopAt ?? null,
+      shuffleTies: this.opts.shuffleTies === true,
+    };
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

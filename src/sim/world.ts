@@ -1,0 +1,162 @@
+/**
+ * The simulated world of one run: the composition root of the simulator (STYLE rule 10).
+ *
+ * Theory of operation. `SimWorld` builds, from a scenario and the run's options, everything the run
+ * loop drives: a VirtualClock (with the seeded tie-shuffle when asked), the kernel with its effective
+ * configuration, the trace sinks, the root's main graph memory, the seeded fake provider and tools,
+ * the Runtime that is the kernel's only feeder, and the agenda of external inputs. Nothing lives at
+ * module level, so an in-process sweep equals separate processes (ARCHITECTURE recipe, rule 9).
+ *
+ * The kernel traces into the invariant monitors, which pass every event on to the recorder (the run's
+ * event list), the hasher (and the optional trace file) and the trigger engine, and then add their own
+ * violations as trace events: the monitors sit in front, so their violations are traced and hashed too.
+ *
+ * `close()` releases what the world holds outside the process: the trace file, the SQLite store and
+ * its temporary directory.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { VirtualClock } from '../clock/index.ts';
+import {
+  InvariantMonitor,
+  Kernel,
+  MonitoredSink,
+  resolveKernelConfig,
+  type KernelConfig,
+  type KernelInput,
+  type TraceEvent,
+  type TraceSink,
+} from '../kernel/index.ts';
+import { LazyGraphStore } from '../memory/lazy-store.ts';
+import { memoryPorts } from '../memory/ports.ts';
+import { Runtime } from '../runtime/runtime.ts';
+import { FakeProvider, type FakeReply } from './fakes/model.ts';
+import { FakeToolRunner, toolSpecs, type FakeToolDef } from './fakes/tools.ts';
+import { Agenda } from './inputs/agenda.ts';
+import { TriggerEngine } from './inputs/triggers.ts';
+import { Rng } from './rng.ts';
+import { createRunTempDir } from './run-temp-dir.ts';
+import type { Reply, Scenario } from './scenario/index.ts';
+import { TraceHasher } from './trace/writer.ts';
+
+export interface SimOptions {
+  /** Overrides the scenario's seed. */
+  readonly seed?: number;
+  /** Permute timers due at the same instant with the seeded RNG (explores interleavings). */
+  readonly shuffleTies?: boolean;
+  /** After each drain, run one more macrotask round and fail if anything moved. */
+  readonly checkDrain?: boolean;
+  /** Write the canonical trace (with a header line) to this file. */
+  readonly tracePath?: string;
+  /** The command line that reproduces the run, for the report. */
+  readonly command?: string;
+  /** Told of every input the Runtime feeds through the kernel's door, with its time (a journal tap). */
+  readonly onInput?: (input: KernelInput, nowMs: number) => void;
+}
+
+/** The effective kernel configuration of a scenario (after defaults). */
+export function scenarioKernelConfig(s: Scenario): KernelConfig {
+  const outputs = s.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] }));
+  return resolveKernelConfig({
+    ...s.kernel,
+    builtinPlugins: s.builtinPlugins,
+    tools: toolSpecs(toolDefsOf(s)),
+    outputs,
+    verify: true,
+  });
+}
+
+export class SimWorld {
+  readonly seed: number;
+  readonly clock: VirtualClock;
+  readonly config: KernelConfig;
+  /** Every trace event of the run, in order. */
+  readonly events: TraceEvent[] = [];
+  readonly hasher: TraceHasher;
+  readonly monitor: MonitoredSink;
+  readonly triggers: TriggerEngine;
+  readonly kernel: Kernel;
+  readonly provider: FakeProvider;
+  readonly runtime: Runtime;
+  readonly agenda: Agenda;
+  private readonly mainMemory: LazyGraphStore;
+  private memoryDir: string | null = null;
+
+  constructor(
+    readonly scenario: Scenario,
+    opts: SimOptions,
+  ) {
+    this.seed = opts.seed ?? scenario.seed;
+    const ties = opts.shuffleTies === true ? Rng.derive(this.seed, 'ties') : null;
+    this.clock = new VirtualClock(ties === null ? {} : { tieShuffle: () => ties.next() });
+    this.config = scenarioKernelConfig(scenario);
+    this.hasher = new TraceHasher(
+      opts.tracePath === undefined
+        ? {}
+        : { path: opts.tracePath, header: { scenario: scenario.name, seed: this.seed, reportVersion: 1 } },
+    );
+    // The agenda is built last (it needs the Runtime); the triggers reach it only once the run starts.
+    this.triggers = new TriggerEngine(
+      scenario.inputs,
+      this.clock,
+      (input) => this.agenda.injectInput(input),
+      (input) => this.agenda.markSubmitted(input.id),
+    );
+    const record: TraceSink = {
+      emit: (e) => {
+        this.events.push(e);
+        this.hasher.emit(e);
+        this.triggers.observe(e);
+      },
+    };
+    this.monitor = new MonitoredSink(record, new InvariantMonitor({ builtinPlugins: scenario.builtinPlugins }));
+    // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
+    this.mainMemory = new LazyGraphStore(
+      () => {
+        this.memoryDir = createRunTempDir();
+        return join(this.memoryDir, 'main.sqlite');
+      },
+      { synchronous: 'normal' },
+    );
+    this.kernel = new Kernel(this.config, this.monitor, { memory: memoryPorts(this.mainMemory) });
+    const repliesById = new Map<string, readonly FakeReply[]>();
+    for (const input of scenario.inputs) repliesById.set(input.id, input.replies.map(fakeReply));
+    for (const [task, replies] of Object.entries(scenario.kernelReplies)) repliesById.set(task, replies.map(fakeReply));
+    this.provider = new FakeProvider({
+      clock: this.clock,
+      seed: this.seed,
+      model: scenario.model,
+      faults: scenario.faults,
+      replies: (_agent, task) => repliesById.get(task) ?? [{ text: `ok ${task}` }],
+    });
+    const tools = new FakeToolRunner({ clock: this.clock, seed: this.seed, tools: toolDefsOf(scenario), faults: scenario.faults });
+    this.runtime = new Runtime(
+      this.kernel,
+      { clock: this.clock, provider: this.provider, tools },
+      opts.onInput === undefined ? {} : { onInput: opts.onInput },
+    );
+    this.agenda = new Agenda(scenario, this.seed, { clock: this.clock, kernel: this.kernel, runtime: this.runtime, triggers: this.triggers });
+  }
+
+  /** Flushes the trace file and deletes the run's SQLite store; the world is unusable afterwards. */
+  close(): void {
+    this.hasher.close();
+    this.mainMemory.close();
+    if (this.memoryDir !== null) rmSync(this.memoryDir, { recursive: true, force: true });
+  }
+}
+
+function toolDefsOf(s: Scenario): Record<string, FakeToolDef> {
+  const tools: Record<string, FakeToolDef> = {};
+  for (const t of s.tools) tools[t.name] = t;
+  return tools;
+}
+
+function fakeReply(r: Reply): FakeReply {
+  return {
+    text: r.text,
+    ...(r.tools.length > 0 ? { tools: r.tools } : {}),
+    ...(r.error !== undefined ? { error: r.error } : {}),
+    ...(r.firstChunkMs !== undefined ? { firstChunkMs: r.firstChunkMs } : {}),
+  };
+}
