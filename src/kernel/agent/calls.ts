@@ -20,6 +20,7 @@ import type { Command } from '../protocol.ts';
 import { callAt, type Task } from '../task/task.ts';
 import type { CancelReason, TraceBody } from '../trace/vocabulary.ts';
 import { encodeTimerKey } from '../timers.ts';
+import { assertAtStep } from '../steps/transitions.ts';
 
 /** What the tracker needs from its agent and the kernel. */
 export interface CallPorts {
@@ -148,6 +149,7 @@ export class CallTracker {
   modelChunk(callId: string, chunk: ModelChunk): void {
     const w = this.waiting;
     assert(w?.kind === 'model' && w.callId === callId, `CALL: chunk for ${callId}, which is not the live model call`);
+    assertAtStep(w.task, 'Model', 'model.chunk');
     w.stream.add(chunk);
   }
 
