@@ -12,6 +12,7 @@
  * randomness, so the same facts in the same order give the same commands and the same trace.
  */
 import { Agent, type AgentEnv } from './agent/agent.ts';
+import { rootRole } from './agent/role.ts';
 import { assert, assertNever } from './assert.ts';
 import { resolveKernelConfig, type KernelConfig, type KernelConfigInput } from './config.ts';
 import type { KernelDump, RunningView } from './agent/dump-types.ts';
@@ -57,16 +58,16 @@ export class Kernel {
   constructor(config: KernelConfigInput = {}, sink: TraceSink | null = null, ports: KernelPorts = {}) {
     this.config = resolveKernelConfig(config);
     this.tracer = sink === null ? null : new Tracer(sink);
-    this.root = new Agent(
-      'root',
-      'root',
-      null,
-      this.config,
-      this.env(),
-      this.registry,
-      ports.memory ?? null,
-      this.config.allowedOutputs,
-    );
+    this.root = new Agent({
+      id: 'root',
+      role: rootRole(this.config),
+      parent: null,
+      config: this.config,
+      env: this.env(),
+      registry: this.registry,
+      memory: ports.memory ?? null,
+      allowedOutputs: this.config.allowedOutputs,
+    });
     this.agents.set('root', this.root);
   }
 

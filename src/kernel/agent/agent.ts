@@ -11,10 +11,11 @@
  * replies to the task's own responder: a reply can never reach another task's waiter (X1).
  *
  * This file holds the agent's state (the running task, its lifecycle, its counters), the step driver,
- * the StepHost the steps call, the stop button and agent stop; it owns I1 (only the running task
- * finishes) and the step budget. The rest lives beside it, each piece with its own invariants:
- * `agent-intake.ts` (inputs become tasks), `agent-calls.ts` (the in-flight call), `agent-facts.ts`
- * (facts resume the task), `agent-tools.ts` (the tool list), `agent-dump.ts` (observable views).
+ * the step capabilities (steps/host.ts) it gives the steps, the stop button and agent stop; it owns I1
+ * (only the running task finishes) and the step budget. Where the root and a child differ, it asks its
+ * role (`role.ts`). The rest lives beside it, each piece with its own invariants: `intake.ts` (inputs
+ * become tasks), `calls.ts` (the in-flight call), `facts.ts` (facts resume the task), `tools.ts` (the
+ * tool list), `dump.ts` (observable views).
  */
 import { assert, assertNever } from '../assert.ts';
 import { CallTracker } from './calls.ts';
@@ -34,7 +35,8 @@ import { AgentTools } from './tools.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
 import type { KernelConfig } from '../config.ts';
 import { ConversationContext } from './context.ts';
-import type { AgentDump, AgentKind, AgentState, RunningView } from './dump-types.ts';
+import type { AgentDump, AgentState, RunningView } from './dump-types.ts';
+import type { AgentRole } from './role.ts';
 import type { Level } from '../scheduler/levels.ts';
 import type { ModelChunk, ModelRequest, ToolCall, ToolSpec, Usage } from '../ports/provider.ts';
 import type { Command, ModelFailure, Submission, SubmitResult } from '../protocol.ts';
@@ -77,10 +79,34 @@ function userStopTerminal(): Terminal {
   return { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY };
 }
 
+/** What an agent is made of: who it is, where it sits in the tree, and what it is given. */
+export interface AgentOptions {
+  readonly id: string;
+  /** The policy of its place in the tree (root now; child kinds with the agent tree). */
+  readonly role: AgentRole;
+  /** The parent agent's id; null for the root. */
+  readonly parent: string | null;
+  readonly config: KernelConfig;
+  readonly env: AgentEnv;
+  /** The inputch registry shared by the agent tree. */
+  readonly registry: ChannelRegistry;
+  /** This agent's graph memory (the root's main store; a child's light memory), or none. */
+  readonly memory: MemoryPorts | null;
+  /** Output grant: empty = every device (SPEC §8.4). */
+  readonly allowedOutputs: readonly string[];
+}
+
 export class Agent implements StepHost {
+  readonly agentId: string;
+  readonly role: AgentRole;
+  readonly parent: string | null;
+  readonly config: KernelConfig;
+  readonly registry: ChannelRegistry;
+  readonly memory: MemoryPorts | null;
+  readonly allowedOutputs: readonly string[];
   readonly core: Scheduler;
   readonly context = new ConversationContext();
-  readonly isRoot: boolean;
+  private readonly env: AgentEnv;
   private readonly tasks: TaskTable;
   private readonly intake: Intake;
   private readonly tools: AgentTools;
@@ -92,20 +118,16 @@ export class Agent implements StepHost {
   /** The wire id of this agent's cooldown timer, encoded once: the scheduler asks for it often. */
   private readonly cooldownTimerId: string;
 
-  constructor(
-    readonly agentId: string,
-    readonly kind: AgentKind,
-    readonly parent: string | null,
-    readonly config: KernelConfig,
-    private readonly env: AgentEnv,
-    /** The inputch registry shared by the agent tree. */
-    readonly registry: ChannelRegistry,
-    /** This agent's graph memory (the root's main store; a child's light memory), or none. */
-    readonly memory: MemoryPorts | null,
-    /** Output grant: empty = every device (SPEC §8.4). */
-    readonly allowedOutputs: readonly string[],
-  ) {
-    this.isRoot = parent === null;
+  constructor(options: AgentOptions) {
+    const { id: agentId, config, env, memory, allowedOutputs } = options;
+    this.agentId = agentId;
+    this.role = options.role;
+    this.parent = options.parent;
+    this.config = config;
+    this.env = env;
+    this.registry = options.registry;
+    this.memory = memory;
+    this.allowedOutputs = allowedOutputs;
     this.cooldownTimerId = encodeTimerKey({ kind: 'cooldown', agent: agentId });
     this.tasks = new TaskTable(agentId);
     this.tools = new AgentTools(config.tools, config.outputs, allowedOutputs, memory !== null);
@@ -128,7 +150,7 @@ export class Agent implements StepHost {
       trace: (nowMs, body) => this.trace(nowMs, body),
       noteModelCancelled: () => this.core.noteModelCancelled(),
     });
-    this.intake = new Intake(config, this.isRoot, this.tasks, this.core, {
+    this.intake = new Intake(config, this.role, this.tasks, this.core, {
       trace: (nowMs, body) => this.trace(nowMs, body),
       armed: (nowMs) => preemptModelCall(this, this.calls, nowMs),
       flushEffects: () => this.flushEffects(),
@@ -442,7 +464,7 @@ export class Agent implements StepHost {
   dump(): AgentDump {
     return buildAgentDump({
       id: this.agentId,
-      kind: this.kind,
+      kind: this.role.kind,
       state: this.state,
       parent: this.parent,
       core: this.core,

@@ -9,20 +9,23 @@
  * panic: the task fails, and a kernel L4 is raised unless the task is itself an L4 (SPEC §5).
  *
  * Each function first checks that its fact reaches the step waiting for it (`assertAtStep`): a model
- * fact a Model step, a tool fact a ToolExec or ToolBatch step. The functions see the agent only as a
- * StepHost beside its CallTracker, and hold no state.
+ * fact a Model step, a tool fact a ToolExec or ToolBatch step. The functions see the agent only
+ * through the step capabilities they need, beside its CallTracker, and hold no state.
  */
 import type { BatchWait, CallTracker } from './calls.ts';
 import type { ModelFailure } from '../protocol.ts';
 import type { ToolCall, Usage } from '../ports/provider.ts';
-import type { StepHost } from '../steps/host.ts';
+import type { CriticalSections, ModelHost, StepTrace, TaskEnding } from '../steps/host.ts';
 import { modelCancelled, modelDone, modelFailed } from '../steps/model.ts';
 import { toolBatchComplete, toolBatchResult, toolExecDone, traceToolEnd } from '../steps/tools.ts';
 import { assertAtStep } from '../steps/transitions.ts';
 import { callAt, type Task } from '../task/task.ts';
 import type { RequestedToolCall } from '../trace/vocabulary.ts';
 
-export function modelCallDone(host: StepHost, calls: CallTracker, callId: string, usage: Usage, nowMs: number): void {
+/** What a tool's fact needs: the trace, the critical section it closes, and the task's end on a panic. */
+type ToolFactHost = StepTrace & CriticalSections & TaskEnding;
+
+export function modelCallDone(host: ModelHost, calls: CallTracker, callId: string, usage: Usage, nowMs: number): void {
   const w = calls.endModel(callId);
   const task = w.task;
   assertAtStep(task, 'Model', 'model.done');
@@ -40,7 +43,7 @@ export function modelCallDone(host: StepHost, calls: CallTracker, callId: string
 }
 
 export function modelCallFailed(
-  host: StepHost,
+  host: ModelHost,
   calls: CallTracker,
   callId: string,
   failure: ModelFailure,
@@ -53,20 +56,20 @@ export function modelCallFailed(
 }
 
 /** The timeout timer of model call `callId` fired; when that call is still live, it fails. */
-export function modelCallTimedOut(host: StepHost, calls: CallTracker, callId: string, nowMs: number): void {
+export function modelCallTimedOut(host: ModelHost, calls: CallTracker, callId: string, nowMs: number): void {
   const w = calls.timedOut(callId);
   if (w === null) return;
   assertAtStep(w.task, 'Model', 'a model timeout');
   modelCallFailedNow(host, w.task, w.callId, 'error', `no completion within ${host.config.modelTimeoutMs} ms`, nowMs);
 }
 
-function modelCallFailedNow(host: StepHost, task: Task, callId: string, failure: ModelFailure, error: string, nowMs: number): void {
+function modelCallFailedNow(host: ModelHost, task: Task, callId: string, failure: ModelFailure, error: string, nowMs: number): void {
   host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'failed', toolCalls: [], error });
   modelFailed(host, task, failure === 'context_full', error, nowMs);
 }
 
 /** An interrupt armed a preemption: a streaming Model step is cancelled now (SPEC §2.3 step 2). */
-export function preemptModelCall(host: StepHost, calls: CallTracker, nowMs: number): void {
+export function preemptModelCall(host: StepTrace, calls: CallTracker, nowMs: number): void {
   const w = calls.liveModel();
   if (w === null) return;
   assertAtStep(w.task, 'Model', 'a preemption cancel');
@@ -74,7 +77,7 @@ export function preemptModelCall(host: StepHost, calls: CallTracker, nowMs: numb
   modelCancelled(host, w.task, nowMs);
 }
 
-export function toolCallDone(host: StepHost, calls: CallTracker, callId: string, ok: boolean, output: string, nowMs: number): void {
+export function toolCallDone(host: ToolFactHost, calls: CallTracker, callId: string, ok: boolean, output: string, nowMs: number): void {
   const ended = calls.endTool(callId, false);
   if (ended.kind === 'tool') {
     assertAtStep(ended.task, 'ToolExec', 'tool.done');
@@ -87,7 +90,7 @@ export function toolCallDone(host: StepHost, calls: CallTracker, callId: string,
 }
 
 /** The tool threw: a panic. The task fails and a kernel L4 is raised, unless it is itself an L4. */
-export function toolCallPanicked(host: StepHost, calls: CallTracker, callId: string, error: string, nowMs: number): void {
+export function toolCallPanicked(host: ToolFactHost, calls: CallTracker, callId: string, error: string, nowMs: number): void {
   const ended = calls.endTool(callId, true);
   if (ended.kind === 'tool') {
     const task = ended.task;
@@ -101,7 +104,7 @@ export function toolCallPanicked(host: StepHost, calls: CallTracker, callId: str
 }
 
 /** Once the batch's last call has returned, the ToolBatch step completes, or fails on its first panic. */
-export function batchMaybeComplete(host: StepHost, calls: CallTracker, batch: BatchWait, nowMs: number): void {
+export function batchMaybeComplete(host: ToolFactHost, calls: CallTracker, batch: BatchWait, nowMs: number): void {
   if (!calls.settleBatch(batch)) return;
   const firstPanic = batch.panics[0];
   if (firstPanic === undefined) {
@@ -113,13 +116,13 @@ export function batchMaybeComplete(host: StepHost, calls: CallTracker, batch: Ba
 }
 
 /** A tool threw (a runner rejection or a built-in exception): a panic of the running task. */
-export function panicRunningTool(host: StepHost, task: Task, call: ToolCall, error: string, nowMs: number): void {
+export function panicRunningTool(host: StepTrace & TaskEnding, task: Task, call: ToolCall, error: string, nowMs: number): void {
   traceToolEnd(host, task, call, false, error, true, nowMs);
   host.trace(nowMs, { type: 'step.end', task: task.id, step: task.frame.step });
   failPanicked(host, task, call.name, error, nowMs);
 }
 
-function failPanicked(host: StepHost, task: Task, toolName: string, error: string, nowMs: number): void {
+function failPanicked(host: TaskEnding, task: Task, toolName: string, error: string, nowMs: number): void {
   host.finish(task, { kind: 'failed', reply: `processing error: tool ${toolName} panicked` }, nowMs);
   // Recursion guard (SPEC §5): a panicking L4 raises no new L4 on the same agent.
   if (task.level === 4) return;

@@ -1,7 +1,8 @@
 /**
  * How inputs become tasks on one agent (SPEC §3.1, §2.8, §3.7, §5). Theory of operation:
  *
- * An external submission gets its level (clamped unless a built-in plugin speaks on the root), then
+ * An external submission gets its level (clamped unless its source is privileged by the agent's role:
+ * on the root, a built-in plugin), then
  * passes the refusal checks; a refused input still gets a task, so it still gets its terminal events.
  * An admitted input becomes a task in the agent's table and enters the core, queued or interrupt. The
  * kernel creates tasks here too: L4 interrupts for panics and overflows, never clamped or
@@ -16,6 +17,7 @@
 import type { KernelConfig } from '../config.ts';
 import { DedupWindow, resolveLevel, utf8Bytes } from './admission.ts';
 import type { Level } from '../scheduler/levels.ts';
+import type { AgentRole } from './role.ts';
 import type { Submission, SubmitResult } from '../protocol.ts';
 import type { Scheduler, SubmitOutcome } from '../scheduler/core.ts';
 import type { Task } from '../task/task.ts';
@@ -40,7 +42,8 @@ export class Intake {
 
   constructor(
     private readonly config: KernelConfig,
-    private readonly isRoot: boolean,
+    /** Its privileged plugins decide which sources keep their declared level. */
+    private readonly role: AgentRole,
     private readonly tasks: TaskTable,
     private readonly core: Scheduler,
     private readonly hooks: IntakeHooks,
@@ -51,7 +54,7 @@ export class Intake {
   /** An external submission (after the stop button, if it pressed one): refused, or admitted to the core. */
   admit(sub: Submission, stopped: boolean, nowMs: number): SubmitResult {
     const level: Level | null =
-      sub.cls === 'interrupt' ? resolveLevel(sub.level, sub.source, this.isRoot ? this.config.builtinPlugins : []) : null;
+      sub.cls === 'interrupt' ? resolveLevel(sub.level, sub.source, this.role.privilegedPlugins) : null;
     const channel = sub.channel ?? sub.source;
     const meta = { source: sub.source, channel };
     const refusal = this.refusal(sub, level, channel, stopped, nowMs);

@@ -8,7 +8,7 @@ import { commitCapped } from '../memory/rules.ts';
 import { MemoryError } from '../ports/graph-memory.ts';
 import type { Message } from '../ports/provider.ts';
 import type { Task } from '../task/task.ts';
-import type { StepHost, StepOutcome } from './host.ts';
+import type { ConsolidationHost, PrepareHost, StepOutcome } from './host.ts';
 
 export const CONSOLIDATION_PROMPT =
   'Extract durable facts from the conversation below as JSON: ' +
@@ -18,14 +18,14 @@ export const CONSOLIDATION_PROMPT =
 /** How many recent context events a consolidation reads when `consolidateEveryTurns` is 0. */
 const RECENT_EVENTS_DEFAULT = 20;
 
-export function consolidationMessages(host: StepHost, task: Task): Message[] {
+export function consolidationMessages(host: PrepareHost, task: Task): Message[] {
   const recentEvents = Math.max(host.config.consolidateEveryTurns, 0) || RECENT_EVENTS_DEFAULT;
   const recent = host.context.recentTurnMessages(recentEvents);
   return [{ role: 'system', content: CONSOLIDATION_PROMPT }, ...recent, { role: 'user', content: task.text }];
 }
 
 /** The model answered: parse, commit, finish with "consolidated: A added, S skipped". */
-export function consolidationDone(host: StepHost, task: Task, text: string, nowMs: number): StepOutcome {
+export function consolidationDone(host: ConsolidationHost, task: Task, text: string, nowMs: number): StepOutcome {
   const memory = host.memory;
   if (memory === null) {
     host.trace(nowMs, { type: 'memory.consolidate', task: task.id, added: 0, skipped: 0, malformed: 'no graph memory' });

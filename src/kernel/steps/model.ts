@@ -10,13 +10,13 @@ import type { Message, ToolCall } from '../ports/provider.ts';
 import { OUTPUT_SEND_PREFIX } from '../channels/outputs.ts';
 import type { Task } from '../task/task.ts';
 import { consolidationDone } from './consolidate.ts';
-import type { StepHost, StepOutcome } from './host.ts';
+import type { ModelHost, StepOutcome, StepTrace } from './host.ts';
 import { moveTo } from './transitions.ts';
 
 export const PLACEHOLDER_CONTINUE = 'continue based on the tool results above';
 export const PLACEHOLDER_FINISH = 'if your reply is complete, return plain text to finish';
 
-export function stepModel(host: StepHost, task: Task, nowMs: number): StepOutcome {
+export function stepModel(host: ModelHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Model', turn: frame.turn });
   const maxTurns = host.config.maxToolTurns;
@@ -28,7 +28,7 @@ export function stepModel(host: StepHost, task: Task, nowMs: number): StepOutcom
     return 'ended';
   }
   const overflowing = host.context.accumulatedTokens() >= OVERFLOW_RATIO * host.config.contextWindowTokens;
-  if (host.isRoot && !task.consolidation && overflowing) {
+  if (host.role.prunesOnOverflow && !task.consolidation && overflowing) {
     host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
     return handleOverflow(host, task, nowMs, false);
   }
@@ -48,7 +48,7 @@ export function stepModel(host: StepHost, task: Task, nowMs: number): StepOutcom
 }
 
 /** The stream ended normally: a final answer, or a batch of tool calls for the next steps. */
-export function modelDone(host: StepHost, task: Task, text: string, calls: ToolCall[], nowMs: number): StepOutcome {
+export function modelDone(host: ModelHost, task: Task, text: string, calls: ToolCall[], nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
   frame.completedCalls += 1;
@@ -69,7 +69,7 @@ export function modelDone(host: StepHost, task: Task, text: string, calls: ToolC
 
 /** The call failed (error, malformed stream, timeout, or an upstream context-full). */
 export function modelFailed(
-  host: StepHost,
+  host: ModelHost,
   task: Task,
   contextFull: boolean,
   error: string,
@@ -77,13 +77,13 @@ export function modelFailed(
 ): StepOutcome {
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
   task.frame.completedCalls += 1;
-  if (contextFull && host.isRoot && !task.consolidation) return handleOverflow(host, task, nowMs, true);
+  if (contextFull && host.role.prunesOnOverflow && !task.consolidation) return handleOverflow(host, task, nowMs, true);
   host.finish(task, { kind: 'failed', reply: `processing error: model call failed: ${error}` }, nowMs);
   return 'ended';
 }
 
 /** The call was cancelled by an armed preemption: one turn is spent, the cursor stays on Model. */
-export function modelCancelled(host: StepHost, task: Task, nowMs: number): void {
+export function modelCancelled(host: StepTrace, task: Task, nowMs: number): void {
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
   task.frame.turn += 1;
 }
@@ -92,7 +92,7 @@ export function modelCancelled(host: StepHost, task: Task, nowMs: number): void 
  * Root overflow (SPEC §3.9): prune the oldest events down to 0.8 × window (keeping the 10 newest),
  * raise one kernel L4, and go back to Prepare; a second overflow in the same task fails it.
  */
-function handleOverflow(host: StepHost, task: Task, nowMs: number, upstream: boolean): StepOutcome {
+function handleOverflow(host: ModelHost, task: Task, nowMs: number, upstream: boolean): StepOutcome {
   const frame = task.frame;
   frame.overflows += 1;
   if (frame.overflows >= 2) {

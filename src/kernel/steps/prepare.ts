@@ -6,10 +6,10 @@ import { INTERRUPT_MARK } from '../agent/context.ts';
 import type { Message } from '../ports/provider.ts';
 import type { Task } from '../task/task.ts';
 import { consolidationMessages } from './consolidate.ts';
-import type { StepHost, StepOutcome } from './host.ts';
+import type { PrepareHost, StepOutcome } from './host.ts';
 import { moveTo } from './transitions.ts';
 
-export function buildPrefix(host: StepHost, task: Task): Message[] {
+export function buildPrefix(host: PrepareHost, task: Task): Message[] {
   const messages: Message[] = [{ role: 'system', content: host.config.systemPrompt }, ...host.context.timeline()];
   // The interrupt mark is derived from the task, not stored in the messages, so a task suspended
   // before its Prepare ran still gets it.
@@ -23,7 +23,7 @@ export function buildPrefix(host: StepHost, task: Task): Message[] {
  * Rebuilds the prefix from the current context and keeps the task's own tail (D1 = B: the task now
  * sees what an interrupt committed while it was suspended). A task that never prepared has no prefix.
  */
-export function rebasePrefix(host: StepHost, task: Task): void {
+export function rebasePrefix(host: PrepareHost, task: Task): void {
   const frame = task.frame;
   if (task.consolidation) return;
   if (frame.prefixLen <= 0 || frame.prefixLen > frame.messages.length) return;
@@ -33,7 +33,7 @@ export function rebasePrefix(host: StepHost, task: Task): void {
   frame.prefixLen = prefix.length;
 }
 
-export function stepPrepare(host: StepHost, task: Task, nowMs: number): StepOutcome {
+export function stepPrepare(host: PrepareHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Prepare', turn: frame.turn });
   if (task.consolidation) {

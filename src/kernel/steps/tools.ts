@@ -8,14 +8,14 @@ import type { ToolCall } from '../ports/provider.ts';
 import { callAt, outcomeAt, type Task, type ToolOutcome } from '../task/task.ts';
 import { truncateCodePoints } from '../tokens.ts';
 import type { BuiltinRun } from '../builtins/builtins.ts';
-import type { StepHost, StepOutcome } from './host.ts';
+import type { CriticalSections, StepOutcome, StepTrace, ToolCatalog, ToolHost } from './host.ts';
 import { moveTo } from './transitions.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
 
 /** How much of a result the trace keeps (the report shows the first 500 code points). */
 const TRACE_RESULT_MAX = 500;
 
-export function stepToolBegin(host: StepHost, task: Task, nowMs: number): StepOutcome {
+export function stepToolBegin(host: ToolHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolBegin', turn: frame.turn });
   const call = frame.pending[frame.toolIdx];
@@ -34,7 +34,7 @@ export function stepToolBegin(host: StepHost, task: Task, nowMs: number): StepOu
   return 'next';
 }
 
-export function stepToolExec(host: StepHost, task: Task, nowMs: number): StepOutcome {
+export function stepToolExec(host: ToolHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   const call = callAt(frame, frame.toolIdx);
   host.enterCritical(nowMs);
@@ -52,7 +52,7 @@ export function stepToolExec(host: StepHost, task: Task, nowMs: number): StepOut
 }
 
 /** Runs a built-in; an exception escaping it is a panic like any tool's (null: the task ended). */
-function runGuarded(host: StepHost, task: Task, call: ToolCall, run: BuiltinRun, nowMs: number): ToolResult | null {
+function runGuarded(host: ToolHost, task: Task, call: ToolCall, run: BuiltinRun, nowMs: number): ToolResult | null {
   try {
     return host.runBuiltin(task, call, run, nowMs);
   } catch (err) {
@@ -62,7 +62,7 @@ function runGuarded(host: StepHost, task: Task, call: ToolCall, run: BuiltinRun,
 }
 
 /** A ToolExec call returned (ok or tool error). */
-export function toolExecDone(host: StepHost, task: Task, ok: boolean, output: string, nowMs: number): StepOutcome {
+export function toolExecDone(host: StepTrace & CriticalSections, task: Task, ok: boolean, output: string, nowMs: number): StepOutcome {
   const frame = task.frame;
   const call = callAt(frame, frame.toolIdx);
   traceToolEnd(host, task, call, ok, output, false, nowMs);
@@ -73,7 +73,7 @@ export function toolExecDone(host: StepHost, task: Task, ok: boolean, output: st
   return 'next';
 }
 
-export function stepToolAfter(host: StepHost, task: Task, nowMs: number): StepOutcome {
+export function stepToolAfter(host: StepTrace, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolAfter', turn: frame.turn });
   appendToolMessage(task, outcomeAt(frame, frame.toolIdx));
@@ -88,7 +88,7 @@ export function stepToolAfter(host: StepHost, task: Task, nowMs: number): StepOu
  * recorded at once, built-ins run at once; the step waits for the rest. Returns the indexes that went
  * to the ToolRunner and the names of built-ins that panicked.
  */
-export function stepToolBatch(host: StepHost, task: Task, nowMs: number): { started: number[]; panics: string[] } {
+export function stepToolBatch(host: ToolHost, task: Task, nowMs: number): { started: number[]; panics: string[] } {
   const frame = task.frame;
   host.enterCritical(nowMs);
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolBatch', turn: frame.turn });
@@ -121,7 +121,7 @@ export function stepToolBatch(host: StepHost, task: Task, nowMs: number): { star
 
 /** One call of a batch returned. */
 export function toolBatchResult(
-  host: StepHost,
+  host: StepTrace,
   task: Task,
   index: number,
   ok: boolean,
@@ -136,7 +136,7 @@ export function toolBatchResult(
 }
 
 /** Every call of the batch returned: append the messages in call order and close the turn. */
-export function toolBatchComplete(host: StepHost, task: Task, nowMs: number): StepOutcome {
+export function toolBatchComplete(host: StepTrace & CriticalSections, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   for (const outcome of frame.outcomes) appendToolMessage(task, outcome);
   frame.toolIdx = frame.pending.length;
@@ -146,7 +146,7 @@ export function toolBatchComplete(host: StepHost, task: Task, nowMs: number): St
   return 'next';
 }
 
-export function stepTurnEnd(host: StepHost, task: Task, nowMs: number): StepOutcome {
+export function stepTurnEnd(host: StepTrace, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'TurnEnd', turn: frame.turn });
   frame.turn += 1;
@@ -156,7 +156,7 @@ export function stepTurnEnd(host: StepHost, task: Task, nowMs: number): StepOutc
 }
 
 export function traceToolEnd(
-  host: StepHost,
+  host: StepTrace,
   task: Task,
   call: ToolCall,
   ok: boolean,
@@ -176,7 +176,7 @@ export function traceToolEnd(
 }
 
 /** Why a call cannot run (unknown tool, arguments that are not a JSON object), or null. */
-function refuseCall(host: StepHost, call: ToolCall): string | null {
+function refuseCall(host: Pick<ToolCatalog, 'knowsTool'>, call: ToolCall): string | null {
   if (!host.knowsTool(call.name)) return `unknown tool ${call.name}`;
   const trimmed = call.args.trim();
   if (trimmed.length === 0) return null;
@@ -191,7 +191,7 @@ function refuseCall(host: StepHost, call: ToolCall): string | null {
   }
 }
 
-function recordImmediate(host: StepHost, task: Task, index: number, call: ToolCall, error: string, nowMs: number): void {
+function recordImmediate(host: StepTrace, task: Task, index: number, call: ToolCall, error: string, nowMs: number): void {
   host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
   traceToolEnd(host, task, call, false, error, false, nowMs);
   task.frame.outcomes[index] = { call, ok: false, output: error };
