@@ -16,6 +16,9 @@ export interface TestServer {
   readonly dir: string;
   readonly logs: string[];
   readonly server: RunningServer;
+  /** The terminal channel's input and output (used when `terminal` is on). */
+  readonly stdin: PassThrough;
+  readonly stdout: PassThrough;
   /** Shuts down (idempotent) and removes the data directory. */
   stop(): Promise<ShutdownResult>;
 }
@@ -42,10 +45,12 @@ export async function startTestServer(overrides: Partial<ServeSettings> = {}, pr
     ...overrides,
   };
   const logs: string[] = [];
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
   const server = await createServer(settings, {
     log: (line) => logs.push(line),
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
+    stdin,
+    stdout,
     env: {},
     onFatal: (err) => logs.push(`FATAL ${String(err)}`),
     ...(provider === undefined ? {} : { provider }),
@@ -56,6 +61,8 @@ export async function startTestServer(overrides: Partial<ServeSettings> = {}, pr
     dir,
     logs,
     server,
+    stdin,
+    stdout,
     stop: () => {
       stopped ??= (async () => {
         const result = await server.shutdown('test over');
