@@ -44,6 +44,7 @@ export async function serve(flags: ServeFlags): Promise<ExitCode> {
     process.stderr.write(`${formatProblems('homeagent serve', resolved.problems)}\n`);
     return EXIT_UNUSABLE;
   }
+  let running: RunningServer | null = null;
   let server: RunningServer;
   try {
     server = await createServer(resolved.settings, {
@@ -51,13 +52,15 @@ export async function serve(flags: ServeFlags): Promise<ExitCode> {
       stdin: process.stdin,
       stdout: process.stdout,
       env: process.env,
-      onFatal: () => setImmediate(() => void stopAndExit(server, 'the kernel failed', EXIT_FAILED)),
+      // A failure while starting (a channel registration, say) has no server to stop yet: the start fails.
+      onFatal: () => setImmediate(() => void (running === null ? process.exit(EXIT_FAILED) : stopAndExit(running, 'the kernel failed', EXIT_FAILED))),
     });
   } catch (err) {
     if (!(err instanceof StartError)) throw err;
     process.stderr.write(`homeagent serve: ${err.message}\n`);
     return EXIT_UNUSABLE;
   }
+  running = server;
   beforeSignalExit(() => shutDown(server, 'signal'));
   await writeStdout(`listening on ${server.url}\n`);
   // Runs until a signal: shutdown.ts exits once the hook above has answered everyone.

@@ -46,8 +46,9 @@ describe('homeagent serve, end to end', () => {
     const upstream = await startLoopback([provider]);
     const config = join(dir, 'config.json');
     const journal = join(dir, 'journal.jsonl');
+    const trace = join(dir, 'trace.jsonl');
     writeFileSync(config, JSON.stringify({ dataDir: join(dir, 'data'), providers: [{ name: 'loop', kind: 'openai', baseURL: upstream.baseURL, model: 'test-model' }] }));
-    const child = spawn(process.execPath, ['bin/homeagent.js', 'serve', '--config', config, '--port', '0', '--no-terminal', '--journal', journal], {
+    const child = spawn(process.execPath, ['bin/homeagent.js', 'serve', '--config', config, '--port', '0', '--no-terminal', '--journal', journal, '--trace', trace], {
       cwd: REPO_ROOT,
       env: { ...process.env, HOMEAGENT_TOKEN: TOKEN },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -98,9 +99,14 @@ describe('homeagent serve, end to end', () => {
     expect(stderr).toContain('"type":"serve.start"');
     expect(readFileSync(journal, 'utf8')).not.toContain(TOKEN);
 
-    const replay = await runBin(['sim', 'replay', journal, '--json']);
+    const replayed = join(dir, 'replayed.jsonl');
+    const replay = await runBin(['sim', 'replay', journal, '--json', '--trace', replayed]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout)).toMatchObject({ ok: true, matches: true, traceHash: printed?.[1], events: Number(printed?.[2]) });
+    // Line for line the production trace, after each file's own header line.
+    const body = (file: string): string[] => readFileSync(file, 'utf8').trimEnd().split('\n').slice(1);
+    expect(body(replayed)).toEqual(body(trace));
+    expect(body(trace)).toHaveLength(Number(printed?.[2]));
   });
 
   it('refuses unusable settings with exit 2: a non-loopback host without a token, a bad config file', { timeout: SPAWN_TIMEOUT_MS }, async () => {
