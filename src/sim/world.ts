@@ -38,6 +38,7 @@ import { Rng } from './rng.ts';
 import { createRunTempDir } from './run-temp-dir.ts';
 import type { Reply, Scenario } from './scenario/index.ts';
 import { TraceHasher } from './trace/writer.ts';
+import { insideTripwire } from './tripwire.ts';
 
 export interface SimOptions {
   /** Overrides the scenario's seed. */
@@ -133,7 +134,9 @@ export class SimWorld {
     this.runtime = new Runtime(
       this.kernel,
       { clock: this.clock, provider: this.provider, tools },
-      opts.onInput === undefined ? {} : { onInput: opts.onInput },
+      // Every reaction runs under the determinism trip-wire: ambient time or randomness reached from
+      // inside the kernel throws at its call site and fails the run as FATAL.
+      opts.onInput === undefined ? { guardKernel: insideTripwire } : { onInput: opts.onInput, guardKernel: insideTripwire },
     );
     this.agenda = new Agenda(scenario, this.seed, { clock: this.clock, kernel: this.kernel, runtime: this.runtime, triggers: this.triggers });
   }

@@ -46,3 +46,28 @@ describe('determinism trip-wire: ambient sources throw inside a kernel reaction'
     clearTimeout(setTimeout(() => undefined, 1));
   });
 });
+
+describe('the simulator runs every kernel reaction under the trip-wire', () => {
+  it('a kernel reaction that reads the wall clock fails the run as FATAL, naming the call', async () => {
+    const { Kernel } = await import('../../src/kernel/index.ts');
+    const { parseScenario } = await import('../../src/sim/scenario/index.ts');
+    const { runScenario } = await import('../../src/sim/simulation.ts');
+    const { vi } = await import('vitest');
+    const original = Kernel.prototype.feed;
+    const spy = vi.spyOn(Kernel.prototype, 'feed').mockImplementation(function (this: InstanceType<typeof Kernel>, input, nowMs) {
+      if (input.type === 'model.done') Date.now(); // a kernel bug: ambient time inside a reaction
+      return original.call(this, input, nowMs);
+    });
+    try {
+      const parsed = parseScenario({ version: 1, name: 'cheat', inputs: [{ id: 'q', class: 'queued', text: 'hi' }] });
+      if (!parsed.ok) throw new Error('bad scenario');
+      const out = await runScenario(parsed.scenario);
+      if (out.kind !== 'report') throw new Error('unusable');
+      expect(out.exitCode).toBe(1);
+      const fatal = out.report.violations.find((v) => v.invariant === 'FATAL');
+      expect(fatal?.message).toContain('Date.now() was called inside a kernel reaction');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
