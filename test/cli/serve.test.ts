@@ -107,6 +107,23 @@ describe('homeagent serve, end to end', () => {
     const body = (file: string): string[] => readFileSync(file, 'utf8').trimEnd().split('\n').slice(1);
     expect(body(replayed)).toEqual(body(trace));
     expect(body(trace)).toHaveLength(Number(printed?.[2]));
+
+    // The exit codes of sim replay: another version 2, a trailer mismatch 1, a cut last line 0 with a warning.
+    const journalLines = readFileSync(journal, 'utf8').trimEnd().split('\n');
+    const write = (name: string, text: string): string => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const other = write('other.jsonl', `${[(journalLines[0] ?? '').replace('"homeagent":"', '"homeagent":"9.'), ...journalLines.slice(1)].join('\n')}\n`);
+    const mismatch = write('mismatch.jsonl', `${[...journalLines.slice(0, -1), JSON.stringify({ type: 'journal.trailer', traceHash: 'f'.repeat(64), events: 1 })].join('\n')}\n`);
+    const cut = write('cut.jsonl', `${journalLines.slice(0, -2).join('\n')}\n${(journalLines.at(-2) ?? '').slice(0, 15)}`);
+    const [otherRun, mismatchRun, cutRun] = await Promise.all([runBin(['sim', 'replay', other]), runBin(['sim', 'replay', mismatch]), runBin(['sim', 'replay', cut])]);
+    expect(otherRun.code).toBe(2);
+    expect(otherRun.stderr).toContain('replay it with the version that wrote it');
+    expect(mismatchRun.code).toBe(1);
+    expect(mismatchRun.stdout).toContain('trailer: MISMATCH');
+    expect(cutRun.code, cutRun.stderr).toBe(0);
+    expect(cutRun.stderr).toContain('is cut short');
   });
 
   it('refuses unusable settings with exit 2: a non-loopback host without a token, a bad config file', { timeout: SPAWN_TIMEOUT_MS }, async () => {

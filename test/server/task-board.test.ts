@@ -1,0 +1,58 @@
+/**
+ * The task board (src/server/task-board.ts): event ids per task, replay after a Last-Event-ID then
+ * live delivery without a gap or a repeat, the states from the trace, and the retention of the last
+ * 1 000 ended tasks.
+ */
+import { describe, expect, it } from 'vitest';
+import type { TraceEvent } from '../../src/kernel/index.ts';
+import { ENDED_TASKS_KEPT, TaskBoard, type TaskEvent } from '../../src/server/task-board.ts';
+
+function trace(type: 'task.start' | 'task.suspend' | 'task.resume', task: string): TraceEvent {
+  if (type === 'task.start') return { seq: 1, t: 0, agent: 'root', type, task, from: 'queue' };
+  if (type === 'task.suspend') return { seq: 1, t: 0, agent: 'root', type, task, by: 'x', step: 'Model', level: null, eff: 0, depthAfter: 1, reason: 'preempt' };
+  return { seq: 1, t: 0, agent: 'root', type, task, after: null, level: null, eff: 0, depthAfter: 0 };
+}
+
+describe('serve: the task board', () => {
+  it('numbers a task\'s events 1, 2, 3 …; a listener gets those after its id, then the live ones, once each', () => {
+    const board = new TaskBoard();
+    board.open('t1', 'root');
+    board.delta('t1', 'a');
+    board.delta('t1', 'b');
+    const got: TaskEvent[] = [];
+    board.listen('t1', 1, (e) => got.push(e));
+    board.delta('t1', 'c');
+    board.reply('t1', { kind: 'done', reply: 'abc' });
+    board.delta('t1', 'late');
+    expect(got).toEqual([
+      { id: 2, kind: 'delta', text: 'b' },
+      { id: 3, kind: 'delta', text: 'c' },
+      { id: 4, kind: 'terminal', body: { task: 't1', terminal: 'done', reply: 'abc' } },
+    ]);
+    expect(board.listen('nope', 0, () => undefined)).toBeNull();
+  });
+
+  it('follows the trace: pending, running, suspended, running, ended', () => {
+    const board = new TaskBoard();
+    board.open('t1', 'root');
+    const states = [board.view('t1')?.state];
+    for (const type of ['task.start', 'task.suspend', 'task.resume'] as const) {
+      board.emit(trace(type, 't1'));
+      states.push(board.view('t1')?.state);
+    }
+    board.reply('t1', { kind: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' });
+    expect([...states, board.view('t1')?.state]).toEqual(['pending', 'running', 'suspended', 'running', 'ended']);
+    expect(board.view('t1')).toEqual({ task: 't1', agent: 'root', state: 'ended', terminal: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' });
+  });
+
+  it(`keeps the events of the last ${ENDED_TASKS_KEPT} ended tasks`, () => {
+    const board = new TaskBoard();
+    for (let i = 0; i <= ENDED_TASKS_KEPT; i += 1) {
+      board.open(`t${i}`, 'root');
+      board.reply(`t${i}`, { kind: 'done', reply: `r${i}` });
+    }
+    expect(board.view('t0')).toBeNull();
+    expect(board.view('t1')?.reply).toBe('r1');
+    expect(board.view(`t${ENDED_TASKS_KEPT}`)?.state).toBe('ended');
+  });
+});
