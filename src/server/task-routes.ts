@@ -105,17 +105,23 @@ function answerAtTerminal(res: ServerResponse, board: TaskBoard, task: string): 
   res.once('close', () => stop?.());
 }
 
-/** The task's events after `afterId` as SSE, live until the terminal event. */
+/**
+ * The task's events after `afterId` as SSE, live until the terminal event. A client that already had
+ * the terminal event (its Last-Event-ID is the last id) gets an empty stream that ends at once.
+ */
 function streamEvents(res: ServerResponse, board: TaskBoard, task: string, afterId: number, headers: Record<string, string> = {}): void {
   const sse = new SseStream(res, headers);
+  let ended = false;
   const stop = board.listen(task, afterId, (event: TaskEvent) => {
     if (event.kind === 'delta') {
       sse.event(JSON.stringify({ text: event.text }), 'delta', event.id);
       return;
     }
+    ended = true;
     sse.event(JSON.stringify(event.body), 'terminal', event.id);
     sse.end();
   });
+  if (!ended && board.view(task)?.state === 'ended') sse.end();
   res.once('close', () => stop?.());
 }
 

@@ -69,6 +69,9 @@ describe('serve: the HTTP API', () => {
     // Once ended, the events stay readable from the start.
     const again = parseSse(await (await fetch(`${s.url}/v1/tasks/${task}/events`)).text());
     expect(again.map((e) => e.event)).toEqual([...SLOW_CHUNKS.map(() => 'delta'), 'terminal']);
+    // A client that had everything gets an empty stream that ends.
+    expect(await (await fetch(`${s.url}/v1/tasks/${task}/events`, { headers: { 'last-event-id': '7' } })).text()).toBe('');
+    expect((await fetch(`${s.url}/v1/tasks/${task}/events`, { headers: { 'last-event-id': 'x' } })).status).toBe(400);
   });
 
   it('a stop without text answers at once with the cancelled tasks; the stopped task answers cancelled', async () => {
