@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
 import { BODY_TIMEOUT_MS_DEFAULT, serveConfigSchema, type ServeConfig, type TimerConfig, type ToolConfig } from './config-schema.ts';
 import type { LogFormat } from './logger.ts';
@@ -74,6 +74,9 @@ export function resolveSettings(flags: ServeFlags, env: Readonly<Record<string, 
   const model = modelChoice(flags.model, config, flags.config !== undefined, problems);
   const logFormat = flags.logFormat ?? 'json';
   if (logFormat !== 'json' && logFormat !== 'text') problems.push({ path: '--log-format', message: `must be json or text, got ${JSON.stringify(logFormat)}` });
+  if (flags.journal !== undefined && flags.trace !== undefined && resolve(flags.journal) === resolve(flags.trace)) {
+    problems.push({ path: '--trace', message: `${flags.trace} is also the --journal file; give the trace a file of its own` });
+  }
   const tools = config.tools ?? [];
   tools.forEach((t, i) => {
     if (tools.findIndex((u) => u.name === t.name) !== i) problems.push({ path: `tools[${i}].name`, message: `duplicate tool name "${t.name}"; give each tool its own` });

@@ -91,6 +91,7 @@ describe('serve: settings', () => {
     expect(problems(resolveSettings({ config: configFile('{nope') }, {}))[0]).toMatchObject({ path: '', message: expect.stringContaining('not JSON') as string });
     expect(problems(resolveSettings({ model: 'demo', port: '70000' }, {}))[0]?.path).toBe('--port');
     expect(problems(resolveSettings({ model: 'demo', logFormat: 'xml' }, {}))[0]?.path).toBe('--log-format');
+    expect(problems(resolveSettings({ model: 'demo', journal: 'run.jsonl', trace: './run.jsonl' }, {}))[0]?.path).toBe('--trace');
     const tool = { name: 'same', description: '', parameters: {}, command: ['true'] };
     expect(problems(resolveSettings({ config: configFile({ providers: PROVIDERS, tools: [tool, tool] }) }, {}))[0]?.path).toBe('tools[1].name');
   });
