@@ -5,65 +5,68 @@
  * (test/kernel/determinism.test.ts) finds the names; this finds the calls that get there at run time
  * — through a helper, a dependency, a trace sink — which no scan can see.
  *
- * Everything a reaction may legitimately touch stays: the VirtualClock (the simulator's own timers),
- * synchronous SQLite, hashing, `new Date(ms)` of a known time. Only the no-argument `Date`, the
- * timers, `queueMicrotask`, `performance.now`, `process.hrtime` and the global `crypto.randomUUID`
- * trip it (an ES module namespace cannot be patched: an import of `randomUUID` from node:crypto is
- * left to the source scan).
+ * How: the first use installs, once per process, thin wrappers over `Date.now`, `Math.random`,
+ * `performance.now`, `process.hrtime` (and `.bigint`), the global `crypto.randomUUID`, `setTimeout`,
+ * `setInterval`, `setImmediate` and `queueMicrotask`. Outside a reaction each wrapper calls the
+ * original; inside one it throws. Arming is then one counter increment — a reaction costs nanoseconds
+ * more, not the microseconds that swapping globals per reaction cost. `new Date()` without arguments
+ * cannot be trapped without replacing the `Date` constructor (which would break `instanceof Date`
+ * for dates made before), and an import of `randomUUID` from node:crypto is a frozen binding: both
+ * are left to the source scan.
  */
-type Restore = () => void;
+import { promisify } from 'node:util';
 
 export class DeterminismViolation extends Error {
   override readonly name = 'DeterminismViolation';
 }
 
 let depth = 0;
+let installed = false;
 
 /** Runs `reaction` with the trip-wire armed (re-entrant: nested reactions keep it armed). */
 export function insideTripwire<T>(reaction: () => T): T {
-  if (depth > 0) return reaction();
-  const restore = arm();
+  if (!installed) install();
   depth += 1;
   try {
     return reaction();
   } finally {
     depth -= 1;
-    restore();
   }
 }
 
 function tripped(name: string): never {
-  throw new DeterminismViolation(`DETERMINISM: ${name} was called inside a kernel reaction; the kernel gets time as nowMs and asks for timers with commands`);
+  throw new DeterminismViolation(
+    `DETERMINISM: ${name} was called inside a kernel reaction; the kernel gets time as nowMs and asks for timers with commands`,
+  );
 }
 
-function arm(): Restore {
-  const g = globalThis as unknown as Record<string, unknown>;
-  const saved: [Record<string, unknown>, string, unknown][] = [];
-  const swap = (owner: Record<string, unknown>, key: string, value: unknown): void => {
-    saved.push([owner, key, owner[key]]);
-    owner[key] = value;
+type Owner = Record<string | symbol, unknown>;
+
+/** Replaces `owner[key]` by a wrapper that trips while armed and otherwise calls the original. */
+function guard(owner: Owner | undefined, key: string, name: string): void {
+  const original = owner?.[key];
+  if (owner === undefined || typeof original !== 'function') return;
+  const fn = original as (...args: unknown[]) => unknown;
+  const wrapper = function (this: unknown, ...args: unknown[]): unknown {
+    if (depth > 0) tripped(name);
+    return fn.apply(this, args);
   };
-  const RealDate = Date;
-  // A subclass keeps `new Date(ms)` and the static helpers working; only "now" trips.
-  class TripDate extends RealDate {
-    constructor(...args: unknown[]) {
-      if (args.length === 0) tripped('new Date()');
-      super(...(args as [number]));
-    }
-    static override now(): number {
-      return tripped('Date.now()');
-    }
-  }
-  swap(g, 'Date', TripDate);
-  swap(Math as unknown as Record<string, unknown>, 'random', () => tripped('Math.random()'));
-  for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask']) swap(g, name, () => tripped(`${name}()`));
-  swap(performance as unknown as Record<string, unknown>, 'now', () => tripped('performance.now()'));
-  swap(process as unknown as Record<string, unknown>, 'hrtime', Object.assign(() => tripped('process.hrtime()'), { bigint: () => tripped('process.hrtime.bigint()') }));
-  if (typeof g.crypto === 'object' && g.crypto !== null) swap(g.crypto as Record<string, unknown>, 'randomUUID', () => tripped('crypto.randomUUID()'));
-  return () => {
-    for (let i = saved.length - 1; i >= 0; i -= 1) {
-      const [owner, key, value] = saved[i] as [Record<string, unknown>, string, unknown];
-      owner[key] = value;
-    }
-  };
+  // Keep what hangs off the original (process.hrtime.bigint, setTimeout's promisified form).
+  Object.assign(wrapper, fn);
+  const custom = (fn as unknown as Owner)[promisify.custom];
+  if (custom !== undefined) (wrapper as unknown as Owner)[promisify.custom] = custom;
+  owner[key] = wrapper;
+}
+
+function install(): void {
+  installed = true;
+  const g = globalThis as unknown as Owner;
+  guard(Date as unknown as Owner, 'now', 'Date.now()');
+  guard(Math as unknown as Owner, 'random', 'Math.random()');
+  guard(performance as unknown as Owner, 'now', 'performance.now()');
+  guard(process as unknown as Owner, 'hrtime', 'process.hrtime()');
+  // The wrapper carries a copy of the original's `bigint`; wrap that copy too.
+  guard(process.hrtime as unknown as Owner, 'bigint', 'process.hrtime.bigint()');
+  if (typeof g.crypto === 'object' && g.crypto !== null) guard(g.crypto as Owner, 'randomUUID', 'crypto.randomUUID()');
+  for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask']) guard(g, name, `${name}()`);
 }
