@@ -11,18 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KernelConfigInput } from '../../src/kernel/config.ts';
-import type { AgentDump } from '../../src/kernel/agent/dump-types.ts';
-import { Kernel } from '../../src/kernel/kernel.ts';
-import type { Message, ModelChunk, ToolSpec } from '../../src/kernel/ports/provider.ts';
-import type { Command, Submission } from '../../src/kernel/protocol.ts';
-import { TraceRecorder, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
+import type { Message, ToolSpec } from '../../src/kernel/ports/provider.ts';
 import { PLACEHOLDER_FINISH } from '../../src/kernel/steps/model.ts';
 import { memoryPorts } from '../../src/memory/ports.ts';
 import { SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
-import { KernelHarness, SYSTEM_PROMPT, TEST_OUTPUTS, TEST_TOOLS, type CallSpec, type CommandOf, type EventOf } from './harness.ts';
-import type { MemoryPorts } from '../../src/kernel/ports/graph-memory.ts';
-import type { Terminal } from '../../src/kernel/task/terminal.ts';
+import { KernelWorld, SYSTEM_PROMPT, type CallSpec, type EventOf } from '../support/kernel-world.ts';
 
 const TWO_DEVICES = [
   { name: 'chat', caps: ['text'] },
@@ -44,7 +37,7 @@ const toolMessages = (messages: readonly Message[]): string[] => messages.filter
 
 describe('S2, S3 output authorization through the kernel (SPEC §8.4): the three points agree', () => {
   it('S2 a narrowed grant (allowedOutputs [chat]) with two devices: only output_send__chat is offered, only chat is listed, output_send__other is refused and nothing is sent', () => {
-    const h = new KernelHarness({ outputs: TWO_DEVICES, allowedOutputs: ['chat'] });
+    const h = new KernelWorld({ outputs: TWO_DEVICES, allowedOutputs: ['chat'] });
     h.queued('q', 'tell them');
     // Point 1: the tool list the model receives.
     const offered = h.requests('q')[0]?.tools ?? [];
@@ -82,7 +75,7 @@ describe('S2, S3 output authorization through the kernel (SPEC §8.4): the three
   });
 
   it('S3 the full default grant (allowedOutputs empty): every text device has a send tool and is listed, and both sends go out', () => {
-    const h = new KernelHarness({ outputs: [...TWO_DEVICES, { name: 'lamp', caps: ['light'] }] });
+    const h = new KernelWorld({ outputs: [...TWO_DEVICES, { name: 'lamp', caps: ['light'] }] });
     h.queued('q', 'tell everyone');
     // A device that cannot carry text is listed but gets no send tool.
     expect(sendTools(h.requests('q')[0]?.tools ?? [])).toEqual(['output_send__chat', 'output_send__other']);
@@ -111,7 +104,7 @@ describe('S2, S3 output authorization through the kernel (SPEC §8.4): the three
   });
 
   it('S2 output_list_channels shows a bound output target "(target: agent / inputch)", and unregistering that inputch removes it', () => {
-    const h = new KernelHarness({ outputs: TWO_DEVICES, allowedOutputs: ['chat'] });
+    const h = new KernelWorld({ outputs: TWO_DEVICES, allowedOutputs: ['chat'] });
     h.registerChannel({ name: 'webui/panel', plugin: 'webui' });
     h.kernel.registry.bindOutputTarget('chat', 'root', 'webui/panel');
     h.kernel.registry.bindOutputTarget('other', 'root', 'webui/panel');
@@ -127,7 +120,7 @@ describe('S2, S3 output authorization through the kernel (SPEC §8.4): the three
   });
 
   it('S2 bad send arguments are tool errors and send nothing (empty text, missing text, wrong type)', () => {
-    const h = new KernelHarness({ outputs: TWO_DEVICES, allowedOutputs: ['chat'] });
+    const h = new KernelWorld({ outputs: TWO_DEVICES, allowedOutputs: ['chat'] });
     h.queued('q', 'try');
     h.answer('q', '', [
       { name: 'output_send__chat', args: '{"text":""}' },
@@ -147,7 +140,7 @@ describe('S2, S3 output authorization through the kernel (SPEC §8.4): the three
 
 describe('S18 the kernel holds no agent-wide current channel (SPEC §3.3)', () => {
   it('S18 a victim on qq/a and an interrupt on webui/p both send: each output.send carries its own task and channel, and the victim resumes with its own input unchanged', () => {
-    const h = new KernelHarness({ outputs: [{ name: 'qq', caps: ['text'] }, { name: 'webui', caps: ['text'] }] });
+    const h = new KernelWorld({ outputs: [{ name: 'qq', caps: ['text'] }, { name: 'webui', caps: ['text'] }] });
     h.queued('a', 'answer the qq user', { source: 'qq', channel: 'qq/a' });
     const before = h.requests('a')[0];
     h.at(10).interrupt('p', 'L2', 'panel message', { source: 'webui', channel: 'webui/p' });
@@ -183,7 +176,7 @@ describe('S18 the kernel holds no agent-wide current channel (SPEC §3.3)', () =
   });
 
   it('S18 the victim sends before and after an interrupt that sends elsewhere: every send stays on the channel its own tool names', () => {
-    const h = new KernelHarness({ outputs: [{ name: 'qq', caps: ['text'] }, { name: 'webui', caps: ['text'] }] });
+    const h = new KernelWorld({ outputs: [{ name: 'qq', caps: ['text'] }, { name: 'webui', caps: ['text'] }] });
     h.queued('a', 'two sends', { source: 'qq', channel: 'qq/a' });
     h.answer('a', '', [{ name: 'output_send__qq', args: '{"text":"a first"}' }]);
     h.at(10).interrupt('p', 'L3', 'panel', { source: 'webui', channel: 'webui/p' });
@@ -205,7 +198,7 @@ describe('S18 the kernel holds no agent-wide current channel (SPEC §3.3)', () =
 
 describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
   it('S21 one plugin, two inputchs routed separately: an owner that is not a live agent falls back to the root with route.fallback; the unassigned one is handled locally', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.registerChannel({ name: 'qq/support', plugin: 'qq', owner: 'watcher' });
     h.registerChannel({ name: 'qq/sales', plugin: 'qq' });
     expect(h.events('channel.register')).toMatchObject([
@@ -231,7 +224,7 @@ describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
   });
 
   it('S21 the fallback keeps the class and level: an interrupt on a dangling inputch still preempts on the root', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.registerChannel({ name: 'qq/support', plugin: 'qq', owner: 'gone-child' });
     h.queued('q', 'long job');
     h.at(10).interrupt('i', 'L2', 'urgent support', { source: 'qq', channel: 'qq/support' });
@@ -240,7 +233,7 @@ describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
   });
 
   it('S21 no fallback for an unregistered channel or one owned by the root itself', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.registerChannel({ name: 'webui/panel', plugin: 'webui', owner: 'root' });
     h.queued('a', 'plain cli input', { source: 'cli' });
     h.queued('b', 'panel input', { source: 'webui', channel: 'webui/panel' });
@@ -250,7 +243,7 @@ describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
   });
 
   it('S22 input_channels from a model call: the views all, mine, unassigned, by_agent, detail; an unknown view and detail without a name are tool errors', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.registerChannel({ name: 'qq/support', plugin: 'qq', owner: 'watcher' });
     h.registerChannel({ name: 'qq/sales', plugin: 'qq' });
     h.registerChannel({ name: 'webui/panel', plugin: 'webui', owner: 'root', capacity: 4, output: 'webui' });
@@ -314,7 +307,7 @@ describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
   });
 
   it('S22 with nothing registered every list view says so', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('look', 'anything?');
     h.answer('look', '', [{ name: 'input_channels', args: '{"view":"all"}' }, { name: 'input_channels', args: '{"view":"by_agent"}' }]);
     expect(toolEnds(h.rec.events, 'look').map((e) => [e.ok, e.result])).toEqual([
@@ -324,7 +317,7 @@ describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
   });
 
   it('S23 a plugin reload (re-register without an owner) keeps owner, capacity and output; routing still falls back; after unregister the input is handled locally', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.registerChannel({ name: 'qq/help', plugin: 'qq', owner: 'watcher', capacity: 3, output: 'qq' });
     h.queued('before', 'help before', { source: 'qq', channel: 'qq/help' });
     h.answer('before', 'ok before');
@@ -369,7 +362,7 @@ describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
   });
 
   it('S23 registry calls with bad input are refused with a message naming the problem; the kernel keeps running', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     expect(h.registerChannel({ name: '  ' })).toMatchObject({ kind: 'refused', error: expect.stringMatching(/name/) });
     expect(h.registerChannel({ name: 'x', capacity: -1 })).toMatchObject({
       kind: 'refused',
@@ -383,89 +376,6 @@ describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
 });
 
 // ------------------------------------------------------------------ memory through the kernel
-
-/**
- * A minimal driver for a kernel that has graph memory (KernelHarness builds its kernel without
- * ports). Built-in tools never leave the kernel, so only model calls need answering.
- */
-class MemoryKernel {
-  readonly rec = new TraceRecorder();
-  readonly kernel: Kernel;
-  readonly log: Command[] = [];
-  private readonly open = new Map<string, CommandOf<'model.start'>>();
-  private nowMs = 0;
-
-  constructor(memory: MemoryPorts | null, config: KernelConfigInput = {}) {
-    const base: KernelConfigInput = { verify: true, tools: TEST_TOOLS, outputs: TEST_OUTPUTS, systemPrompt: SYSTEM_PROMPT, ...config };
-    this.kernel = memory === null ? new Kernel(base, this.rec) : new Kernel(base, this.rec, { memory });
-  }
-
-  at(ms: number): this {
-    expect(ms).toBeGreaterThanOrEqual(this.nowMs);
-    this.nowMs = ms;
-    return this;
-  }
-
-  submit(sub: Submission): void {
-    this.kernel.feed({ type: 'submit', submission: sub }, this.nowMs);
-    this.collect();
-  }
-
-  queued(id: string, text: string, extra: Partial<Submission> = {}): void {
-    this.submit({ id, cls: 'queued', text, source: 'user', ...extra });
-  }
-
-  interrupt(id: string, level: string, text: string, extra: Partial<Submission> = {}): void {
-    this.submit({ id, cls: 'interrupt', level, text, source: 'user', ...extra });
-  }
-
-  stopButton(id: string): void {
-    this.submit({ id, cls: 'interrupt', text: '', source: 'user', stop: true });
-  }
-
-  isOpen(task: string): boolean {
-    return [...this.open.values()].some((c) => c.task === task);
-  }
-
-  answer(task: string, text: string, calls: readonly CallSpec[] = []): void {
-    const call = [...this.open.values()].find((c) => c.task === task);
-    expect(call, `an open model call of ${task}`).toBeDefined();
-    const callId = (call as CommandOf<'model.start'>).callId;
-    const chunks: ModelChunk[] = [];
-    if (text.length > 0) chunks.push({ type: 'text', text });
-    calls.forEach((c, index) => chunks.push({ type: 'tool_call', index, name: c.name, argsDelta: c.args ?? '{}' }));
-    for (const chunk of chunks) this.kernel.feed({ type: 'model.chunk', callId, chunk }, this.nowMs);
-    this.open.delete(callId);
-    this.kernel.feed({ type: 'model.done', callId, usage: { inputTokens: 10, outputTokens: 5 } }, this.nowMs);
-    this.collect();
-  }
-
-  requests(task: string): CommandOf<'model.start'>['request'][] {
-    return this.log.filter((c): c is CommandOf<'model.start'> => c.type === 'model.start' && c.task === task).map((c) => c.request);
-  }
-
-  events<T extends TraceType>(type: T): EventOf<T>[] {
-    return this.rec.events.filter((e): e is EventOf<T> => e.type === type);
-  }
-
-  replyOf(task: string): Terminal {
-    const found = this.log.filter((c): c is CommandOf<'reply'> => c.type === 'reply' && c.task === task);
-    expect(found, `reply commands of ${task}`).toHaveLength(1);
-    return (found[0] as CommandOf<'reply'>).terminal;
-  }
-
-  dump(): AgentDump {
-    return this.kernel.dump().agents[0] as AgentDump;
-  }
-
-  private collect(): void {
-    for (const c of this.kernel.takeCommands()) {
-      this.log.push(c);
-      if (c.type === 'model.start') this.open.set(c.callId, c);
-      if (c.type === 'model.cancel') this.open.delete(c.callId);
-    }
-  }
-}
 
 describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9.1; M1, M3, M4)', () => {
   let dir: string;
@@ -487,7 +397,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
 
   it('M4 memory_write answers "added A, skipped S" (an invalid triple is skipped and counted) and traces memory.commit; M3 the same triple again adds nothing', () => {
     const store = mainAt();
-    const k = new MemoryKernel(memoryPorts(store));
+    const k = new KernelWorld({}, { memory: memoryPorts(store) });
     k.queued('w', 'remember');
     expect(names(k.requests('w')[0]?.tools ?? [])).toEqual(expect.arrayContaining(['memory_recall', 'memory_write']));
     k.at(10).answer('w', '', [
@@ -519,7 +429,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
   it('memory_recall returns the text listing the entities and relations, and the model reads it in its next request', () => {
     const store = mainAt();
     store.commit([{ subject: 'Alice', relation: 'works_at', object: 'Acme' }], 'seed', 0, 0);
-    const k = new MemoryKernel(memoryPorts(store));
+    const k = new KernelWorld({}, { memory: memoryPorts(store) });
     k.queued('r', 'what about alice');
     k.answer('r', '', [{ name: 'memory_recall', args: '{"keywords":["alice"]}' }, { name: 'memory_recall', args: '{"keywords":["nobody"]}' }]);
     const expected = 'entities:\n  - Acme (Concept, 1 mention)\n  - Alice (Concept, 1 mention)\nrelations:\n  - Alice —works_at→ Acme';
@@ -534,7 +444,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
 
   it('§9.1 well-typed memory_recall arguments are never refused: depth clamped to 1..3, no keywords recalls nothing', () => {
     const store = mainAt();
-    const k = new MemoryKernel(memoryPorts(store));
+    const k = new KernelWorld({}, { memory: memoryPorts(store) });
     k.queued('w', 'remember');
     k.answer('w', '', [{ name: 'memory_write', args: '{"triples":[{"subject":"Bob","relation":"knows","object":"Alice"}]}' }]);
     k.answer('w', '', [
@@ -553,7 +463,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
 
   it('bad memory arguments are tool errors naming the field; nothing is committed and the task continues', () => {
     const store = mainAt();
-    const k = new MemoryKernel(memoryPorts(store));
+    const k = new KernelWorld({}, { memory: memoryPorts(store) });
     k.queued('bad', 'garbage');
     k.answer('bad', '', [
       { name: 'memory_write', args: '{"triples":[{"subject":"Bob","relation":"knows"}]}' },
@@ -587,7 +497,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
     writer.close();
     const readOnly = SqliteGraphStore.openReadOnly(path);
     stores.push(readOnly);
-    const k = new MemoryKernel(memoryPorts(readOnly));
+    const k = new KernelWorld({}, { memory: memoryPorts(readOnly) });
     k.queued('w', 'write please');
     k.answer('w', '', [{ name: 'memory_write', args: '{"triples":[{"subject":"Bob","relation":"knows","object":"Alice"}]}' }]);
     const [write] = toolEnds(k.rec.events, 'w');
@@ -610,7 +520,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
   });
 
   it('without graph memory the memory tools are not offered and a call is the tool error "unknown tool memory_write"', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q', 'remember');
     expect(names(h.requests('q')[0]?.tools ?? [])).not.toContain('memory_write');
     expect(h.dump().tools).not.toContain('memory_recall');
@@ -624,7 +534,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
 
   it('§3.7 consolidation with memory commits the answer under session consolidation/<id> and replies "consolidated: A added, S skipped"; nothing is sent and nothing committed to the context', () => {
     const store = mainAt();
-    const k = new MemoryKernel(memoryPorts(store));
+    const k = new KernelWorld({}, { memory: memoryPorts(store) });
     k.queued('c', 'consolidate', { channel: '_consolidation_' });
     const request = k.requests('c')[0];
     expect(request?.tools).toEqual([]);
@@ -642,7 +552,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
 
   it('§3.7 a malformed consolidation answer is counted (consolidationsMalformed) and skipped: the task still ends done and nothing is committed', () => {
     const store = mainAt();
-    const k = new MemoryKernel(memoryPorts(store));
+    const k = new KernelWorld({}, { memory: memoryPorts(store) });
     k.queued('c1', 'consolidate', { channel: '_consolidation_' });
     k.answer('c1', 'I would rather not');
     expect(k.replyOf('c1')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
@@ -664,7 +574,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
 
 describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9)', () => {
   it('P6 an L4 from a built-in source during the consolidation model call is deferred (reason critical), cancels nothing, and starts right after it ends', () => {
-    const h = new KernelHarness({ builtinPlugins: ['webui'] });
+    const h = new KernelWorld({ builtinPlugins: ['webui'] });
     h.queued('c', 'consolidate', { channel: '_consolidation_' });
     const callId = h.modelCall('c').callId;
     h.at(10).interrupt('alarm', 'L4', 'smoke alarm', { source: 'webui/panel' });
@@ -690,7 +600,7 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
   });
 
   it('§2.9 the stop button never marks a consolidation task: its call is not cancelled and it ends done', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('c', 'consolidate', { channel: '_consolidation_' });
     h.queued('waiting', 'queued behind');
     h.at(10).stopButton('stop');
@@ -702,7 +612,7 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
   });
 
   it('§3.7 with no graph memory a consolidation ends done with "consolidated: 0 added, 0 skipped" (exactly) and commits nothing to the context', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('c', 'consolidate', { channel: '_consolidation_' });
     h.answer('c', '{"triples":[{"subject":"Alice","relation":"likes","object":"tea"}]}');
     expect(h.replyOf('c')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
@@ -711,7 +621,7 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
   });
 
   it('§3.7 consolidateEveryTurns N: the kernel queues root:n after every N-th committed turn (interrupt turns do not count), reads the recent turns, and commits nothing itself', () => {
-    const h = new KernelHarness({ consolidateEveryTurns: 2 });
+    const h = new KernelWorld({ consolidateEveryTurns: 2 });
     h.queued('q1', 'alice likes tea');
     h.answer('q1', 'noted one');
     expect(h.events('task.submitted').filter((e) => e.kernel)).toEqual([]);
@@ -757,7 +667,7 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
   });
 
   it('§3.7, §2.8 the kernel-created consolidation goes to the tail of the queued FIFO and bypasses its bound (no backpressure)', () => {
-    const h = new KernelHarness({ consolidateEveryTurns: 1, maxQueue: 1 });
+    const h = new KernelWorld({ consolidateEveryTurns: 1, maxQueue: 1 });
     h.queued('q1', 'first');
     h.queued('q2', 'second');
     // The FIFO (bound 1) is full with q2 when q1's turn commits and root:1 is created.
@@ -781,7 +691,7 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
   });
 
   it('§3.7 consolidateEveryTurns 0 (the default) never creates a consolidation task', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     for (const id of ['q1', 'q2', 'q3']) {
       h.queued(id, `turn ${id}`);
       h.answer(id, `done ${id}`);

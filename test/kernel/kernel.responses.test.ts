@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { KernelHarness } from './harness.ts';
+import { KernelWorld } from '../support/kernel-world.ts';
 
 describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   it("X1 an interrupt's reply goes to its own reply command, never to the suspended task's", () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'long job');
     h.at(10).interrupt('i1', 'L2', 'quick question');
     expect(h.events('task.suspend')).toMatchObject([{ task: 'q1', by: 'i1' }]);
@@ -20,7 +20,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   });
 
   it('X2 an empty input ends skipped/empty_input with its reply command in the same reaction, both classes', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     const skipped = { kind: 'skipped', reason: 'empty_input', reply: '' };
     expect(h.queued('e1', '')).toEqual({ kind: 'ended', terminal: skipped });
     expect(h.commands('reply', h.last)).toEqual([{ type: 'reply', task: 'e1', terminal: skipped }]);
@@ -32,7 +32,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   });
 
   it('X2 a duplicate ends skipped/duplicate with its reply command in the same reaction', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     expect(h.queued('a', 'same text')).toEqual({ kind: 'accepted' });
     h.at(5_000);
     const dup = { kind: 'skipped', reason: 'duplicate', reply: '' };
@@ -43,7 +43,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   });
 
   it('X2 the duplicate window is per (source, text) and sliding: every duplicate refreshes it (SPEC §3.1)', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('a', 'ping');
     expect(h.queued('other-source', 'ping', { source: 'http' })).toEqual({ kind: 'accepted' });
     expect(h.at(9_999).queued('b', 'ping')).toMatchObject({ kind: 'ended', terminal: { reason: 'duplicate' } });
@@ -53,7 +53,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   });
 
   it('X2 an invalid submission (text over maxInputBytes, unknown agent) ends skipped/invalid at once and is counted in rejected', () => {
-    const h = new KernelHarness({ maxInputBytes: 8 });
+    const h = new KernelWorld({ maxInputBytes: 8 });
     const invalid = { kind: 'skipped', reason: 'invalid', reply: '' };
     expect(h.queued('big', '123456789')).toEqual({ kind: 'ended', terminal: invalid });
     expect(h.commands('reply', h.last)).toEqual([{ type: 'reply', task: 'big', terminal: invalid }]);
@@ -67,7 +67,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   });
 
   it('X3 reply commands = tasks: every task, whatever its end, gets exactly one reply; a stop without text is no task', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'alpha');
     h.at(1).queued('q2', 'beta');
     h.at(2).queued('e1', '');
@@ -103,7 +103,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   });
 
   it('X4 a de-duplicated submission returns ended/skipped/duplicate synchronously, queued or interrupt', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('a', 'ping');
     expect(h.queued('b', 'ping')).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'duplicate' } });
     h.interrupt('i1', 'L1', 'pong');
@@ -117,7 +117,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   });
 
   it('§3.1 Q4 a submission refused for backpressure is not remembered for de-duplication: a retry is admitted', () => {
-    const h = new KernelHarness({ maxQueue: 1 });
+    const h = new KernelWorld({ maxQueue: 1 });
     h.queued('run', 'busy');
     h.queued('wait', 'waiting');
     expect(h.at(10).queued('try1', 'retry me')).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'queue_full' } });
@@ -129,7 +129,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
   });
 
   it('§3.1 every duplicate refreshes the window (sliding), and an expired one is admitted', () => {
-    const h = new KernelHarness({ dedupWindowMs: 100 });
+    const h = new KernelWorld({ dedupWindowMs: 100 });
     h.queued('a', 'ping');
     expect(h.at(90).queued('b', 'ping')).toMatchObject({ terminal: { reason: 'duplicate' } });
     expect(h.at(180).queued('c', 'ping')).toMatchObject({ terminal: { reason: 'duplicate' } });

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { PLACEHOLDER_CONTINUE } from '../../src/kernel/steps/model.ts';
 import {
-  KernelHarness,
+  KernelWorld,
   SYSTEM_PROMPT,
   assistantMsg,
   requestBody,
   systemMsg,
   tailAfterInput,
   userMsg,
-} from './harness.ts';
+} from '../support/kernel-world.ts';
 
 /** A queued task that did one tool turn and is streaming its second model call. */
-function victimAfterOneToolTurn(h: KernelHarness): void {
+function victimAfterOneToolTurn(h: KernelWorld): void {
   h.queued('q1', 'hello');
   h.answer('q1', 'looking it up', [{ name: 'search', args: '{"q":"x"}', id: 'c1' }]);
   h.toolResult('q1', 'found x');
@@ -20,7 +20,7 @@ function victimAfterOneToolTurn(h: KernelHarness): void {
 
 describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
   it('R1 a Model-step preemption re-sends the request: own tail identical, prefix rebuilt with the interrupt turn, no tool re-run', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     victimAfterOneToolTurn(h);
     const cancelled = h.modelCall('q1');
 
@@ -59,7 +59,7 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
   });
 
   it('R1 when the interrupt committed nothing (the stop button cancelled it) the re-sent request is identical', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     victimAfterOneToolTurn(h);
     const cancelled = h.modelCall('q1');
 
@@ -77,7 +77,7 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
   });
 
   it('§3.4 a failed interrupt commits its failure reply like a failed queued task; the victim rebases onto it and keeps its own tail', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     victimAfterOneToolTurn(h);
     const cancelled = h.modelCall('q1');
 
@@ -97,7 +97,7 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
   });
 
   it('R1 a victim preempted at its first Model call re-sends [system, timeline, input] with nothing of its own', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'first');
     const cancelled = h.modelCall('q1');
     h.at(10).interrupt('i1', 'L1', 'ping');
@@ -113,7 +113,7 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
   });
 
   it('R1 an interrupt victim gets its interrupt mark re-applied to the rebuilt prefix', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.interrupt('i1', 'L1', 'first');
     const cancelled = h.modelCall('i1');
     h.at(10).interrupt('i2', 'L2', 'second');
@@ -128,7 +128,7 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
   });
 
   it('R2 preempted after the first tool of a one-by-one batch (safe point before ToolAfter): the next tool runs, the first is kept, not re-run', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'deploy');
     h.answer('q1', '', [
       { name: 'write', args: '{"f":"a"}', id: 'w1' },
@@ -170,7 +170,7 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
   });
 
   it('R2 preempted at ToolBegin (a deferred interrupt re-armed when the cooldown ends): the whole batch runs after resume, once', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'plan');
     h.interrupt('i1', 'L1', 'first interrupt');
     h.answer('i1', 'ok');
@@ -202,7 +202,7 @@ describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
   });
 
   it('R5 a cancelled stream appends no message, takes no tool call (even one already streamed), and is re-sent exactly once', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'weather?');
     const first = h.modelCall('q1');
     h.chunks(first.callId, [

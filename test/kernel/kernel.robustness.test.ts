@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDump } from '../../src/kernel/agent/dump-types.ts';
-import { Kernel } from '../../src/kernel/kernel.ts';
-import type { TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
-import { KernelHarness, systemMsg } from './harness.ts';
+import type { TraceSink } from '../../src/kernel/trace/vocabulary.ts';
+import { KernelWorld, systemMsg } from '../support/kernel-world.ts';
 
 const CANCELLED = { kind: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' } as const;
 const AGENT_STOPPED = { kind: 'skipped', reason: 'agent_stopped', reply: '' } as const;
@@ -15,7 +14,7 @@ function withoutLateCount(d: AgentDump): AgentDump {
 
 describe('Authority and levels (SPEC §5)', () => {
   it('P9 an L4 from a non-built-in source is clamped to L3 (trace and dump)', () => {
-    const h = new KernelHarness({ builtinPlugins: ['webui'] });
+    const h = new KernelWorld({ builtinPlugins: ['webui'] });
     h.interrupt('x', 'L4', 'open the door', { source: 'http' });
     expect(h.events('task.submitted')).toMatchObject([{ task: 'x', class: 'interrupt', level: 3 }]);
     expect(h.events('interrupt.registered')).toMatchObject([{ task: 'x', level: 3 }]);
@@ -24,7 +23,7 @@ describe('Authority and levels (SPEC §5)', () => {
   });
 
   it('P9 privilege is the first source segment naming a built-in plugin, exact match only', () => {
-    const h = new KernelHarness({ builtinPlugins: ['webui'] });
+    const h = new KernelWorld({ builtinPlugins: ['webui'] });
     const sources = ['webui', 'webui/dev-3', 'webuix', 'webuix/dev-3', '/webui', 'http/webui', 'WEBUI'];
     sources.forEach((source, i) => h.interrupt(`x${i}`, 'L4', `text ${i}`, { source }));
     expect(h.events('task.submitted').map((e) => [e.source, e.level])).toEqual([
@@ -39,14 +38,14 @@ describe('Authority and levels (SPEC §5)', () => {
   });
 
   it('P9 declared levels: "L1".."L4" case-insensitive or 1..4; anything else is L1', () => {
-    const h = new KernelHarness({ builtinPlugins: ['timer'] });
+    const h = new KernelWorld({ builtinPlugins: ['timer'] });
     const declared: Array<string | number> = ['l4', 'L2', 3, 'L5', 'high', 0, '4'];
     declared.forEach((level, i) => h.interrupt(`x${i}`, level, `text ${i}`, { source: 'timer' }));
     expect(h.events('task.submitted').map((e) => e.level)).toEqual([4, 2, 3, 1, 1, 1, 1]);
   });
 
   it('P10 a tool panic fails the task ("tool <name> panicked") and raises a kernel L4 root:1 (source kernel) that runs', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'write it');
     h.answer('q1', '', [{ name: 'write', args: '{"f":"a"}' }]);
     h.toolPanic('q1', 'disk on fire');
@@ -67,7 +66,7 @@ describe('Authority and levels (SPEC §5)', () => {
   });
 
   it('P10 an L4 task that panics raises no new L4 (recursion guard): neither a built-in L4 nor the kernel event itself', () => {
-    const h = new KernelHarness({ builtinPlugins: ['timer'] });
+    const h = new KernelWorld({ builtinPlugins: ['timer'] });
     h.interrupt('t1', 'L4', 'alarm', { source: 'timer' });
     h.answer('t1', '', [{ name: 'write' }]);
     h.toolPanic('t1', 'boom');
@@ -86,7 +85,7 @@ describe('Authority and levels (SPEC §5)', () => {
   });
 
   it('P10 a panic inside a parallel batch fails the task once and raises one kernel L4', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'look around');
     h.answer('q1', '', [{ name: 'search' }, { name: 'fetch' }]);
     const [search, fetch] = h.openTools('q1');
@@ -100,7 +99,7 @@ describe('Authority and levels (SPEC §5)', () => {
   });
 
   it('P11 a built-in L4 preempts a running model call at once: model.cancel and its own model.start in the same submit', () => {
-    const h = new KernelHarness({ builtinPlugins: ['webui'] });
+    const h = new KernelWorld({ builtinPlugins: ['webui'] });
     h.interrupt('v', 'L3', 'long answer', { source: 'http' });
     const call = h.modelCall('v');
     h.at(10).interrupt('stop-now', 'L4', 'critical alert', { source: 'webui/panel' });
@@ -111,7 +110,7 @@ describe('Authority and levels (SPEC §5)', () => {
   });
 
   it('P11 a critical section (ToolExec) holds off even a built-in L4 until the tool returns', () => {
-    const h = new KernelHarness({ builtinPlugins: ['webui'] });
+    const h = new KernelWorld({ builtinPlugins: ['webui'] });
     h.queued('q1', 'write');
     h.answer('q1', '', [{ name: 'write' }]);
     h.at(10).interrupt('alert', 'L4', 'critical alert', { source: 'webui' });
@@ -125,7 +124,7 @@ describe('Authority and levels (SPEC §5)', () => {
   });
 
   it('P11 a cooldown holds off a built-in L4 until it ends; the cooldown timer then cancels the stream', () => {
-    const h = new KernelHarness({ builtinPlugins: ['webui'] });
+    const h = new KernelWorld({ builtinPlugins: ['webui'] });
     h.interrupt('v', 'L2', 'victim', { source: 'http' });
     h.interrupt('i1', 'L3', 'first preemptor', { source: 'http' });
     h.answer('i1', 'done');
@@ -146,7 +145,7 @@ describe('Authority and levels (SPEC §5)', () => {
 
 describe('Robustness (SPEC §3.8, §6)', () => {
   it('K1 I6 after a panic the scheduler continues: the kernel L4 runs, then the next queued task', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'crash');
     h.queued('q2', 'next');
     h.answer('q1', '', [{ name: 'write' }]);
@@ -168,7 +167,7 @@ describe('Robustness (SPEC §3.8, §6)', () => {
 
 describe('The stop button (SPEC §2.9)', () => {
   it('Stop cancels the queued FIFO and a running Model step at once; an empty stop creates no task and leaves nothing armed', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'one');
     h.queued('q2', 'two');
     h.queued('q3', 'three');
@@ -200,14 +199,14 @@ describe('The stop button (SPEC §2.9)', () => {
   });
 
   it('Stop while idle cancels nothing and creates nothing', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     expect(h.stopButton('s1')).toEqual({ kind: 'stopped', cancelled: [] });
     expect(h.events('task.submitted')).toEqual([]);
     expect(h.replies()).toEqual([]);
   });
 
   it('Stop during ToolExec: the tool completes, then the task ends cancelled at the next safe point, never suspended', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'write');
     h.queued('q2', 'waiting');
     h.answer('q1', '', [{ name: 'write', id: 'w1' }, { name: 'write', id: 'w2' }]);
@@ -232,7 +231,7 @@ describe('The stop button (SPEC §2.9)', () => {
   });
 
   it('Stop during a ToolBatch: every call of the batch completes, then the task ends cancelled', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'look');
     h.answer('q1', '', [{ name: 'search' }, { name: 'fetch' }]);
     const [a, b] = h.openTools('q1');
@@ -247,7 +246,7 @@ describe('The stop button (SPEC §2.9)', () => {
   });
 
   it('Stop leaves level queues and suspended tasks alone; they run afterwards, and later submissions are unaffected', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'bottom');
     h.at(1).interrupt('i1', 'L2', 'middle');
     h.at(2).interrupt('i2', 'L1', 'lower, waits');
@@ -272,7 +271,7 @@ describe('The stop button (SPEC §2.9)', () => {
   });
 
   it('Stop with text: the running task is cancelled first, then the text becomes an interrupt task with the stop id', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'long');
     expect(h.at(10).stopButton('s2', 'do this instead', { level: 'L2' })).toEqual({ kind: 'accepted' });
     expect(h.replyOf('q1')).toEqual(CANCELLED);
@@ -284,7 +283,7 @@ describe('The stop button (SPEC §2.9)', () => {
   });
 
   it('Stop actions happen whatever the intake checks say about its text (a duplicate text is skipped, the stop still cancels)', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q0', 'again');
     h.answer('q0', 'once');
     h.at(1).queued('q1', 'running');
@@ -297,7 +296,7 @@ describe('The stop button (SPEC §2.9)', () => {
 
 describe('Stopping the agent (SPEC §10.2a)', () => {
   it('stop() abandons the running model call and ends every task skipped/agent_stopped; later submissions too', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'bottom');
     h.at(1).interrupt('i1', 'L2', 'running');
     h.at(2).interrupt('i2', 'L1', 'level queue');
@@ -329,7 +328,7 @@ describe('Stopping the agent (SPEC §10.2a)', () => {
   });
 
   it('stop() clears the agent timers: the model timeout and a pending cooldown timer', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'victim');
     h.interrupt('i1', 'L1', 'first');
     h.answer('i1', 'ok');
@@ -346,7 +345,7 @@ describe('Stopping the agent (SPEC §10.2a)', () => {
   });
 
   it('stop() during a tool run abandons it (tool.cancel); the late result is discarded and traced', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'write');
     h.answer('q1', '', [{ name: 'write' }]);
     const run = h.toolRun('q1');
@@ -368,7 +367,7 @@ describe('Stopping the agent (SPEC §10.2a)', () => {
 
 describe('Late facts (SPEC §2.4, §11)', () => {
   it('a chunk for a cancelled call is discarded and counted; the kernel state is otherwise unchanged', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'victim');
     const cancelled = h.modelCall('q1');
     h.at(5).interrupt('i1', 'L1', 'preemptor');
@@ -394,7 +393,7 @@ describe('Late facts (SPEC §2.4, §11)', () => {
   });
 
   it('facts for unknown ids are discarded: model facts and tool results traced and counted, a timer ignored; state unchanged', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'busy');
     const before = h.dump();
     h.chunks('m999', [{ type: 'text', text: 'who am I' }]);
@@ -418,7 +417,7 @@ describe('Late facts (SPEC §2.4, §11)', () => {
 
 describe('late and unknown facts (SPEC §11)', () => {
   it('§11 a model.done for an unknown call id is discarded, traced and counted', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'busy');
     const before = h.sched().counters.lateChunksDiscarded;
     h.handle({ type: 'model.done', callId: 'm404', usage: { inputTokens: 1, outputTokens: 1 } });
@@ -428,7 +427,7 @@ describe('late and unknown facts (SPEC §11)', () => {
   });
 
   it('§11 a cancelled call that completes anyway: its done is late data, counted once', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'victim');
     const call = h.modelCall('q1');
     h.at(5).interrupt('i1', 'L1', 'preemptor');
@@ -442,24 +441,22 @@ describe('late and unknown facts (SPEC §11)', () => {
 
 describe('root context overflow (SPEC §3.9)', () => {
   it('§3.9 I5 a context that pruning cannot bring under 1.25 × window does not chain kernel L4s', () => {
-    const events: TraceEvent[] = [];
-    const sink = {
-      emit(e: TraceEvent): void {
-        events.push(e);
-        if (events.length > 10_000) throw new Error('runaway: more than 10 000 trace events in one reaction');
+    let traced = 0;
+    const runaway: TraceSink = {
+      emit(): void {
+        traced += 1;
+        if (traced > 10_000) throw new Error('runaway: more than 10 000 trace events in one reaction');
       },
     };
-    const k = new Kernel({ verify: true }, sink);
-    k.feed({ type: 'submit', submission: { id: 'big', cls: 'queued', text: 'a'.repeat(41_000), source: 'user' } }, 0);
-    const start = k.takeCommands().find((c) => c.type === 'model.start');
-    if (start?.type !== 'model.start') throw new Error('no model call');
-    k.feed({ type: 'model.chunk', callId: start.callId, chunk: { type: 'text', text: 'ok' } }, 1);
-    k.feed({ type: 'model.done', callId: start.callId, usage: { inputTokens: 1, outputTokens: 1 } }, 1);
-    expect(() => k.feed({ type: 'submit', submission: { id: 'q', cls: 'queued', text: 'next', source: 'user' } }, 2)).not.toThrow();
-    const raised = events.filter((e) => e.type === 'kernel.event' && e.reason === 'overflow');
+    const w = new KernelWorld({}, { defaults: false, sink: runaway });
+    w.queued('big', 'a'.repeat(41_000));
+    const callId = w.modelCall('big').callId;
+    w.at(1).handle({ type: 'model.chunk', callId, chunk: { type: 'text', text: 'ok' } });
+    w.handle({ type: 'model.done', callId, usage: { inputTokens: 1, outputTokens: 1 } });
+    expect(() => w.at(2).queued('q', 'next')).not.toThrow();
+    const raised = w.events('kernel.event').filter((e) => e.reason === 'overflow');
     expect(raised).toHaveLength(1);
     // The user task fails on its second overflow; the kernel notice fails too, raising nothing.
-    const terminals = events.filter((e) => e.type === 'task.terminal');
-    expect(terminals.find((e) => e.type === 'task.terminal' && e.task === 'q')?.kind).toBe('failed');
+    expect(w.events('task.terminal').find((e) => e.task === 'q')?.kind).toBe('failed');
   });
 });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { PLACEHOLDER_CONTINUE, PLACEHOLDER_FINISH } from '../../src/kernel/steps/model.ts';
-import { KernelHarness, SYSTEM_PROMPT, assistantMsg, systemMsg, tailAfterInput, userMsg } from './harness.ts';
+import { KernelWorld, SYSTEM_PROMPT, assistantMsg, systemMsg, tailAfterInput, userMsg } from '../support/kernel-world.ts';
 
 const FAILED_MODEL = 'processing error: model call failed: ';
 
 describe('Tool turns (SPEC §3.2)', () => {
   it('maxToolTurns reached: done with the last model text, and no further model request', () => {
-    const h = new KernelHarness({ maxToolTurns: 2 });
+    const h = new KernelWorld({ maxToolTurns: 2 });
     h.queued('q1', 'research');
     h.answer('q1', 'thinking', [{ name: 'search' }]);
     h.toolResult('q1', 'r1');
@@ -18,7 +18,7 @@ describe('Tool turns (SPEC §3.2)', () => {
   });
 
   it('maxToolTurns reached with a blank last text: "[system] maximum tool turns N reached, task stopped"', () => {
-    const h = new KernelHarness({ maxToolTurns: 2 });
+    const h = new KernelWorld({ maxToolTurns: 2 });
     h.queued('q1', 'research');
     h.answer('q1', '', [{ name: 'search' }]);
     h.toolResult('q1', 'r1');
@@ -28,7 +28,7 @@ describe('Tool turns (SPEC §3.2)', () => {
   });
 
   it('maxToolTurns defaults to 16: exactly 16 batches run and no 17th request is made', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'loop forever');
     for (let turn = 0; turn < 16; turn++) {
       h.answer('q1', `turn ${turn}`, [{ name: 'write' }]);
@@ -39,7 +39,7 @@ describe('Tool turns (SPEC §3.2)', () => {
   });
 
   it('a cancelled model call counts one turn: with maxToolTurns 1 the preempted task ends without a second request', () => {
-    const h = new KernelHarness({ maxToolTurns: 1 });
+    const h = new KernelWorld({ maxToolTurns: 1 });
     h.queued('q1', 'victim');
     h.at(10).interrupt('i1', 'L1', 'preemptor');
     h.answer('i1', 'done');
@@ -48,7 +48,7 @@ describe('Tool turns (SPEC §3.2)', () => {
   });
 
   it('step budget: a task that needs more steps than the budget fails; one within it completes', () => {
-    const h = new KernelHarness({ stepBudget: 2 });
+    const h = new KernelWorld({ stepBudget: 2 });
     h.queued('q1', 'just talk');
     h.answer('q1', 'talked');
     expect(h.replyOf('q1')).toEqual({ kind: 'done', reply: 'talked' });
@@ -63,7 +63,7 @@ describe('Tool turns (SPEC §3.2)', () => {
 
 describe('Tool calls (SPEC §3.8)', () => {
   it('an unknown tool returns the tool error "unknown tool X" without a tool.run, and the task continues', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'try');
     h.answer('q1', '', [{ name: 'nope', id: 'c1' }]);
     expect(h.toolRuns('q1')).toEqual([]);
@@ -78,7 +78,7 @@ describe('Tool calls (SPEC §3.8)', () => {
   });
 
   it('malformed or non-object arguments are a tool error, not a run and not a crash', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'try');
     h.answer('q1', '', [
       { name: 'write', args: '{not json', id: 'c1' },
@@ -97,7 +97,7 @@ describe('Tool calls (SPEC §3.8)', () => {
   });
 
   it('a parallel-safe batch of 2 is one critical ToolBatch step: both tool.run issued together, results in call order', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'compare');
     h.answer('q1', 'both', [
       { name: 'search', args: '{"q":"a"}', id: 'c1' },
@@ -127,7 +127,7 @@ describe('Tool calls (SPEC §3.8)', () => {
   });
 
   it('a batch that is not all parallel-safe runs one by one: ToolBegin/ToolExec/ToolAfter per call, one tool.run at a time', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'mixed');
     h.answer('q1', '', [{ name: 'search' }, { name: 'write' }]);
     expect(h.commands('tool.run', h.last)).toHaveLength(1);
@@ -151,7 +151,7 @@ describe('Tool calls (SPEC §3.8)', () => {
   });
 
   it('a tool error ({ok:false}) is data: the task continues with "error: <output>"', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'write');
     h.answer('q1', '', [{ name: 'write', id: 'c1' }]);
     h.toolResult('q1', 'permission denied', false);
@@ -163,7 +163,7 @@ describe('Tool calls (SPEC §3.8)', () => {
 
 describe('Model calls (SPEC §3.2, §3.9)', () => {
   it('a model failure fails the task with "processing error: model call failed: <reason>" and raises no kernel L4', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'ask');
     h.failModel('q1', 'rate limited');
     expect(h.replyOf('q1')).toEqual({ kind: 'failed', reply: `${FAILED_MODEL}rate limited` });
@@ -172,7 +172,7 @@ describe('Model calls (SPEC §3.2, §3.9)', () => {
   });
 
   it('a malformed stream (a tool call without a name) fails the model call', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'ask');
     const call = h.modelCall('q1');
     h.chunks(call.callId, [{ type: 'tool_call', index: 0, argsDelta: '{}' }]);
@@ -184,7 +184,7 @@ describe('Model calls (SPEC §3.2, §3.9)', () => {
   });
 
   it('a model timeout (timer timeout:<callId>) cancels the call and fails the task; a completed call clears its timer', () => {
-    const h = new KernelHarness({ modelTimeoutMs: 5_000 });
+    const h = new KernelWorld({ modelTimeoutMs: 5_000 });
     h.queued('q0', 'quick');
     const quick = h.modelCall('q0');
     expect(h.timers().get(`timeout:${quick.callId}`)).toBe(5_000);
@@ -203,7 +203,7 @@ describe('Model calls (SPEC §3.2, §3.9)', () => {
   });
 
   it('context_full on the root: kernel L4 kernel/overflow, back to Prepare (turn + 1); a second overflow fails the task', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'big question');
     h.failModel('q1', 'window exceeded', 'context_full');
     expect(h.events('context.overflow')).toMatchObject([{ task: 'q1', count: 1 }]);
@@ -224,7 +224,7 @@ describe('Model calls (SPEC §3.2, §3.9)', () => {
   it('root overflow before a Model step: oldest events pruned (10 newest kept), one kernel L4, then the request is sent', () => {
     // Window 400: overflow at ≥ 500 accumulated tokens, pruned down to ≤ 320. The big turn is 415
     // tokens and each small one 9, so the 11th committed turn crosses the line just before `q`.
-    const h = new KernelHarness({ contextWindowTokens: 400 });
+    const h = new KernelWorld({ contextWindowTokens: 400 });
     h.queued('big', 'a'.repeat(335));
     h.answer('big', 'b'.repeat(80));
     for (let i = 0; i < 10; i++) {
@@ -249,7 +249,7 @@ describe('Model calls (SPEC §3.2, §3.9)', () => {
 
 describe('Model request placeholders (SPEC §3.6)', () => {
   it('after tool results the request ends with one "continue" placeholder; earlier placeholders are removed', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'dig');
     h.answer('q1', '', [{ name: 'search' }]);
     h.toolResult('q1', 'one');
@@ -264,7 +264,7 @@ describe('Model request placeholders (SPEC §3.6)', () => {
   });
 
   it('after a batch of only output-send tools the placeholder asks the model to finish', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'tell them');
     // output_send__chat is a built-in: it runs in the same reaction, no tool.run goes out.
     h.answer('q1', '', [{ name: 'output_send__chat', args: '{"text":"hi"}' }]);
@@ -274,7 +274,7 @@ describe('Model request placeholders (SPEC §3.6)', () => {
   });
 
   it('the first request of a task carries no placeholder', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'plain');
     expect(h.modelCall('q1').request.messages).toEqual([systemMsg(SYSTEM_PROMPT), userMsg('plain')]);
   });
@@ -282,7 +282,7 @@ describe('Model request placeholders (SPEC §3.6)', () => {
 
 describe('Interrupt inputs and context (SPEC §3.4)', () => {
   it('an interrupt input is marked "[interrupt message] " with role system and committed as an interrupt event', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.interrupt('i1', 'L2', 'check the door');
     expect(h.modelCall('i1').request.messages).toEqual([
       systemMsg(SYSTEM_PROMPT),
@@ -303,7 +303,7 @@ describe('Interrupt inputs and context (SPEC §3.4)', () => {
   });
 
   it('an interrupt never sees the partial progress of the task it preempted (D1 = B)', () => {
-    const h = new KernelHarness();
+    const h = new KernelWorld();
     h.queued('q1', 'victim input');
     h.answer('q1', 'partial', [{ name: 'search' }]);
     h.toolResult('q1', 'private result');

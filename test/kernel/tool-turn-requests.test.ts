@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/kernel/ports/provider.ts';
 import { PLACEHOLDER_CONTINUE } from '../../src/kernel/steps/model.ts';
-import { KernelHarness, SYSTEM_PROMPT, systemMsg, userMsg } from './harness.ts';
+import { KernelWorld, SYSTEM_PROMPT, systemMsg, userMsg } from '../support/kernel-world.ts';
 
 /**
  * A tool turn used to copy the whole conversation twice (placeholder removal, then the request),
@@ -9,8 +9,8 @@ import { KernelHarness, SYSTEM_PROMPT, systemMsg, userMsg } from './harness.ts';
  * these are its observable properties. The speed itself is measured in bench/tool-turns.bench.ts.
  */
 describe('issue-7 item 9: a tool turn costs the same at any depth (requests are snapshots, not copies)', () => {
-  function threeTurns(): KernelHarness {
-    const h = new KernelHarness({ maxToolTurns: 0 });
+  function threeTurns(): KernelWorld {
+    const h = new KernelWorld({ maxToolTurns: 0 });
     h.queued('q1', 'loop');
     for (let turn = 1; turn <= 3; turn++) {
       h.answer('q1', `turn ${turn}`, [{ name: 'write', id: `c${turn}` }]);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { Kernel, type KernelInput } from '../../src/kernel/index.ts';
+import type { KernelInput } from '../../src/kernel/index.ts';
 import { memoryPorts } from '../../src/memory/ports.ts';
 import { LazyGraphStore } from '../../src/memory/lazy-store.ts';
 import { runScenario, scenarioKernelConfig } from '../../src/sim/simulation.ts';
 import { TraceHasher } from '../../src/sim/trace/writer.ts';
 import { loadScenario, listScenarioFiles } from '../../scenarios/harness.ts';
+import { KernelWorld } from '../support/kernel-world.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,11 +42,8 @@ describe('the one door (inputs recorded at the Runtime replay the trace)', () =>
       const store = new LazyGraphStore(() => join(dir, 'main.sqlite'), { synchronous: 'normal' });
       try {
         const hasher = new TraceHasher({});
-        const kernel = new Kernel(scenarioKernelConfig(scenario), hasher, { memory: memoryPorts(store) });
-        for (const { input, nowMs } of journal) {
-          kernel.feed(input, nowMs);
-          kernel.takeCommands();
-        }
+        const world = new KernelWorld(scenarioKernelConfig(scenario), { defaults: false, sink: hasher, memory: memoryPorts(store) });
+        for (const { input, nowMs } of journal) world.at(nowMs).feed(input);
         hasher.close();
         expect(hasher.digest()).toBe(out.report.traceHash);
       } finally {

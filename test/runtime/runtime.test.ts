@@ -7,7 +7,7 @@ import { ContextFullError, type ModelChunk, type ModelRequest, type Provider, ty
 import type { Submission } from '../../src/kernel/protocol.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
-import { TEST_TOOLS } from '../kernel/harness.ts';
+import { TEST_TOOLS } from '../support/kernel-world.ts';
 import type { ToolRunner } from '../../src/kernel/ports/tool-runner.ts';
 import type { Terminal } from '../../src/kernel/task/terminal.ts';
 

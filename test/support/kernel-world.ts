@@ -1,13 +1,18 @@
 /**
- * A small synchronous driver around a whole Kernel, for example-based tests (STYLE rule 13).
+ * The one kernel test driver: a small synchronous world around a whole Kernel, for example-based tests
+ * and for the properties that drive a kernel without the Runtime (STYLE rule 13).
  *
- * The harness plays the Runtime's part by hand: it submits inputs at a chosen instant, collects the
- * commands of every kernel reaction, keeps the set of calls and timers still open, and answers them
- * with facts (model chunks and completions, tool results, panics, timer firings). Tests observe the
- * kernel only through those commands, `dump()` and the recorded trace; nothing reaches a private field.
+ * The world plays the Runtime's part by hand: it feeds every input through the kernel's one door
+ * (`kernel.feed`) at the world's clock, takes the commands of every reaction, keeps the set of calls
+ * and timers still open, and answers them with facts (model chunks and completions, tool results,
+ * panics, timer firings). Tests observe the kernel only through those commands, `dump()` and the
+ * recorded trace; nothing reaches a private field.
  *
- * Time is explicit: `at(ms)` moves the harness clock forward (never back) and every action happens
- * "now". Whole-state verification is on, as always in tests.
+ * Time is explicit: `at(ms)` moves the world's clock forward (never back) and every action happens
+ * "now". Whole-state verification is on, as always in tests. What a test needs beyond that comes in
+ * as options: the root's graph memory, an extra trace sink (monitors, a hasher, a runaway guard), a
+ * listener told of every command (a driver that schedules the answers itself), and a bare kernel
+ * configuration without the test defaults below.
  */
 import { expect } from 'vitest';
 import type { KernelConfigInput } from '../../src/kernel/config.ts';
@@ -15,9 +20,10 @@ import type { AgentDump, RunningView } from '../../src/kernel/agent/dump-types.t
 import { Kernel } from '../../src/kernel/kernel.ts';
 import type { Message, ModelChunk, ModelRequest, ToolSpec } from '../../src/kernel/ports/provider.ts';
 import type { RegisterInput } from '../../src/kernel/channels/registry.ts';
+import type { MemoryPorts } from '../../src/kernel/ports/graph-memory.ts';
 import type { Command, Fact, FeedResult, KernelInput, ModelFailure, Submission, SubmitResult } from '../../src/kernel/protocol.ts';
 import type { SchedulerDump } from '../../src/kernel/scheduler/core.ts';
-import { TraceRecorder, type TraceEvent, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
+import { TraceRecorder, type TraceEvent, type TraceSink, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
 import type { Terminal } from '../../src/kernel/task/terminal.ts';
 
 export type EventOf<T extends TraceType> = Extract<TraceEvent, { type: T }>;
@@ -25,14 +31,14 @@ export type CommandOf<T extends Command['type']> = Extract<Command, { type: T }>
 
 const OBJECT_SCHEMA = { type: 'object' } as const;
 
-/** The tools every harness kernel offers: two parallel-safe, two that run one by one. */
+/** The tools every world's kernel offers by default: two parallel-safe, one that runs alone. */
 export const TEST_TOOLS: readonly ToolSpec[] = [
   { name: 'search', description: 'look something up', parameters: OBJECT_SCHEMA, parallelSafe: true },
   { name: 'fetch', description: 'fetch a page', parameters: OBJECT_SCHEMA, parallelSafe: true },
   { name: 'write', description: 'write a file', parameters: OBJECT_SCHEMA, parallelSafe: false },
 ];
 
-/** The output device every harness kernel declares: `output_send__chat` is a built-in tool. */
+/** The output device every world's kernel declares by default: `output_send__chat` is a built-in tool. */
 export const TEST_OUTPUTS = [{ name: 'chat', caps: ['text'] }] as const;
 
 export const SYSTEM_PROMPT = 'You are the test agent.';
@@ -44,7 +50,18 @@ export interface CallSpec {
   readonly id?: string;
 }
 
-export class KernelHarness {
+export interface KernelWorldOptions {
+  /** False: the kernel gets `config` as given, without TEST_TOOLS, TEST_OUTPUTS and SYSTEM_PROMPT. */
+  readonly defaults?: boolean;
+  /** The root's main graph memory; without it the memory tools are not offered. */
+  readonly memory?: MemoryPorts;
+  /** Sees every trace event, after the recorder. */
+  readonly sink?: TraceSink;
+  /** Told of every command taken from the kernel, in order, once the world has recorded it. */
+  readonly onCommand?: (command: Command) => void;
+}
+
+export class KernelWorld {
   readonly kernel: Kernel;
   readonly rec = new TraceRecorder();
   /** Every command taken from the kernel, in order. */
@@ -57,11 +74,23 @@ export class KernelHarness {
   /** Timers set and neither cleared nor fired, by id. */
   private readonly openTimers = new Map<string, number>();
 
-  constructor(config: KernelConfigInput = {}) {
-    this.kernel = new Kernel(
-      { verify: true, tools: TEST_TOOLS, outputs: TEST_OUTPUTS, systemPrompt: SYSTEM_PROMPT, ...config },
-      this.rec,
-    );
+  private readonly onCommand: ((command: Command) => void) | null;
+
+  constructor(config: KernelConfigInput = {}, options: KernelWorldOptions = {}) {
+    const base: KernelConfigInput =
+      options.defaults === false ? { verify: true } : { verify: true, tools: TEST_TOOLS, outputs: TEST_OUTPUTS, systemPrompt: SYSTEM_PROMPT };
+    const extra = options.sink;
+    const sink: TraceSink =
+      extra === undefined
+        ? this.rec
+        : {
+            emit: (e) => {
+              this.rec.emit(e);
+              extra.emit(e);
+            },
+          };
+    this.kernel = new Kernel({ ...base, ...config }, sink, options.memory === undefined ? {} : { memory: options.memory });
+    this.onCommand = options.onCommand ?? null;
   }
 
   // ---------------------------------------------------------------- time and inputs
@@ -70,14 +99,16 @@ export class KernelHarness {
     return this.nowMs;
   }
 
-  /** Moves the harness clock to `ms` (never backwards). */
+  /** Moves the world's clock to `ms` (never backwards). */
   at(ms: number): this {
-    expect(ms, `harness time goes backwards: ${ms} < ${this.nowMs}`).toBeGreaterThanOrEqual(this.nowMs);
+    // Checked before asserting: a driver moves the clock once per event, and an `expect` per move
+    // would cost more than the kernel reaction it precedes.
+    if (ms < this.nowMs) expect(ms, `world time goes backwards: ${ms} < ${this.nowMs}`).toBeGreaterThanOrEqual(this.nowMs);
     this.nowMs = ms;
     return this;
   }
 
-  /** Feeds one input through the kernel's door at the harness time. */
+  /** Feeds one input through the kernel's door at the world's time. */
   feed<I extends KernelInput>(input: I): FeedResult<I['type']> {
     const result = this.kernel.feed(input, this.nowMs);
     this.collect();
@@ -115,7 +146,7 @@ export class KernelHarness {
     this.feed({ type: 'stop' });
   }
 
-  /** Feeds one fact as it is; the harness does not check that its call is open. */
+  /** Feeds one fact as it is; the world does not check that its call is open. */
   handle(fact: Fact): void {
     switch (fact.type) {
       case 'model.done':
@@ -134,6 +165,11 @@ export class KernelHarness {
   }
 
   // ---------------------------------------------------------------- answering model calls
+
+  /** Whether a call (model or tool, by call id) was started and has neither ended nor been cancelled. */
+  isOpen(callId: string): boolean {
+    return this.openCalls.has(callId);
+  }
 
   /** The single open model call of a task. */
   modelCall(task: string): CommandOf<'model.start'> {
@@ -316,6 +352,7 @@ export class KernelHarness {
         case 'reply':
           break;
       }
+      this.onCommand?.(c);
     }
   }
 }
