@@ -1,9 +1,11 @@
 /**
- * A tiny synchronous driver for the sans-IO kernel (SPEC §11), for properties that need the committed
- * context itself (R3), which the simulator's report only gives as a hash.
+ * A plan player for the sans-IO kernel (SPEC §11), for properties that need the committed context
+ * itself (R3), which the simulator's report only gives as a hash. The kernel, its door, the command
+ * log and the trace are the shared test world's (test/support/kernel-world.ts); what this file adds is
+ * who answers, and when.
  *
- * It is a miniature discrete-event loop on its own virtual time, with no Runtime, no promises and no
- * randomness: every `model.start` is answered with a scripted `model.chunk` stream (half of it
+ * It is a miniature discrete-event loop on the world's virtual time, with no Runtime, no promises and
+ * no randomness: every `model.start` is answered with a scripted `model.chunk` stream (half of it
  * half-way through the call) and `model.done` (or `model.failed`) `modelMs` later; every `tool.run` with `tool.done` after the tool's duration;
  * `timer.set` fires `timer.fired` at its time; cancelled calls (`model.cancel`, `tool.cancel`) are never
  * answered. Events due at the same instant run in the order they were scheduled.
@@ -15,14 +17,14 @@
  * interrupt is submitted `delayMs` after the N-th `model.start` of the run (counting every task), so it
  * usually lands while a model call streams.
  */
-import { Kernel } from '../src/kernel/kernel.ts';
 import type { ContextEvent } from '../src/kernel/agent/dump-types.ts';
 import type { Level } from '../src/kernel/scheduler/levels.ts';
 import { InvariantMonitor, type Violation } from '../src/kernel/trace/monitors.ts';
 import type { ModelChunk, ModelRequest, ToolSpec } from '../src/kernel/ports/provider.ts';
-import type { Command, Fact, Submission } from '../src/kernel/protocol.ts';
-import { TraceRecorder, type TraceEvent } from '../src/kernel/trace/vocabulary.ts';
+import type { Command } from '../src/kernel/protocol.ts';
+import type { TraceEvent } from '../src/kernel/trace/vocabulary.ts';
 import type { Terminal } from '../src/kernel/task/terminal.ts';
+import { KernelWorld } from '../test/support/kernel-world.ts';
 
 export interface ScriptCall {
   readonly name: string;
@@ -102,26 +104,21 @@ export function toolResult(task: string, call: ScriptCall): string {
 }
 
 export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]): DriverResult {
-  const recorder = new TraceRecorder();
   const monitor = new InvariantMonitor({ builtinPlugins: plan.builtinPlugins });
-  const sink = {
-    emit: (e: TraceEvent): void => {
-      recorder.emit(e);
-      monitor.observe(e);
-    },
-  };
   const specs: ToolSpec[] = plan.tools.map((t) => ({
     name: t.name,
     description: `test tool ${t.name}`,
     parameters: { type: 'object' },
     parallelSafe: t.parallelSafe,
   }));
-  const kernel = new Kernel({ tools: specs, cooldownMs: plan.cooldownMs, builtinPlugins: plan.builtinPlugins, verify: true }, sink);
+  const world = new KernelWorld(
+    { tools: specs, cooldownMs: plan.cooldownMs, builtinPlugins: plan.builtinPlugins },
+    { defaults: false, sink: { emit: (e) => monitor.observe(e) }, onCommand: (c) => onCommand(c) },
+  );
   const tasks = new Map(plan.tasks.map((t) => [t.id, t]));
   const interruptById = new Map(interrupts.map((i) => [i.id, i]));
   const tools = new Map(plan.tools.map((t) => [t.name, t]));
 
-  let now = 0;
   let seq = 0;
   let modelStarts = 0;
   let cancelled = 0;
@@ -129,30 +126,13 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
   const timers = new Map<string, Scheduled>();
   /** Open calls and their pending deliveries; a cancelled call is removed and never answered. */
   const liveCalls = new Map<string, Scheduled[]>();
-  const terminals = new Map<string, Terminal[]>();
   const submittedInterrupts: string[] = [];
 
   const schedule = (delay: number, run: () => void): Scheduled => {
     seq += 1;
-    const item: Scheduled = { at: now + delay, seq, run, cancelled: false };
+    const item: Scheduled = { at: world.now + delay, seq, run, cancelled: false };
     agenda.push(item);
     return item;
-  };
-
-  const pump = (): void => {
-    for (let commands = kernel.takeCommands(); commands.length > 0; commands = kernel.takeCommands()) {
-      for (const c of commands) onCommand(c);
-    }
-  };
-
-  const handle = (fact: Fact): void => {
-    kernel.feed(fact, now);
-    pump();
-  };
-
-  const submit = (sub: Submission): void => {
-    kernel.feed({ type: 'submit', submission: sub }, now);
-    pump();
   };
 
   /** The scripted answer of a call: chunks in two halves (mid-call, at the end), then the end fact. */
@@ -192,18 +172,18 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
     const live = (): boolean => liveCalls.has(callId);
     const mid = schedule(half, () => {
       if (!live()) return;
-      for (const chunk of first) if (live()) handle({ type: 'model.chunk', callId, chunk });
+      for (const chunk of first) if (live()) world.handle({ type: 'model.chunk', callId, chunk });
     });
     const end = schedule(ms, () => {
       if (!live()) return;
       liveCalls.delete(callId);
       if (step.kind === 'fail') {
-        handle({ type: 'model.failed', callId, failure: 'error', error: 'scripted failure' });
+        world.handle({ type: 'model.failed', callId, failure: 'error', error: 'scripted failure' });
         return;
       }
-      for (const chunk of second) handle({ type: 'model.chunk', callId, chunk });
+      for (const chunk of second) world.handle({ type: 'model.chunk', callId, chunk });
       const text = step.text;
-      handle({ type: 'model.done', callId, usage: { inputTokens: 1, outputTokens: text.length } });
+      world.handle({ type: 'model.done', callId, usage: { inputTokens: 1, outputTokens: text.length } });
     });
     liveCalls.set(callId, [mid, end]);
   };
@@ -218,7 +198,7 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
           if (i.afterModelStart !== modelStarts) continue;
           schedule(i.delayMs, () => {
             submittedInterrupts.push(i.id);
-            submit({ id: i.id, cls: 'interrupt', level: i.level, text: i.text, source: i.source });
+            world.submit({ id: i.id, cls: 'interrupt', level: i.level, text: i.text, source: i.source });
           });
         }
         break;
@@ -240,26 +220,23 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
         liveCalls.set(c.callId, [
           schedule(tool?.durationMs ?? 0, () => {
             liveCalls.delete(c.callId);
-            handle({ type: 'tool.done', callId: c.callId, result: { ok, output: ok ? toolResult(c.task, call) : `${c.call.name} failed` } });
+            world.handle({ type: 'tool.done', callId: c.callId, result: { ok, output: ok ? toolResult(c.task, call) : `${c.call.name} failed` } });
           }),
         ]);
         break;
       }
-      case 'reply': {
-        const list = terminals.get(c.task);
-        if (list === undefined) terminals.set(c.task, [c.terminal]);
-        else list.push(c.terminal);
+      case 'reply':
+        // Recorded by the world's command log; gathered by task at the end.
         break;
-      }
       case 'timer.set': {
         const old = timers.get(c.id);
         if (old !== undefined) old.cancelled = true;
         const id = c.id;
         timers.set(
           id,
-          schedule(Math.max(0, c.atMs - now), () => {
+          schedule(Math.max(0, c.atMs - world.now), () => {
             timers.delete(id);
-            handle({ type: 'timer.fired', id });
+            world.handle({ type: 'timer.fired', id });
           }),
         );
         break;
@@ -273,7 +250,7 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
     }
   };
 
-  for (const t of plan.tasks) schedule(t.atMs, () => submit({ id: t.id, cls: 'queued', text: t.text, source: t.source }));
+  for (const t of plan.tasks) schedule(t.atMs, () => world.submit({ id: t.id, cls: 'queued', text: t.text, source: t.source }));
 
   for (let n = 0; ; n += 1) {
     if (n > EVENTS_MAX) throw new Error(`driver: more than ${EVENTS_MAX} events, the kernel does not settle`);
@@ -288,19 +265,25 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
     if (next === undefined || next.cancelled) continue;
     // Model timeouts (120 s) are the only timers left once everything else is answered; they are
     // cleared when their call ends, so a timer still due here would be a leak worth seeing.
-    now = next.at;
+    world.at(next.at);
     next.run();
   }
   monitor.finish({ drained: true, stoppedAgents: [] });
-  const root = kernel.dump().agents[0];
+  const terminals = new Map<string, Terminal[]>();
+  for (const r of world.replies()) {
+    const list = terminals.get(r.task);
+    if (list === undefined) terminals.set(r.task, [r.terminal]);
+    else list.push(r.terminal);
+  }
+  const root = world.kernel.dump().agents[0];
   return {
     context: root === undefined ? [] : root.context,
     terminals,
-    events: recorder.events,
+    events: world.rec.events,
     violations: monitor.violations,
     submittedInterrupts,
     cancelled,
-    suspensions: recorder.events.filter((e) => e.type === 'task.suspend').length,
-    endMs: now,
+    suspensions: world.events('task.suspend').length,
+    endMs: world.now,
   };
 }
