@@ -50,7 +50,7 @@ export function loadScenario(file: ScenarioFile): Scenario {
 /** Runs a scenario with its own seed; a scenario the simulator cannot run is an error. */
 export async function runScenarioFile(file: ScenarioFile): Promise<Report> {
   const scenario = loadScenario(file);
-  const outcome = await runScenario(scenario, { command: `homeagent sim run scenarios/${file.name}.json --seed ${scenario.seed}` });
+  const outcome = await runScenario(scenario, { command: `npx homeagent sim run scenarios/${file.name}.json --seed ${scenario.seed}` });
   if (outcome.kind === 'unusable') {
     const problems = outcome.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
     throw new Error(`${file.path} cannot be run:\n${problems}`);

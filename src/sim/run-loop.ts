@@ -155,7 +155,7 @@ class SimulationRun {
     return {
       scenario: scenario.name,
       seed,
-      command: this.opts.command ?? `homeagent sim run <scenario> --seed ${seed}`,
+      command: this.opts.command ?? `npx homeagent sim run <scenario> --seed ${seed}`,
       config: this.effectiveConfig(),
       events,
       dump: kernel.dump(),
