@@ -299,11 +299,11 @@ export class Kernel {
         assert(!this.calls.has(callId), `CALL: call id ${callId} bound twice`);
         this.calls.set(callId, agent);
       },
-      releaseCall: (callId, task, expectLate) => {
+      releaseCall: (callId, task, ending) => {
         const agent = this.calls.get(callId);
         if (agent === undefined) return;
         this.calls.delete(callId);
-        if (expectLate) this.deadCalls.set(callId, { agent, task });
+        if (ending === 'early') this.deadCalls.set(callId, { agent, task });
       },
       taskEnded: (_agent: Agent, task: Task, terminal: Terminal, nowMs: number) => {
         this.commands.push({ type: 'reply', task: task.id, terminal });

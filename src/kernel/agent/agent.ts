@@ -18,7 +18,7 @@
  * tool list), `dump.ts` (observable views).
  */
 import { assert, assertNever } from '../assert.ts';
-import { CallTracker } from './calls.ts';
+import { CallTracker, type CallEnding } from './calls.ts';
 import { buildAgentDump, buildRunningView } from './dump.ts';
 import {
   batchMaybeComplete,
@@ -62,10 +62,10 @@ export interface AgentEnv {
   /** Routes facts for `callId` to this agent until `releaseCall`. */
   bindCall(callId: string, agent: Agent): void;
   /**
-   * The call ended. When it ended early (cancelled, abandoned, timed out) `expectLate` is true: facts
-   * that still arrive for it are late, discarded and counted.
+   * The call ended. After an `early` end (cancelled, abandoned, timed out), facts that still arrive
+   * for it are late, discarded and counted.
    */
-  releaseCall(callId: string, task: string, expectLate: boolean): void;
+  releaseCall(callId: string, task: string, ending: CallEnding): void;
   taskEnded(agent: Agent, task: Task, terminal: Terminal, nowMs: number): void;
   /** Submissions queued by terminal hooks run before the next pick. */
   flushHooks(nowMs: number): void;
@@ -145,7 +145,7 @@ export class Agent implements StepHost {
     this.calls = new CallTracker(agentId, config.modelTimeoutMs, {
       newCallId: (kind) => env.newCallId(kind),
       bindCall: (callId) => env.bindCall(callId, this),
-      releaseCall: (callId, task, expectLate) => env.releaseCall(callId, task, expectLate),
+      releaseCall: (callId, task, ending) => env.releaseCall(callId, task, ending),
       command: (command) => env.command(command),
       trace: (nowMs, body) => this.trace(nowMs, body),
       noteModelCancelled: () => this.core.noteModelCancelled(),

@@ -22,13 +22,19 @@ import type { CancelReason, TraceBody } from '../trace/vocabulary.ts';
 import { encodeTimerKey } from '../timers.ts';
 import { assertAtStep } from '../steps/transitions.ts';
 
+/**
+ * How a call ended: `answered` by its own fact, or `early` (cancelled, timed out, abandoned), in which
+ * case facts that still arrive for it are late, discarded and counted.
+ */
+export type CallEnding = 'answered' | 'early';
+
 /** What the tracker needs from its agent and the kernel. */
 export interface CallPorts {
   newCallId(kind: 'm' | 't'): string;
   /** Routes facts for `callId` to the owning agent until `releaseCall`. */
   bindCall(callId: string): void;
-  /** The call ended; `expectLate` when it ended early, so facts that still arrive are late. */
-  releaseCall(callId: string, task: string, expectLate: boolean): void;
+  /** The call ended; after an `early` end, facts that still arrive for it are late. */
+  releaseCall(callId: string, task: string, ending: CallEnding): void;
   command(command: Command): void;
   trace(nowMs: number, body: TraceBody): void;
   /** Counts a cancelled model call in the scheduler core. */
@@ -153,12 +159,12 @@ export class CallTracker {
     w.stream.add(chunk);
   }
 
-  /** The live model call ended (its fact arrived, or early when `expectLate`): released, timer cleared. */
-  endModel(callId: string, expectLate = false): ModelWait {
+  /** The live model call ended (answered by its fact, or early): released, timer cleared. */
+  endModel(callId: string, ending: CallEnding = 'answered'): ModelWait {
     const w = this.waiting;
     assert(w?.kind === 'model' && w.callId === callId, `CALL: end of ${callId}, which is not the live model call`);
     this.waiting = null;
-    this.ports.releaseCall(callId, w.task.id, expectLate);
+    this.ports.releaseCall(callId, w.task.id, ending);
     this.ports.command({ type: 'timer.clear', id: timeoutTimerId(callId) });
     return w;
   }
@@ -171,7 +177,7 @@ export class CallTracker {
   timedOut(callId: string): ModelWait | null {
     const w = this.waiting;
     if (w?.kind !== 'model' || w.callId !== callId) return null;
-    this.endModel(w.callId, true);
+    this.endModel(w.callId, 'early');
     this.ports.command({ type: 'model.cancel', callId: w.callId });
     return w;
   }
@@ -180,28 +186,28 @@ export class CallTracker {
   cancelModel(callId: string, task: Task, reason: CancelReason, nowMs: number): void {
     this.waiting = null;
     this.ports.noteModelCancelled();
-    this.ports.releaseCall(callId, task.id, true);
+    this.ports.releaseCall(callId, task.id, 'early');
     this.ports.trace(nowMs, { type: 'model.cancel', task: task.id, callId, reason });
     this.ports.command({ type: 'model.cancel', callId });
     this.ports.command({ type: 'timer.clear', id: timeoutTimerId(callId) });
   }
 
   /**
-   * A ToolRunner call's fact arrived (`panicked`: the tool threw). The call is released; a batch call
-   * leaves the batch, and a panic is remembered for when the batch settles.
+   * A ToolRunner call's fact arrived: its result, or a panic (the tool threw). The call is released; a
+   * batch call leaves the batch, and a panic is remembered for when the batch settles.
    */
-  endTool(callId: string, panicked: boolean): ToolEnd {
+  endTool(callId: string, fact: 'result' | 'panic'): ToolEnd {
     const w = this.waiting;
     if (w?.kind === 'tool' && w.callId === callId) {
       this.waiting = null;
-      this.ports.releaseCall(callId, w.task.id, false);
+      this.ports.releaseCall(callId, w.task.id, 'answered');
       return { kind: 'tool', task: w.task };
     }
     const index = w?.kind === 'batch' ? w.remaining.get(callId) : undefined;
-    if (w?.kind !== 'batch' || index === undefined) fail(`CALL: ${panicked ? 'tool panic' : 'tool result'} for ${callId}, which is not live`);
+    if (w?.kind !== 'batch' || index === undefined) fail(`CALL: tool ${fact} for ${callId}, which is not live`);
     w.remaining.delete(callId);
-    this.ports.releaseCall(callId, w.task.id, false);
-    if (panicked) w.panics.push(callAt(w.task.frame, index).name);
+    this.ports.releaseCall(callId, w.task.id, 'answered');
+    if (fact === 'panic') w.panics.push(callAt(w.task.frame, index).name);
     return { kind: 'batch', batch: w, index };
   }
 
@@ -229,7 +235,7 @@ export class CallTracker {
   }
 
   private abandonTool(callId: string, task: string): void {
-    this.ports.releaseCall(callId, task, true);
+    this.ports.releaseCall(callId, task, 'early');
     this.ports.command({ type: 'tool.cancel', callId });
   }
 }

@@ -65,7 +65,7 @@ export function modelCallTimedOut(host: ModelHost, calls: CallTracker, callId: s
 
 function modelCallFailedNow(host: ModelHost, task: Task, callId: string, failure: ModelFailure, error: string, nowMs: number): void {
   host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'failed', toolCalls: [], error });
-  modelFailed(host, task, failure === 'context_full', error, nowMs);
+  modelFailed(host, task, failure, error, nowMs);
 }
 
 /** An interrupt armed a preemption: a streaming Model step is cancelled now (SPEC §2.3 step 2). */
@@ -78,20 +78,20 @@ export function preemptModelCall(host: StepTrace, calls: CallTracker, nowMs: num
 }
 
 export function toolCallDone(host: ToolFactHost, calls: CallTracker, callId: string, ok: boolean, output: string, nowMs: number): void {
-  const ended = calls.endTool(callId, false);
+  const ended = calls.endTool(callId, 'result');
   if (ended.kind === 'tool') {
     assertAtStep(ended.task, 'ToolExec', 'tool.done');
     toolExecDone(host, ended.task, ok, output, nowMs);
     return;
   }
   assertAtStep(ended.batch.task, 'ToolBatch', 'tool.done');
-  toolBatchResult(host, ended.batch.task, ended.index, ok, output, false, nowMs);
+  toolBatchResult(host, ended.batch.task, ended.index, { ok, output, panicked: false }, nowMs);
   batchMaybeComplete(host, calls, ended.batch, nowMs);
 }
 
 /** The tool threw: a panic. The task fails and a kernel L4 is raised, unless it is itself an L4. */
 export function toolCallPanicked(host: ToolFactHost, calls: CallTracker, callId: string, error: string, nowMs: number): void {
-  const ended = calls.endTool(callId, true);
+  const ended = calls.endTool(callId, 'panic');
   if (ended.kind === 'tool') {
     const task = ended.task;
     assertAtStep(task, 'ToolExec', 'tool.failed');
@@ -99,7 +99,7 @@ export function toolCallPanicked(host: ToolFactHost, calls: CallTracker, callId:
     return;
   }
   assertAtStep(ended.batch.task, 'ToolBatch', 'tool.failed');
-  toolBatchResult(host, ended.batch.task, ended.index, false, error, true, nowMs);
+  toolBatchResult(host, ended.batch.task, ended.index, { ok: false, output: error, panicked: true }, nowMs);
   batchMaybeComplete(host, calls, ended.batch, nowMs);
 }
 
@@ -117,7 +117,7 @@ export function batchMaybeComplete(host: ToolFactHost, calls: CallTracker, batch
 
 /** A tool threw (a runner rejection or a built-in exception): a panic of the running task. */
 export function panicRunningTool(host: StepTrace & TaskEnding, task: Task, call: ToolCall, error: string, nowMs: number): void {
-  traceToolEnd(host, task, call, false, error, true, nowMs);
+  traceToolEnd(host, task, call, { ok: false, output: error, panicked: true }, nowMs);
   host.trace(nowMs, { type: 'step.end', task: task.id, step: task.frame.step });
   failPanicked(host, task, call.name, error, nowMs);
 }

@@ -7,6 +7,7 @@
 import { OVERFLOW_KEEP_RECENT, OVERFLOW_RATIO, OVERFLOW_TARGET_RATIO } from '../agent/context.ts';
 import { lazySnapshot } from '../task/lazy-snapshot.ts';
 import type { Message, ToolCall } from '../ports/provider.ts';
+import type { ModelFailure } from '../protocol.ts';
 import { OUTPUT_SEND_PREFIX } from '../channels/outputs.ts';
 import type { Task } from '../task/task.ts';
 import { consolidationDone } from './consolidate.ts';
@@ -30,7 +31,7 @@ export function stepModel(host: ModelHost, task: Task, nowMs: number): StepOutco
   const overflowing = host.context.accumulatedTokens() >= OVERFLOW_RATIO * host.config.contextWindowTokens;
   if (host.role.prunesOnOverflow && !task.consolidation && overflowing) {
     host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
-    return handleOverflow(host, task, nowMs, false);
+    return handleOverflow(host, task, 'window', nowMs);
   }
   host.startModel(
     task,
@@ -68,16 +69,12 @@ export function modelDone(host: ModelHost, task: Task, text: string, calls: Tool
 }
 
 /** The call failed (error, malformed stream, timeout, or an upstream context-full). */
-export function modelFailed(
-  host: ModelHost,
-  task: Task,
-  contextFull: boolean,
-  error: string,
-  nowMs: number,
-): StepOutcome {
+export function modelFailed(host: ModelHost, task: Task, failure: ModelFailure, error: string, nowMs: number): StepOutcome {
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
   task.frame.completedCalls += 1;
-  if (contextFull && host.role.prunesOnOverflow && !task.consolidation) return handleOverflow(host, task, nowMs, true);
+  if (failure === 'context_full' && host.role.prunesOnOverflow && !task.consolidation) {
+    return handleOverflow(host, task, 'upstream', nowMs);
+  }
   host.finish(task, { kind: 'failed', reply: `processing error: model call failed: ${error}` }, nowMs);
   return 'ended';
 }
@@ -90,9 +87,11 @@ export function modelCancelled(host: StepTrace, task: Task, nowMs: number): void
 
 /**
  * Root overflow (SPEC §3.9): prune the oldest events down to 0.8 × window (keeping the 10 newest),
- * raise one kernel L4, and go back to Prepare; a second overflow in the same task fails it.
+ * raise one kernel L4, and go back to Prepare; a second overflow in the same task fails it. `window`:
+ * the context reached 1.25 × the window before the call; `upstream`: the call itself failed with
+ * `context_full`, and the task goes back with turn += 1 (SPEC §3.2).
  */
-function handleOverflow(host: ModelHost, task: Task, nowMs: number, upstream: boolean): StepOutcome {
+function handleOverflow(host: ModelHost, task: Task, cause: 'window' | 'upstream', nowMs: number): StepOutcome {
   const frame = task.frame;
   frame.overflows += 1;
   if (frame.overflows >= 2) {
@@ -112,7 +111,7 @@ function handleOverflow(host: ModelHost, task: Task, nowMs: number, upstream: bo
       nowMs,
     );
   }
-  if (upstream) frame.turn += 1;
+  if (cause === 'upstream') frame.turn += 1;
   moveTo(frame, 'Prepare');
   return 'next';
 }

@@ -15,6 +15,11 @@ import type { ToolResult } from '../ports/tool-runner.ts';
 /** How much of a result the trace keeps (the report shows the first 500 code points). */
 const TRACE_RESULT_MAX = 500;
 
+/** How a tool call ended, as `tool.end` records it: a result (ok or a tool error), or a panic (the tool threw). */
+export interface ToolEndResult extends ToolResult {
+  readonly panicked: boolean;
+}
+
 export function stepToolBegin(host: ToolHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'ToolBegin', turn: frame.turn });
@@ -65,7 +70,7 @@ function runGuarded(host: ToolHost, task: Task, call: ToolCall, run: BuiltinRun,
 export function toolExecDone(host: StepTrace & CriticalSections, task: Task, ok: boolean, output: string, nowMs: number): StepOutcome {
   const frame = task.frame;
   const call = callAt(frame, frame.toolIdx);
-  traceToolEnd(host, task, call, ok, output, false, nowMs);
+  traceToolEnd(host, task, call, { ok, output, panicked: false }, nowMs);
   frame.outcomes[frame.toolIdx] = { call, ok, output };
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'ToolExec' });
   host.leaveCritical(nowMs);
@@ -109,9 +114,10 @@ export function stepToolBatch(host: ToolHost, task: Task, nowMs: number): { star
     }
     try {
       const result = host.runBuiltin(task, call, run, nowMs);
-      toolBatchResult(host, task, index, result.ok, result.output, false, nowMs);
+      toolBatchResult(host, task, index, { ok: result.ok, output: result.output, panicked: false }, nowMs);
     } catch (err) {
-      toolBatchResult(host, task, index, false, err instanceof Error ? err.message : String(err), true, nowMs);
+      const output = err instanceof Error ? err.message : String(err);
+      toolBatchResult(host, task, index, { ok: false, output, panicked: true }, nowMs);
       panics.push(call.name);
     }
   });
@@ -120,19 +126,11 @@ export function stepToolBatch(host: ToolHost, task: Task, nowMs: number): { star
 }
 
 /** One call of a batch returned. */
-export function toolBatchResult(
-  host: StepTrace,
-  task: Task,
-  index: number,
-  ok: boolean,
-  output: string,
-  panicked: boolean,
-  nowMs: number,
-): void {
+export function toolBatchResult(host: StepTrace, task: Task, index: number, end: ToolEndResult, nowMs: number): void {
   const frame = task.frame;
   const call = callAt(frame, index);
-  traceToolEnd(host, task, call, ok, output, panicked, nowMs);
-  frame.outcomes[index] = { call, ok, output };
+  traceToolEnd(host, task, call, end, nowMs);
+  frame.outcomes[index] = { call, ok: end.ok, output: end.output };
 }
 
 /** Every call of the batch returned: append the messages in call order and close the turn. */
@@ -155,23 +153,15 @@ export function stepTurnEnd(host: StepTrace, task: Task, nowMs: number): StepOut
   return 'next';
 }
 
-export function traceToolEnd(
-  host: StepTrace,
-  task: Task,
-  call: ToolCall,
-  ok: boolean,
-  output: string,
-  panicked: boolean,
-  nowMs: number,
-): void {
+export function traceToolEnd(host: StepTrace, task: Task, call: ToolCall, end: ToolEndResult, nowMs: number): void {
   host.trace(nowMs, {
     type: 'tool.end',
     task: task.id,
     callId: call.id,
     name: call.name,
-    ok,
-    result: truncateCodePoints(output, TRACE_RESULT_MAX),
-    panicked,
+    ok: end.ok,
+    result: truncateCodePoints(end.output, TRACE_RESULT_MAX),
+    panicked: end.panicked,
   });
 }
 
@@ -193,7 +183,7 @@ function refuseCall(host: Pick<ToolCatalog, 'knowsTool'>, call: ToolCall): strin
 
 function recordImmediate(host: StepTrace, task: Task, index: number, call: ToolCall, error: string, nowMs: number): void {
   host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
-  traceToolEnd(host, task, call, false, error, false, nowMs);
+  traceToolEnd(host, task, call, { ok: false, output: error, panicked: false }, nowMs);
   task.frame.outcomes[index] = { call, ok: false, output: error };
 }
 
