@@ -11,12 +11,14 @@
  * the rates, does not depend on the worker count or on timing.
  *
  * Output: the failing seeds, each with its first failure and a ready-to-run `homeagent sim run` line;
- * then runs, failures, runs/s (over the sweep's wall time, worker start-up included) and the
- * simulated-to-wall ratio (Σ virtualMs / Σ wallMs of the runs). With `--json`, one document:
- * `{ scenario, seeds: {from, to}, shard: {index, count}, workers, runs, failures: [{seed, firstFailure,
- * traceHash}], runsPerSecond, simulatedToWall, hashes: {seed: hash} }`, where `scenario` is the
- * scenario's name (as in the run report), `workers` the number of workers actually used (never more
- * than the seeds to run; 1 means the main thread) and a crashed seed's hash is null. `--workers` above
+ * then runs, failures, runs/s (over the sweep's wall time, worker start-up included), the
+ * simulated-to-wall ratio (Σ virtualMs / Σ wallMs of the runs) and the wall time. With `--json`, the
+ * summary document of sweep-summary.ts: `{ scenario, seeds: {from, to}, shard: {index, count}, workers,
+ * runs, failures: [{seed, firstFailure, traceHash, command}], runsPerSecond, simulatedToWall, hashes:
+ * {seed: hash}, summaryVersion, shuffleTies, wallMs, virtualMs, runsWallMs, mergedFrom }`, where
+ * `scenario` is the scenario's name (as in the run report), `workers` the number of workers actually
+ * used (never more than the seeds to run; 1 means the main thread) and a crashed seed's hash is null;
+ * `sim merge` combines the summaries of the shards of one sweep (sim-merge.ts). `--workers` above
  * the machine's parallelism is capped to it, with a notice on stderr: threads beyond the cores only add
  * start-up time and memory (64 workers on 2 cores once took 114 s and 2.7 GB for a 1.25 s sweep).
  * Exit 0 when no seed failed, 1 when one did, 2 on unusable input.
@@ -41,14 +43,14 @@ import {
 import { ProgressBar } from './sweep-progress.ts';
 import { runSeeds } from './sweep-pool.ts';
 import type { SeedResult } from './sweep-seed.ts';
+import { buildSummary } from './sweep-summary.ts';
+import { formatSweepSummary } from './sweep-summary-text.ts';
 import { htmlDirProblem, writeFailureTimelines } from './sweep-timelines.ts';
 
 /** Seeds in one sweep (A..B before sharding). */
 export const SWEEP_SEEDS_MAX = 1_000_000;
 /** Worker threads in one sweep. */
 export const SWEEP_WORKERS_MAX = 256;
-/** Failing seeds listed in the readable output; --json lists them all. */
-const FAILURES_SHOWN_MAX = 200;
 
 export interface SimSweepFlags {
   readonly seeds: string;
@@ -111,11 +113,19 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
   const elapsedMs = performance.now() - started;
 
   const results = p.seeds.map((seed) => bySeed.get(seed)).filter((r): r is SeedResult => r !== undefined);
-  const summary = summarize(results, elapsedMs);
+  const identity = {
+    scenario: p.scenario.name,
+    seeds: { from: p.from, to: p.to },
+    shard: p.shard,
+    workers: p.workers,
+    shuffleTies,
+    command: (seed: number) => reproduceCommand(file, seed, shuffleTies),
+  };
+  const summary = buildSummary(identity, results, elapsedMs);
   const failingSeeds = summary.failures.map((r) => r.seed);
   const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines({ scenario: p.scenario, file, shuffleTies }, failingSeeds, flags.htmlDir);
-  if (json) await writeJson(jsonDocument(p, results, summary));
-  else await writeStdout(readable(file, p, results, summary, shuffleTies) + timelines);
+  if (json) await writeJson(summary);
+  else await writeStdout(formatSweepSummary(summary) + timelines);
   return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -176,66 +186,4 @@ function parseShard(text: string, problems: Problem[]): { index: number; count: 
     return null;
   }
   return { index, count };
-}
-
-// ---------------------------------------------------------------- output
-
-interface Summary {
-  readonly failures: readonly SeedResult[];
-  readonly runsPerSecond: number;
-  /** Null when no run took measurable wall time. */
-  readonly simulatedToWall: number | null;
-}
-
-function summarize(results: readonly SeedResult[], elapsedMs: number): Summary {
-  let virtualMs = 0;
-  let wallMs = 0;
-  for (const r of results) {
-    virtualMs += r.virtualMs;
-    wallMs += r.wallMs;
-  }
-  return {
-    failures: results.filter((r) => !r.ok),
-    runsPerSecond: elapsedMs > 0 ? round3((results.length * 1000) / elapsedMs) : 0,
-    simulatedToWall: wallMs > 0 ? round3(virtualMs / wallMs) : null,
-  };
-}
-
-function jsonDocument(p: SweepPlan, results: readonly SeedResult[], s: Summary): unknown {
-  const hashes: Record<string, string | null> = {};
-  for (const r of results) hashes[String(r.seed)] = r.traceHash;
-  return {
-    scenario: p.scenario.name,
-    seeds: { from: p.from, to: p.to },
-    shard: { index: p.shard.index, count: p.shard.count },
-    workers: p.workers,
-    runs: results.length,
-    failures: s.failures.map((r) => ({ seed: r.seed, firstFailure: r.firstFailure, traceHash: r.traceHash })),
-    runsPerSecond: s.runsPerSecond,
-    simulatedToWall: s.simulatedToWall,
-    hashes,
-  };
-}
-
-function readable(file: string, p: SweepPlan, results: readonly SeedResult[], s: Summary, shuffleTies: boolean): string {
-  const lines: string[] = [];
-  const shard = p.shard.count === 1 ? '' : `, shard ${p.shard.index}/${p.shard.count}`;
-  lines.push(`sweep ${p.scenario.name}  seeds ${p.from}..${p.to}${shard}${shuffleTies ? ', shuffle-ties' : ''}  workers ${p.workers}`);
-  if (s.failures.length > 0) {
-    lines.push(`failing seeds (${s.failures.length}):`);
-    for (const r of s.failures.slice(0, FAILURES_SHOWN_MAX)) {
-      lines.push(`  seed ${r.seed}: ${r.firstFailure ?? 'failed'}`);
-      lines.push(`    ${reproduceCommand(file, r.seed, shuffleTies)}`);
-    }
-    if (s.failures.length > FAILURES_SHOWN_MAX) {
-      lines.push(`  … and ${s.failures.length - FAILURES_SHOWN_MAX} more (--json lists them all)`);
-    }
-  }
-  const ratio = s.simulatedToWall === null ? 'n/a' : `${s.simulatedToWall.toFixed(1)}×`;
-  lines.push(`runs ${results.length}, failures ${s.failures.length}, ${s.runsPerSecond.toFixed(1)} runs/s, simulated/wall ${ratio}`);
-  return `${lines.join('\n')}\n`;
-}
-
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

@@ -1,5 +1,6 @@
 /** The `sim` command group: the simulator's subcommands (SPEC §12.1). */
 import type { Command } from 'commander';
+import { registerSimMerge } from './sim-merge.ts';
 import { registerSimReplay } from './sim-replay.ts';
 import { registerSimRun } from './sim-run.ts';
 import { registerSimSweep } from './sim-sweep.ts';
@@ -11,4 +12,5 @@ export function registerSim(program: Command): void {
   registerSimSweep(sim);
   registerSimView(sim);
   registerSimReplay(sim);
+  registerSimMerge(sim);
 }

@@ -1,0 +1,29 @@
+/**
+ * The readable form of a sweep summary, printed by `sim sweep` and `sim merge` without `--json`: a
+ * header, the failing seeds (each with its first failure and the command that re-runs it), then the
+ * totals and rates.
+ */
+import type { SweepSummary } from './sweep-summary.ts';
+
+/** Failing seeds listed in the readable output; --json lists them all. */
+const FAILURES_SHOWN_MAX = 200;
+
+export function formatSweepSummary(s: SweepSummary): string {
+  const lines: string[] = [];
+  const shard = s.shard.count === 1 ? '' : `, shard ${s.shard.index}/${s.shard.count}`;
+  const merged = s.mergedFrom > 1 ? `, merged from ${s.mergedFrom} shards` : '';
+  lines.push(`sweep ${s.scenario}  seeds ${s.seeds.from}..${s.seeds.to}${shard}${merged}${s.shuffleTies ? ', shuffle-ties' : ''}  workers ${s.workers}`);
+  if (s.failures.length > 0) {
+    lines.push(`failing seeds (${s.failures.length}):`);
+    for (const f of s.failures.slice(0, FAILURES_SHOWN_MAX)) {
+      lines.push(`  seed ${f.seed}: ${f.firstFailure ?? 'failed'}`);
+      lines.push(`    ${f.command}`);
+    }
+    if (s.failures.length > FAILURES_SHOWN_MAX) {
+      lines.push(`  … and ${s.failures.length - FAILURES_SHOWN_MAX} more (--json lists them all)`);
+    }
+  }
+  const ratio = s.simulatedToWall === null ? 'n/a' : `${s.simulatedToWall.toFixed(1)}×`;
+  lines.push(`runs ${s.runs}, failures ${s.failures.length}, ${s.runsPerSecond.toFixed(1)} runs/s, simulated/wall ${ratio}, wall ${(s.wallMs / 1000).toFixed(2)} s`);
+  return `${lines.join('\n')}\n`;
+}
