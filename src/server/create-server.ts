@@ -5,13 +5,14 @@
  * optional journal and trace file, and the channels: HTTP, terminal, timers.
  *
  * The trace fans out, behind the monitors, to the hasher (the run's fingerprint, and `--trace`), the
- * task board (states and answers), the delta tap (which call is whose) and the log. The door is
+ * task board (states and answers), the delta tap (which call is whose), the log and the live feed
+ * (`GET /v1/events`). The door is
  * tapped for the journal and for streamed text; the memory store is wrapped for the journal. None
  * of this is visible to the kernel, which is the same object the simulator drives.
  *
  * Shutdown (SIGINT, SIGTERM): stop listening, stop the root — every task ends, so every open request
  * is answered with its terminal — wait briefly for cancelled streams and tools to close, run the
- * end-of-run checks, and write the trailer with the final hash.
+ * end-of-run checks, end the live event streams, and write the trailer with the final hash.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ import type { ServeSettings } from './settings.ts';
 import { TaskBoard } from './task-board.ts';
 import { TerminalChannel } from './terminal-channel.ts';
 import { TimerPlugin } from './timer-plugin.ts';
+import { TraceFeed } from './trace-feed.ts';
 import { HOMEAGENT_VERSION } from './version.ts';
 import type { Readable, Writable } from 'node:stream';
 
@@ -95,12 +97,16 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   }
   const board = new TaskBoard();
   const deltas = new DeltaTap((task, text) => board.delta(task, text));
+  // `kernel` is declared below; the feed only asks for a snapshot outside the kernel's transitions.
+  const status = () => ({ agents: kernel.dump().agents, traceHash: hasher.digest(), events: hasher.events, violations: logger.violations });
+  const feed = new TraceFeed(status);
   const fanout = {
     emit(e: TraceEvent): void {
       hasher.emit(e);
       board.emit(e);
       deltas.emit(e);
       logger.emit(e);
+      feed.emit(e);
     },
   };
   const monitored = new MonitoredSink(fanout, new InvariantMonitor({ builtinPlugins: config.builtinPlugins }));
@@ -154,7 +160,8 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     token: settings.token,
     submit,
     nextId,
-    status: () => ({ agents: kernel.dump().agents, traceHash: hasher.digest(), events: hasher.events, violations: logger.violations }),
+    status,
+    feed,
     routeFailed: (route, err) => logger.server('error', `${route} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   });
   let address: { host: string; port: number };
@@ -191,6 +198,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
           monitored.finish({ drained: true, stoppedAgents: [] }, nowMs);
           journal?.finish(nowMs, true, []);
         }
+        feed.close();
         hasher.close();
         const result = { traceHash: hasher.digest(), events: hasher.events };
         if (clean) journal?.trailer(result.traceHash, result.events);

@@ -2,7 +2,8 @@
  * The HTTP channel (SPEC §13.1) on node:http: routing, the bearer token, and the server's limits.
  *
  * Every `/v1/*` route needs `Authorization: Bearer <token>` when a token is configured (401
- * otherwise); `/healthz` never does, so a load balancer can probe it. The token is compared in
+ * otherwise); `/healthz` never does, so a load balancer can probe it, nor does `/`, the live page,
+ * which holds no data and asks for the token itself. The token is compared in
  * constant time, on digests, so neither its content nor its length leaks through timing.
  *
  * Limits: a request's headers must arrive within the body timeout, and its body within it too
@@ -13,13 +14,18 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postChatCompletion } from './chat-completions.ts';
+import { getEvents } from './events-route.ts';
 import { sendError, sendJson } from './http-io.ts';
+import { getLivePage } from './live-page.ts';
 import { getTask, getTaskEvents, postInput, postInterrupt, type TaskPorts } from './task-routes.ts';
+import type { TraceFeed } from './trace-feed.ts';
 
 export interface HttpPorts extends TaskPorts {
   readonly token: string | null;
   /** The body of `GET /v1/status`. */
   status(): unknown;
+  /** The trace as it happens, for `GET /v1/events`. */
+  readonly feed: TraceFeed;
   /** A route failed unexpectedly (a bug): logged by the server. */
   routeFailed(route: string, err: unknown): void;
 }
@@ -91,6 +97,10 @@ export class HttpChannel {
       res.end('ok');
       return;
     }
+    if (path === '/') {
+      if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET');
+      return getLivePage(res, method === 'HEAD');
+    }
     if (!path.startsWith('/v1/')) return sendError(res, 404, `no route ${path}; the API lives under /v1/`);
     if (!this.authorized(req)) {
       return sendError(res, 401, 'missing or wrong bearer token; send Authorization: Bearer <token>', null, { 'www-authenticate': 'Bearer' });
@@ -105,6 +115,8 @@ export class HttpChannel {
         return method === 'POST' ? postChatCompletion(req, res, ports) : notAllowed(res, 'POST');
       case '/v1/status':
         return method === 'GET' ? sendJson(res, 200, ports.status()) : notAllowed(res, 'GET');
+      case '/v1/events':
+        return method === 'GET' ? getEvents(req, res, ports.feed) : notAllowed(res, 'GET');
       default:
         break;
     }

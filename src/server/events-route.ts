@@ -1,0 +1,47 @@
+/**
+ * `GET /v1/events` (issue 13, live view): the serving kernel's trace as Server-Sent Events, for the
+ * live page and for any client that wants to watch.
+ *
+ * - `event: trace`, `id: <seq>`, data the canonical trace line (the line `--trace` writes);
+ * - `event: status`, no id, data the body of `GET /v1/status`: first on a new stream, then at most
+ *   every STATUS_INTERVAL_MS while events flow.
+ *
+ * With `Last-Event-ID: <seq>` the stream first replays the events after it, when the server still
+ * keeps them (the last RECENT_EVENTS_MAX), and starts with a snapshot otherwise. A client that does not
+ * read loses its stream once STREAM_BUFFER_BYTES_MAX are waiting for it, rather than growing the
+ * server's memory; it can reconnect with its last id. On shutdown every stream ends.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendError } from './http-io.ts';
+import { SseStream } from './sse.ts';
+import type { TraceFeed } from './trace-feed.ts';
+
+/** Unsent bytes a stream may hold before it is ended: a client this far behind has stopped reading. */
+export const STREAM_BUFFER_BYTES_MAX = 4 << 20;
+
+export function getEvents(req: IncomingMessage, res: ServerResponse, feed: TraceFeed): void {
+  const header = req.headers['last-event-id'];
+  const lastSeq = header === undefined || Array.isArray(header) || header === '' ? null : Number(header);
+  if (lastSeq !== null && (!Number.isInteger(lastSeq) || lastSeq < 0)) {
+    sendError(res, 400, `Last-Event-ID must be the id of a trace event (an integer ≥ 0), got ${JSON.stringify(header)}`, 'Last-Event-ID');
+    return;
+  }
+  const sse = new SseStream(res);
+  // Assigned once listening; a stream cut during the replay is unsubscribed by its 'close' instead.
+  let stop: (() => void) | null = null;
+  const send = (write: () => void): void => {
+    if (res.writableLength > STREAM_BUFFER_BYTES_MAX) {
+      stop?.();
+      sse.end();
+      return;
+    }
+    write();
+  };
+  stop = feed.listen(lastSeq, {
+    trace: (seq, line) => send(() => sse.event(line, 'trace', seq)),
+    status: (json) => send(() => sse.event(json, 'status')),
+    end: () => sse.end(),
+  });
+  if (stop === null) sse.end();
+  else res.once('close', () => stop?.());
+}

@@ -1,0 +1,110 @@
+/**
+ * The live trace feed behind `GET /v1/events` (issue 13, live view): a TraceSink that hands every
+ * event's canonical line — the same line `--trace` writes and the hash covers — to the open streams,
+ * keeps the last RECENT_EVENTS_MAX lines so that a client reconnecting with `Last-Event-ID` misses
+ * nothing, and sends status snapshots (the body of `GET /v1/status`).
+ *
+ * A snapshot goes to every new listener that cannot be resumed from the ring, and to all listeners at
+ * most every STATUS_INTERVAL_MS while events flow (one after each burst). The page draws the agents
+ * from the snapshots rather than replaying the scheduler from trace events: the dump is the kernel's
+ * own account of its state, so the page cannot drift from it. A snapshot is never taken inside
+ * `emit`: the kernel emits in the middle of a transition, and a dump there would show half of it.
+ *
+ * `close` ends every stream (shutdown) and refuses new ones, so no stream holds the server open.
+ */
+import type { TraceEvent, TraceSink } from '../kernel/index.ts';
+import { canonicalLine } from '../sim/trace/writer.ts';
+
+/** Trace lines kept for `Last-Event-ID` resumption; older ones are gone and a snapshot stands in. */
+export const RECENT_EVENTS_MAX = 4096;
+/** While events flow, the streams get a status snapshot at most this often. */
+export const STATUS_INTERVAL_MS = 200;
+
+export interface FeedListener {
+  trace(seq: number, line: string): void;
+  /** A status snapshot as JSON. */
+  status(json: string): void;
+  /** The feed closed: the server is shutting down. */
+  end(): void;
+}
+
+interface Kept {
+  readonly seq: number;
+  readonly line: string;
+}
+
+export class TraceFeed implements TraceSink {
+  /** A ring: `recent[(start + i) % RECENT_EVENTS_MAX]` is the i-th oldest kept line. */
+  private readonly recent: Kept[] = [];
+  private start = 0;
+  private readonly listeners = new Set<FeedListener>();
+  private statusTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly snapshot: () => unknown) {}
+
+  emit(event: TraceEvent): void {
+    const kept = { seq: event.seq, line: canonicalLine(event) };
+    if (this.recent.length < RECENT_EVENTS_MAX) this.recent.push(kept);
+    else {
+      this.recent[this.start] = kept;
+      this.start = (this.start + 1) % RECENT_EVENTS_MAX;
+    }
+    if (this.listeners.size === 0) return;
+    for (const listener of this.listeners) listener.trace(kept.seq, kept.line);
+    this.statusTimer ??= setTimeout(() => this.broadcastStatus(), STATUS_INTERVAL_MS);
+  }
+
+  /**
+   * Adds a listener: after `lastSeq` (a `Last-Event-ID`) it first gets the kept lines after it, when
+   * the ring still holds all of them; otherwise a snapshot. Returns the unsubscribe function, or null
+   * when the feed is closed.
+   */
+  listen(lastSeq: number | null, listener: FeedListener): (() => void) | null {
+    if (this.closed) return null;
+    const missed = lastSeq === null ? null : this.after(lastSeq);
+    if (missed === null) listener.status(this.statusJson());
+    else for (const kept of missed) listener.trace(kept.seq, kept.line);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Ends every stream and refuses new ones; idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.statusTimer !== null) clearTimeout(this.statusTimer);
+    this.statusTimer = null;
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    for (const listener of listeners) listener.end();
+  }
+
+  /**
+   * The kept lines after `seq`, or null when some of them are no longer kept (or never existed). The
+   * Tracer numbers events 1, 2, 3 … without gaps, so a line's place in the ring follows from its seq.
+   */
+  private after(seq: number): Kept[] | null {
+    const n = this.recent.length;
+    const oldest = this.recent[this.start]?.seq ?? 1;
+    const newest = this.recent[(this.start + n - 1) % RECENT_EVENTS_MAX]?.seq ?? 0;
+    if (seq < oldest - 1 || seq > newest) return null;
+    const out: Kept[] = [];
+    for (let i = seq - oldest + 1; i < n; i += 1) {
+      const kept = this.recent[(this.start + i) % RECENT_EVENTS_MAX];
+      if (kept !== undefined) out.push(kept);
+    }
+    return out;
+  }
+
+  private broadcastStatus(): void {
+    this.statusTimer = null;
+    if (this.closed || this.listeners.size === 0) return;
+    const json = this.statusJson();
+    for (const listener of this.listeners) listener.status(json);
+  }
+
+  private statusJson(): string {
+    return JSON.stringify(this.snapshot());
+  }
+}
