@@ -1,0 +1,174 @@
+/**
+ * The live view in a real browser (issue 13, items 3 and 4): the page `GET /` serves, driven by
+ * Debian's Chromium through playwright-core. The token is typed into the page, inputs and interrupts
+ * are posted over HTTP as any client would, and the page must show what the kernel does.
+ *
+ * Two servers: `homeagent serve --model demo`, spawned as a user runs it (its tasks end at once, so
+ * the page shows them ending, a reload keeps the token, and SIGTERM ends the stream); and the
+ * in-process server with a provider that holds every stream until the test lets it go, so that a task is seen running,
+ * preempted onto the suspend stack by an L2 interrupt, and resumed. No timing is asserted: every
+ * check waits for a selector.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../cli/run-bin.ts';
+import type { ModelChunk, ModelRequest, Provider } from '../../src/kernel/index.ts';
+import { postJson, startTestServer } from '../server/support.ts';
+import { launchChromium, type Browser } from './chromium.ts';
+
+const TOKEN = 'live-browser-token';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+const tmp = mkdtempSync(join(tmpdir(), 'homeagent-live-browser-'));
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Opens the live page, types the token, and waits until the stream is live. */
+async function openLive(url: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(msg.text());
+  });
+  await page.goto(`${url}/`);
+  await page.waitForSelector('#login:not([hidden])');
+  await page.fill('#token', TOKEN);
+  await page.click('#login button[type="submit"]');
+  await page.waitForSelector('body[data-conn="live"]');
+  await page.waitForSelector('.agent[data-agent="root"]');
+  return { page, errors };
+}
+
+/** Every model call streams one chunk, then holds until `release(task)` (or its abort). */
+class HoldingProvider implements Provider {
+  private readonly held = new Map<string, () => void>();
+
+  /** Lets the task's held call finish; false when it has none (yet). */
+  release(task: string): boolean {
+    const go = this.held.get(task);
+    this.held.delete(task);
+    go?.();
+    return go !== undefined;
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk, void, undefined> {
+    yield { type: 'text', text: `${request.task} says ` };
+    await new Promise<void>((resolve, reject) => {
+      this.held.set(request.task, resolve);
+      signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    });
+    yield { type: 'text', text: 'done' };
+    yield { type: 'done', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 2 } };
+  }
+}
+
+/** Releases the task's held call as soon as it holds one. */
+async function releaseWhenHeld(provider: HoldingProvider, task: string): Promise<void> {
+  while (!provider.release(task)) await sleep(10);
+}
+
+interface Serve {
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+}
+
+function spawnServe(): Promise<Serve> {
+  const child = spawn(process.execPath, ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', join(tmp, 'data')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, HOMEAGENT_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    createInterface({ input: child.stdout ?? process.stdin }).on('line', (line) => {
+      const m = /^listening on (http:\/\/\S+)$/.exec(line);
+      if (m !== null) resolve({ url: m[1] ?? '', child, exited });
+    });
+  });
+}
+
+describe('the live page of serve --model demo', () => {
+  it('asks for the token, shows posted tasks and an interrupt ending, keeps the token over a reload but not in the URL, and sees the server go', async () => {
+    const serve = await spawnServe();
+    try {
+      const { page, errors } = await openLive(serve.url);
+      expect((await postJson(`${serve.url}/v1/inputs`, { text: 'hello' }, AUTH)).status).toBe(200);
+      await page.waitForSelector('#ended li[data-task="http-1"]');
+      expect(await page.textContent('#ended li[data-task="http-1"]')).toBe('http-1 done');
+
+      expect((await postJson(`${serve.url}/v1/interrupts`, { text: 'urgent', level: 'L2' }, AUTH)).status).toBe(200);
+      await page.waitForSelector('#ended li[data-task="http-2"]');
+      expect(await page.textContent('#ended li:first-child')).toBe('http-2 done');
+      await page.waitForSelector('#log .line.task-submitted >> text=level=2');
+      await page.waitForSelector('.agent[data-agent="root"] .counters >> text=executed 2');
+      expect(await page.textContent('.agent[data-agent="root"] .running')).toContain('idle');
+
+      expect(page.url()).not.toContain(TOKEN);
+      await page.reload();
+      await page.waitForSelector('body[data-conn="live"]');
+      expect(await page.isHidden('#login')).toBe(true);
+      await page.waitForSelector('.agent[data-agent="root"] .counters >> text=executed 2');
+
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited).toBe(143);
+      await page.waitForSelector('body[data-conn="retrying"]');
+      expect(errors.filter((e) => !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
+      await page.close();
+    } finally {
+      serve.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('the live page of a server whose model holds its streams', () => {
+  it('shows the running task, the L2 interrupt preempting it onto the stack, and the resume', async () => {
+    const provider = new HoldingProvider();
+    const server = await startTestServer({ token: TOKEN }, provider);
+    try {
+      const { page, errors } = await openLive(server.url);
+      const root = '.agent[data-agent="root"]';
+      await page.waitForSelector(`${root} .running >> text=idle`);
+
+      const first = postJson(`${server.url}/v1/inputs`, { text: 'hold the first' }, AUTH);
+      await page.waitForSelector(`${root} .running .task[data-task="http-1"]`);
+      expect(await page.textContent(`${root} .running`)).toContain('http-1 queued at Model (waiting model)');
+      expect(await page.textContent(`${root} .stack`)).toContain('empty');
+
+      const second = postJson(`${server.url}/v1/interrupts`, { text: 'hold the second', level: 'L2' }, AUTH);
+      await page.waitForSelector(`${root} .running .task[data-task="http-2"]`);
+      expect(await page.textContent(`${root} .running`)).toContain('http-2 L2');
+      await page.waitForSelector(`${root} .stack .task[data-task="http-1"]`);
+      expect(await page.textContent(`${root} .stack`)).toContain('http-1 queued ← http-2');
+
+      // The interrupt ends first; the first task resumes (its request re-sent, held again) and ends.
+      await releaseWhenHeld(provider, 'http-2');
+      await page.waitForSelector('#ended li[data-task="http-2"]');
+      await page.waitForSelector(`${root} .running .task[data-task="http-1"]`);
+      expect(await page.textContent(`${root} .stack`)).toContain('empty');
+      await releaseWhenHeld(provider, 'http-1');
+      await page.waitForSelector('#ended li[data-task="http-1"]');
+      await page.waitForSelector(`${root} .running >> text=idle`);
+      expect((await first).status).toBe(200);
+      expect((await second).status).toBe(200);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
