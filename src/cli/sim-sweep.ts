@@ -15,10 +15,12 @@
  * simulated-to-wall ratio (Σ virtualMs / Σ wallMs of the runs) and the wall time. With `--json`, the
  * summary document of sweep-summary.ts: `{ scenario, seeds: {from, to}, shard: {index, count}, workers,
  * runs, failures: [{seed, firstFailure, traceHash, command}], runsPerSecond, simulatedToWall, hashes:
- * {seed: hash}, summaryVersion, shuffleTies, wallMs, virtualMs, runsWallMs, mergedFrom }`, where
+ * {seed: hash}, summaryVersion, shuffleTies, wallMs, virtualMs, runsWallMs, mergedFrom, reached }`, where
  * `scenario` is the scenario's name (as in the run report), `workers` the number of workers actually
  * used (never more than the seeds to run; 1 means the main thread) and a crashed seed's hash is null;
- * `sim merge` combines the summaries of the shards of one sweep (sim-merge.ts). `--workers` above
+ * `reached` counts the runs that reached each listed interesting state (sim/report/reached.ts), and the
+ * readable output names the states no seed reached; `sim merge` combines the summaries of the shards of
+ * one sweep (sim-merge.ts). `--workers` above
  * the machine's parallelism is capped to it, with a notice on stderr: threads beyond the cores only add
  * start-up time and memory (64 workers on 2 cores once took 114 s and 2.7 GB for a 1.25 s sweep).
  * Exit 0 when no seed failed, 1 when one did, 2 on unusable input.

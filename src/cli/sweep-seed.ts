@@ -6,6 +6,7 @@
  * A crash of the simulator on one seed is that seed's failure ("crash: …"), not the sweep's: finding
  * such seeds is what sweeps are for.
  */
+import { reachedStates, type ReachedState } from '../sim/report/index.ts';
 import type { Scenario } from '../sim/scenario/index.ts';
 import { runScenario } from '../sim/simulation.ts';
 import { reproduceCommand } from './cli-io.ts';
@@ -20,6 +21,8 @@ export interface SeedResult {
   readonly wallMs: number;
   /** The first unexpected violation "INV: message", else the first failed expectation; null when ok. */
   readonly firstFailure: string | null;
+  /** The listed interesting states (report/reached.ts) this run reached; none for a crashed run. */
+  readonly reached: readonly ReachedState[];
 }
 
 /** What every worker receives once, as `workerData`. */
@@ -57,12 +60,13 @@ export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResu
     virtualMs: 0,
     wallMs: roundMs(performance.now() - started),
     firstFailure: oneLine(what),
+    reached: [],
   });
   try {
     const command = reproduceCommand(setup.file, seed, setup.shuffleTies);
     const outcome = await runScenario(setup.scenario, { seed, shuffleTies: setup.shuffleTies, command });
     if (outcome.kind === 'unusable') return crashed(`unusable: ${outcome.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
-    const { report } = outcome;
+    const { report, record } = outcome;
     return {
       seed,
       ok: report.ok,
@@ -70,6 +74,7 @@ export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResu
       virtualMs: report.virtualMs,
       wallMs: report.wallMs,
       firstFailure: firstFailure(setup.scenario, report),
+      reached: reachedStates(report, record.events),
     };
   } catch (err) {
     return crashed(`crash: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);

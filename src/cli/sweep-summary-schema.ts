@@ -4,6 +4,7 @@
  * by a newer version with extra fields still merges on the fields this version knows.
  */
 import { z } from 'zod';
+import { REACHED_STATES } from '../sim/report/index.ts';
 import type { SweepSummary } from './sweep-summary.ts';
 
 const count = z.number().int().min(0);
@@ -32,6 +33,7 @@ export const sweepSummarySchema = z.object({
   virtualMs: ms,
   runsWallMs: ms,
   mergedFrom: count.min(1),
+  reached: z.record(z.enum(REACHED_STATES), count),
 });
 
 /** Keys the schema checks; zod's output is the value the type describes. */

@@ -3,6 +3,7 @@
  * header, the failing seeds (each with its first failure and the command that re-runs it), then the
  * totals and rates.
  */
+import { REACHED_STATES } from '../sim/report/index.ts';
 import type { SweepSummary } from './sweep-summary.ts';
 
 /** Failing seeds listed in the readable output; --json lists them all. */
@@ -23,7 +24,25 @@ export function formatSweepSummary(s: SweepSummary): string {
       lines.push(`  … and ${s.failures.length - FAILURES_SHOWN_MAX} more (--json lists them all)`);
     }
   }
+  lines.push(...reachedLines(s));
   const ratio = s.simulatedToWall === null ? 'n/a' : `${s.simulatedToWall.toFixed(1)}×`;
   lines.push(`runs ${s.runs}, failures ${s.failures.length}, ${s.runsPerSecond.toFixed(1)} runs/s, simulated/wall ${ratio}, wall ${(s.wallMs / 1000).toFixed(2)} s`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * How many runs reached each listed state; a state no run reached is flagged, because the code behind it
+ * went untested by this sweep however many seeds passed.
+ */
+function reachedLines(s: SweepSummary): string[] {
+  if (s.runs === 0) return [];
+  const width = Math.max(...REACHED_STATES.map((state) => state.length));
+  const lines = [`reached states (runs of ${s.runs}):`];
+  for (const state of REACHED_STATES) {
+    const n = s.reached[state];
+    lines.push(`  ${state.padEnd(width)}  ${String(n).padStart(String(s.runs).length)}${n === 0 ? '  never reached' : ''}`);
+  }
+  const never = REACHED_STATES.filter((state) => s.reached[state] === 0);
+  if (never.length > 0) lines.push(`never reached: ${never.join(', ')}`);
+  return lines;
 }

@@ -14,6 +14,7 @@
  * Key order of the document is the order of the literal in `buildSummary` (and `mergeSummaries`): the
  * fields of the first version come first, as they were, and the later ones follow.
  */
+import { REACHED_STATES, type ReachedState } from '../sim/report/index.ts';
 import type { SeedResult } from './sweep-seed.ts';
 
 export interface SummaryFailure {
@@ -49,6 +50,8 @@ export interface SweepSummary {
   readonly runsWallMs: number;
   /** How many sweep summaries this one is made of: 1 for a sweep, n for a merge of n shards. */
   readonly mergedFrom: number;
+  /** For every listed interesting state (report/reached.ts), in list order: how many runs reached it. */
+  readonly reached: Readonly<Record<ReachedState, number>>;
 }
 
 /** What a sweep knows besides its results. */
@@ -61,7 +64,9 @@ export function buildSummary(id: SweepIdentity, results: readonly SeedResult[], 
   let virtualMs = 0;
   let runsWallMs = 0;
   const hashes: Record<string, string | null> = {};
+  const reached = noneReached();
   for (const r of results) {
+    for (const state of r.reached) reached[state] += 1;
     virtualMs += r.virtualMs;
     runsWallMs += r.wallMs;
     hashes[String(r.seed)] = r.traceHash;
@@ -86,6 +91,7 @@ export function buildSummary(id: SweepIdentity, results: readonly SeedResult[], 
     virtualMs,
     runsWallMs: round3(runsWallMs),
     mergedFrom: 1,
+    reached,
   };
 }
 
@@ -106,7 +112,9 @@ export function mergeSummaries(parts: readonly SweepSummary[]): MergeResult {
   let runsWallMs = 0;
   const failures: SummaryFailure[] = [];
   const hashes: Record<string, string | null> = {};
+  const reached = noneReached();
   for (const p of sorted) {
+    for (const state of REACHED_STATES) reached[state] += p.reached[state];
     runs += p.runs;
     workers += p.workers;
     wallMs += p.wallMs;
@@ -136,6 +144,7 @@ export function mergeSummaries(parts: readonly SweepSummary[]): MergeResult {
       virtualMs,
       runsWallMs,
       mergedFrom: sorted.reduce((n, p) => n + p.mergedFrom, 0),
+      reached,
     },
   };
 }
@@ -161,6 +170,13 @@ function compatibilityProblems(first: SweepSummary, parts: readonly SweepSummary
   for (let i = 1; i <= count; i += 1) if (!seen.has(i)) missing.push(`${i}/${count}`);
   if (missing.length > 0) problems.push(`shard ${missing.join(', ')} missing: merge every shard of the sweep (1/${count} … ${count}/${count})`);
   return problems;
+}
+
+/** Every listed state at 0, in list order (the key order of the document). */
+function noneReached(): Record<ReachedState, number> {
+  const counts = {} as Record<ReachedState, number>;
+  for (const state of REACHED_STATES) counts[state] = 0;
+  return counts;
 }
 
 function rate(runs: number, wallMs: number): number {

@@ -14,8 +14,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The fields a merge must reproduce exactly; rates and wall times differ from run to run. */
 function totals(doc: Record<string, unknown>): Record<string, unknown> {
-  const { scenario, seeds, shard, runs, failures, hashes, shuffleTies, virtualMs } = doc;
-  return { scenario, seeds, shard, runs, failures, hashes, shuffleTies, virtualMs };
+  const { scenario, seeds, shard, runs, failures, hashes, shuffleTies, virtualMs, reached } = doc;
+  return { scenario, seeds, shard, runs, failures, hashes, shuffleTies, virtualMs, reached };
 }
 
 async function sweepTo(name: string, args: readonly string[]): Promise<{ path: string; doc: Record<string, unknown> }> {
@@ -26,7 +26,7 @@ async function sweepTo(name: string, args: readonly string[]): Promise<{ path: s
 }
 
 describe.concurrent('homeagent sim merge', () => {
-  it('merges a sweep split in 3 shards into the unsharded sweep’s totals (runs, failures, hashes)', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+  it('merges a sweep split in 3 shards into the unsharded sweep’s totals (runs, failures, hashes, reached states)', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
     const [whole, s1, s2, s3] = await Promise.all([
       sweepTo('whole.json', []),
       sweepTo('shard-1.json', ['--shard', '1/3']),

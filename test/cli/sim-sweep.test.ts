@@ -20,6 +20,7 @@ interface SweepDocument {
   readonly runsPerSecond: number;
   readonly simulatedToWall: number | null;
   readonly hashes: Readonly<Record<string, string | null>>;
+  readonly reached: Readonly<Record<string, number>>;
 }
 
 async function sweep(args: readonly string[]): Promise<{ code: number; doc: SweepDocument }> {
@@ -28,7 +29,7 @@ async function sweep(args: readonly string[]): Promise<{ code: number; doc: Swee
 }
 
 describe.concurrent('homeagent sim sweep', () => {
-  it('gives the same per-seed hashes and failures with 1 and 2 workers, and shards partition the seeds', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+  it('gives the same per-seed hashes, failures and reached-state counts with 1 and 2 workers, and shards partition the seeds', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
     const [one, two, shard1, shard2] = await Promise.all([
       sweep([SCENARIO, '--seeds', '1..6', '--workers', '1']),
       sweep([SCENARIO, '--seeds', '1..6', '--workers', '2']),
@@ -43,7 +44,21 @@ describe.concurrent('homeagent sim sweep', () => {
     for (const hash of Object.values(one.doc.hashes)) expect(hash).toMatch(HEX64);
     expect(two.doc.hashes).toEqual(one.doc.hashes);
     expect(two.doc.failures).toEqual(one.doc.failures);
+    expect(two.doc.reached).toEqual(one.doc.reached);
     expect(one.doc.runsPerSecond).toBeGreaterThan(0);
+    // E5 nests to the bound on every seed, and its L1 and L2 are boosted by their preemptions.
+    expect(one.doc.reached).toEqual({
+      'depth-4': 6,
+      'l4-deferred-critical': 0,
+      'cooldown-deferral': 0,
+      'boost-to-3': 6,
+      'overflow-drop': 0,
+      'backpressure': 0,
+      'stop-during-tool': 0,
+      'late-chunks': 0,
+      'consolidation-deferral': 0,
+    });
+    expect((shard1.doc.reached['depth-4'] ?? 0) + (shard2.doc.reached['depth-4'] ?? 0)).toBe(6);
 
     expect(shard1.code).toBe(0);
     expect(shard2.code).toBe(0);
@@ -53,7 +68,7 @@ describe.concurrent('homeagent sim sweep', () => {
     expect(shard1.doc.runs + shard2.doc.runs).toBe(6);
   });
 
-  it('lists failing seeds with their first failure and a ready-to-run command; exit 1', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+  it('lists failing seeds with their first failure and a ready-to-run command, and the states never reached; exit 1', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
     const [readable, json] = await Promise.all([
       runBin(['sim', 'sweep', FAILING_SCENARIO, '--seeds', '1..2']),
       sweep([FAILING_SCENARIO, '--seeds', '1..2', '--workers', '2']),
@@ -63,6 +78,9 @@ describe.concurrent('homeagent sim sweep', () => {
     expect(readable?.stdout).toContain(`    npx homeagent sim run ${FAILING_SCENARIO} --seed 1\n`);
     expect(readable?.stdout).toContain(`    npx homeagent sim run ${FAILING_SCENARIO} --seed 2\n`);
     expect(readable?.stdout).toMatch(/runs 2, failures 2, [0-9.]+ runs\/s, simulated\/wall /);
+    expect(readable?.stdout).toContain('reached states (runs of 2):\n');
+    expect(readable?.stdout).toMatch(/\n {2}depth-4 +0 {2}never reached\n/);
+    expect(readable?.stdout).toContain('never reached: depth-4, ');
     expect(json?.code).toBe(1);
     expect(json?.doc.failures.map((f) => f.seed)).toEqual([1, 2]);
     expect(json?.doc.failures[0]?.firstFailure).toBe('terminal.ask: expected "failed", got "done"');
