@@ -1,0 +1,45 @@
+// @ts-check
+/**
+ * `npm run mutation` (scripts/mutation.js): StrykerJS over the kernel. Stryker lives in
+ * tools/mutation/, installed on first use, so that `npm ci` and the `homeagent` start-up stay light.
+ *
+ * perTest coverage runs only the tests that reach a mutant; incremental mode reuses the verdicts in
+ * stryker-incremental.json (committed, so a fresh clone starts from the last recorded run) for every
+ * mutant whose code and covering tests did not change. Mutants judged equivalent are listed in
+ * stryker-equivalent.md and disabled where they stand with `// Stryker disable` comments.
+ *
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+const config = {
+  testRunner: 'vitest',
+  // The mutation suite leaves out the tests that cannot see a mutant (the CLI tests spawn a process
+  // that loads its own, unmutated sources) and the slowest kernel-wide property; see the config file.
+  vitest: { configFile: 'vitest.mutation.config.ts' },
+  coverageAnalysis: 'perTest',
+  checkers: ['typescript'],
+  // The kernel imports only itself and src/clock, so the checker compiles just those files: a mutant
+  // that does not type-check is discarded before any test runs, and work in progress elsewhere in
+  // the tree cannot fail the check.
+  tsconfigFile: 'tools/mutation/tsconfig.kernel.json',
+  mutate: ['src/kernel/**/*.ts', '!src/kernel/index.ts'],
+  // A static mutant (a module-level constant) forces a reload and the whole suite per mutant; the
+  // kernel's module-level values are tables and defaults that the unit tests pin anyway.
+  ignoreStatic: true,
+  incremental: true,
+  incrementalFile: 'stryker-incremental.json',
+  reporters: ['html', 'json', 'clear-text', 'progress'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
+  // Two cores on every machine of this project; a third test-runner process only adds contention.
+  concurrency: 2,
+  // A loaded machine stretches the property tests; a generous margin keeps slow runs from being
+  // reported as infinite loops (a real infinite loop still times out and counts as killed).
+  timeoutMS: 20_000,
+  dryRunTimeoutMinutes: 15,
+  tempDirName: '.stryker-tmp',
+  ignorePatterns: ['/dist', '/coverage', '/reports', '/.clinic', '/.scratch-*', '/test/browser'],
+  thresholds: { high: 95, low: 90, break: null },
+};
+
+export default config;
