@@ -77,12 +77,12 @@ export function shellQuote(arg: string): string {
 
 /**
  * The command line that re-runs one seed exactly: the file as the user wrote it, the seed, and
- * `--shuffle-ties` when it was used (it changes the interleavings). Output flags (`--json`,
+ * `--shuffle-ties` and `--swarm` when they were used (they change the run). Output flags (`--json`,
  * `--trace`) do not change the run and are left out. It starts with `npx` so that it runs as printed
  * in a checkout after `npm ci`, where the bin is not on PATH (and wherever the package is installed).
  */
-export function reproduceCommand(file: string, seed: number, shuffleTies: boolean): string {
-  return `npx homeagent sim run ${shellQuote(file)} --seed ${seed}${shuffleTies ? ' --shuffle-ties' : ''}`;
+export function reproduceCommand(file: string, seed: number, shuffleTies: boolean, swarm = false): string {
+  return `npx homeagent sim run ${shellQuote(file)} --seed ${seed}${shuffleTies ? ' --shuffle-ties' : ''}${swarm ? ' --swarm' : ''}`;
 }
 
 /**

@@ -44,6 +44,7 @@ export interface SimRunFlags {
   readonly json?: boolean;
   readonly checkDeterminism?: boolean;
   readonly shuffleTies?: boolean;
+  readonly swarm?: boolean;
   readonly html?: string;
 }
 
@@ -57,6 +58,7 @@ export function registerSimRun(sim: Command): void {
     .option('--json', 'print the report as one JSON document on stdout, and nothing else')
     .option('--check-determinism', 'run twice with the same seed and compare the trace hashes')
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
+    .option('--swarm', "activate a seeded subset of fault sites; the scenario's expect counts stop being verdicts")
     .option('--html <file>', 'write the timeline of the run as one self-contained HTML page (see sim view)')
     .action(async (file: string, flags: SimRunFlags) => {
       process.exitCode = await simRun(file, flags);
@@ -75,7 +77,8 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
 
   const { scenario, seed } = input.value;
   const shuffleTies = flags.shuffleTies === true;
-  const base: SimOptions = { seed, shuffleTies, command: reproduceCommand(file, seed, shuffleTies) };
+  const swarm = flags.swarm === true;
+  const base: SimOptions = { seed, shuffleTies, swarm, command: reproduceCommand(file, seed, shuffleTies, swarm) };
   const timeline = flags.html === undefined ? null : new TimelineTrace(flags.html, flags.trace);
   const tracePath = timeline?.tracePath ?? flags.trace;
   const first = tracePath === undefined ? await runScenario(scenario, base) : await runScenarioTraced(scenario, { ...base, tracePath });

@@ -60,6 +60,7 @@ export interface SimSweepFlags {
   readonly shard?: string;
   readonly json?: boolean;
   readonly shuffleTies?: boolean;
+  readonly swarm?: boolean;
   readonly htmlDir?: string;
 }
 
@@ -73,6 +74,7 @@ export function registerSimSweep(sim: Command): void {
     .option('--shard <i/n>', 'run only the seeds whose index in A..B is i-1 modulo n', '1/1')
     .option('--json', 'print one JSON document on stdout, and nothing else')
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
+    .option('--swarm', "activate a seeded subset of fault sites per seed; the scenario's expect counts stop being verdicts")
     .option('--html-dir <dir>', 'write the timeline of each failing seed there, as <scenario>-seed-<N>.html')
     .action(async (file: string, flags: SimSweepFlags) => {
       process.exitCode = await simSweep(file, flags);
@@ -101,12 +103,14 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
   const p = planned.value;
   if (p.workersNotice !== null) process.stderr.write(`${p.workersNotice}\n`);
   const shuffleTies = flags.shuffleTies === true;
+  const swarm = flags.swarm === true;
+  const setup = { scenario: p.scenario, file, shuffleTies, swarm };
 
   const bySeed = new Map<number, SeedResult>();
   let failing = 0;
   const progress = new ProgressBar(p.seeds.length);
   const started = performance.now();
-  await runSeeds({ scenario: p.scenario, file, shuffleTies }, p.seeds, p.workers, (result) => {
+  await runSeeds(setup, p.seeds, p.workers, (result) => {
     bySeed.set(result.seed, result);
     if (!result.ok) failing += 1;
     progress.update(bySeed.size, failing);
@@ -121,11 +125,12 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
     shard: p.shard,
     workers: p.workers,
     shuffleTies,
-    command: (seed: number) => reproduceCommand(file, seed, shuffleTies),
+    swarm,
+    command: (seed: number) => reproduceCommand(file, seed, shuffleTies, swarm),
   };
   const summary = buildSummary(identity, results, elapsedMs);
   const failingSeeds = summary.failures.map((r) => r.seed);
-  const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines({ scenario: p.scenario, file, shuffleTies }, failingSeeds, flags.htmlDir);
+  const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines(setup, failingSeeds, flags.htmlDir);
   if (json) await writeJson(summary);
   else await writeStdout(formatSweepSummary(summary) + timelines);
   return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;

@@ -21,6 +21,8 @@ export interface SeedResult {
   readonly wallMs: number;
   /** The first unexpected violation "INV: message", else the first failed expectation; null when ok. */
   readonly firstFailure: string | null;
+  /** The active fault sites under `--swarm`, else null. */
+  readonly swarm: readonly string[] | null;
   /** The listed interesting states (report/reached.ts) this run reached; none for a crashed run. */
   readonly reached: readonly ReachedState[];
 }
@@ -32,6 +34,7 @@ export interface SweepSetup {
   /** The file as given on the command line, for the reproduce command in each report. */
   readonly file: string;
   readonly shuffleTies: boolean;
+  readonly swarm: boolean;
 }
 
 export interface RunSeedMessage {
@@ -60,11 +63,12 @@ export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResu
     virtualMs: 0,
     wallMs: roundMs(performance.now() - started),
     firstFailure: oneLine(what),
+    swarm: null,
     reached: [],
   });
   try {
-    const command = reproduceCommand(setup.file, seed, setup.shuffleTies);
-    const outcome = await runScenario(setup.scenario, { seed, shuffleTies: setup.shuffleTies, command });
+    const command = reproduceCommand(setup.file, seed, setup.shuffleTies, setup.swarm);
+    const outcome = await runScenario(setup.scenario, { seed, shuffleTies: setup.shuffleTies, swarm: setup.swarm, command });
     if (outcome.kind === 'unusable') return crashed(`unusable: ${outcome.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
     const { report, record } = outcome;
     return {
@@ -74,6 +78,7 @@ export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResu
       virtualMs: report.virtualMs,
       wallMs: report.wallMs,
       firstFailure: firstFailure(setup.scenario, report),
+      swarm: report.swarm === undefined ? null : [...report.swarm.sites],
       reached: reachedStates(report, record.events),
     };
   } catch (err) {

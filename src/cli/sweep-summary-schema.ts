@@ -15,6 +15,7 @@ const failure = z.object({
   firstFailure: z.string().nullable(),
   traceHash: z.string().nullable(),
   command: z.string(),
+  swarm: z.array(z.string()).optional(),
 });
 
 export const sweepSummarySchema = z.object({
@@ -33,6 +34,7 @@ export const sweepSummarySchema = z.object({
   virtualMs: ms,
   runsWallMs: ms,
   mergedFrom: count.min(1),
+  swarm: z.boolean(),
   reached: z.record(z.enum(REACHED_STATES), count),
 });
 

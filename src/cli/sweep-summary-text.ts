@@ -13,11 +13,13 @@ export function formatSweepSummary(s: SweepSummary): string {
   const lines: string[] = [];
   const shard = s.shard.count === 1 ? '' : `, shard ${s.shard.index}/${s.shard.count}`;
   const merged = s.mergedFrom > 1 ? `, merged from ${s.mergedFrom} shards` : '';
-  lines.push(`sweep ${s.scenario}  seeds ${s.seeds.from}..${s.seeds.to}${shard}${merged}${s.shuffleTies ? ', shuffle-ties' : ''}  workers ${s.workers}`);
+  const flags = `${s.shuffleTies ? ', shuffle-ties' : ''}${s.swarm ? ', swarm' : ''}`;
+  lines.push(`sweep ${s.scenario}  seeds ${s.seeds.from}..${s.seeds.to}${shard}${merged}${flags}  workers ${s.workers}`);
   if (s.failures.length > 0) {
     lines.push(`failing seeds (${s.failures.length}):`);
     for (const f of s.failures.slice(0, FAILURES_SHOWN_MAX)) {
       lines.push(`  seed ${f.seed}: ${f.firstFailure ?? 'failed'}`);
+      if (f.swarm !== undefined) lines.push(`    swarm sites: ${f.swarm.length === 0 ? '(none active)' : f.swarm.join(', ')}`);
       lines.push(`    ${f.command}`);
     }
     if (s.failures.length > FAILURES_SHOWN_MAX) {

@@ -5,7 +5,7 @@
  * Theory of operation: a summary is plain data built once from the per-seed results, and it carries
  * the sums that its rates are made of (`wallMs`, `virtualMs`, `runsWallMs`), not only the rates, so
  * that merging shards recomputes the rates exactly instead of averaging rounded ones. Everything that
- * decides which seeds a sweep ran and how (`scenario`, `seeds`, `shard.count`, `shuffleTies`) must be
+ * decides which seeds a sweep ran and how (`scenario`, `seeds`, `shard.count`, `shuffleTies`, `swarm`) must be
  * the same in every shard of one sweep; `mergeSummaries` refuses anything else, and refuses a set of
  * shards that is not exactly 1/n … n/n: a CI matrix that lost a job must not merge into a green sweep.
  * A complete merge describes the whole sweep, so its `shard` is 1/1 and its totals (runs, failures,
@@ -23,6 +23,8 @@ export interface SummaryFailure {
   readonly traceHash: string | null;
   /** The command line that re-runs this seed as the sweep ran it. */
   readonly command: string;
+  /** Under `--swarm`: the fault sites this seed activated. */
+  readonly swarm?: readonly string[] | undefined;
 }
 
 export interface SweepSummary {
@@ -50,12 +52,14 @@ export interface SweepSummary {
   readonly runsWallMs: number;
   /** How many sweep summaries this one is made of: 1 for a sweep, n for a merge of n shards. */
   readonly mergedFrom: number;
+  /** Whether the sweep ran with `--swarm` (swarm.ts). */
+  readonly swarm: boolean;
   /** For every listed interesting state (report/reached.ts), in list order: how many runs reached it. */
   readonly reached: Readonly<Record<ReachedState, number>>;
 }
 
 /** What a sweep knows besides its results. */
-export type SweepIdentity = Pick<SweepSummary, 'scenario' | 'seeds' | 'shard' | 'workers' | 'shuffleTies'> & {
+export type SweepIdentity = Pick<SweepSummary, 'scenario' | 'seeds' | 'shard' | 'workers' | 'shuffleTies' | 'swarm'> & {
   readonly command: (seed: number) => string;
 };
 
@@ -73,7 +77,13 @@ export function buildSummary(id: SweepIdentity, results: readonly SeedResult[], 
   }
   const failures = results
     .filter((r) => !r.ok)
-    .map((r) => ({ seed: r.seed, firstFailure: r.firstFailure, traceHash: r.traceHash, command: id.command(r.seed) }));
+    .map((r) => ({
+      seed: r.seed,
+      firstFailure: r.firstFailure,
+      traceHash: r.traceHash,
+      command: id.command(r.seed),
+      ...(r.swarm === null ? {} : { swarm: r.swarm }),
+    }));
   const wallMs = round3(elapsedMs);
   return {
     scenario: id.scenario,
@@ -91,6 +101,7 @@ export function buildSummary(id: SweepIdentity, results: readonly SeedResult[], 
     virtualMs,
     runsWallMs: round3(runsWallMs),
     mergedFrom: 1,
+    swarm: id.swarm,
     reached,
   };
 }
@@ -144,6 +155,7 @@ export function mergeSummaries(parts: readonly SweepSummary[]): MergeResult {
       virtualMs,
       runsWallMs,
       mergedFrom: sorted.reduce((n, p) => n + p.mergedFrom, 0),
+      swarm: first.swarm,
       reached,
     },
   };
@@ -159,6 +171,7 @@ function compatibilityProblems(first: SweepSummary, parts: readonly SweepSummary
   differ('seeds', (s) => `${s.seeds.from}..${s.seeds.to}`);
   differ('shard count', (s) => String(s.shard.count));
   differ('shuffle-ties', (s) => String(s.shuffleTies));
+  differ('swarm', (s) => String(s.swarm));
   if (problems.length > 0) return problems;
 
   const count = first.shard.count;

@@ -32,9 +32,10 @@ export async function writeFailureTimelines(setup: SweepSetup, seeds: readonly n
   const lines: string[] = ['timelines of the failing seeds:'];
   for (const seed of seeds.slice(0, TIMELINES_MAX)) {
     const trace = new TimelineTrace(timelinePath(dir, setup.scenario.name, seed), undefined);
-    const command = reproduceCommand(setup.file, seed, setup.shuffleTies);
+    const command = reproduceCommand(setup.file, seed, setup.shuffleTies, setup.swarm);
     try {
-      const outcome = await runScenario(setup.scenario, { seed, shuffleTies: setup.shuffleTies, command, tracePath: trace.tracePath });
+      const options = { seed, shuffleTies: setup.shuffleTies, swarm: setup.swarm, command, tracePath: trace.tracePath };
+      const outcome = await runScenario(setup.scenario, options);
       lines.push(outcome.kind === 'report' ? `  seed ${seed}: ${timelineLink(trace.write())}` : `  seed ${seed}: no timeline (unusable scenario)`);
     } catch (err) {
       // The seed crashed the simulator, as it did in the sweep; its trace file was never completed.

@@ -151,7 +151,7 @@ class SimulationRun {
   }
 
   private record(wallMs: number): RunRecord {
-    const { scenario, seed, events, kernel, hasher, monitor, triggers, agenda } = this.world;
+    const { scenario, seed, events, kernel, hasher, monitor, triggers, agenda, swarm } = this.world;
     return {
       scenario: scenario.name,
       seed,
@@ -166,6 +166,7 @@ class SimulationRun {
       triggers: triggers.states.map((s) => ({ input: s.input, fired: s.fired, t: s.t })),
       expect: scenario.expect,
       unfiredTriggers: triggers.unfired(),
+      swarm: swarm === null ? null : { sites: [...swarm.active] },
     };
   }
 

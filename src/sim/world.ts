@@ -38,6 +38,7 @@ import { Rng } from './rng.ts';
 import { createRunTempDir } from './run-temp-dir.ts';
 import type { Reply, Scenario } from './scenario/index.ts';
 import { TraceHasher } from './trace/writer.ts';
+import { Swarm } from './swarm.ts';
 import { insideTripwire } from './tripwire.ts';
 
 export interface SimOptions {
@@ -51,6 +52,8 @@ export interface SimOptions {
   readonly tracePath?: string;
   /** The command line that reproduces the run, for the report. */
   readonly command?: string;
+  /** Activate a seeded subset of the fault sites (swarm.ts); the scenario's own `expect` counts stop being verdicts. */
+  readonly swarm?: boolean;
   /** Told of every input the Runtime feeds through the kernel's door, with its time (a journal tap). */
   readonly onInput?: (input: KernelInput, nowMs: number) => void;
 }
@@ -80,6 +83,8 @@ export class SimWorld {
   readonly provider: FakeProvider;
   readonly runtime: Runtime;
   readonly agenda: Agenda;
+  /** The fault swarm of a `--swarm` run, else null. */
+  readonly swarm: Swarm | null;
   private readonly mainMemory: LazyGraphStore;
   private memoryDir: string | null = null;
 
@@ -88,6 +93,7 @@ export class SimWorld {
     opts: SimOptions,
   ) {
     this.seed = opts.seed ?? scenario.seed;
+    this.swarm = opts.swarm === true ? Swarm.forSeed(this.seed) : null;
     const ties = opts.shuffleTies === true ? Rng.derive(this.seed, 'ties') : null;
     this.clock = new VirtualClock(ties === null ? {} : { tieShuffle: () => ties.next() });
     this.config = scenarioKernelConfig(scenario);
@@ -129,8 +135,9 @@ export class SimWorld {
       model: scenario.model,
       faults: scenario.faults,
       replies: (_agent, task) => repliesById.get(task) ?? [{ text: `ok ${task}` }],
+      swarm: this.swarm,
     });
-    const tools = new FakeToolRunner({ clock: this.clock, seed: this.seed, tools: toolDefsOf(scenario), faults: scenario.faults });
+    const tools = new FakeToolRunner({ clock: this.clock, seed: this.seed, tools: toolDefsOf(scenario), faults: scenario.faults, swarm: this.swarm });
     this.runtime = new Runtime(
       this.kernel,
       { clock: this.clock, provider: this.provider, tools },
@@ -138,7 +145,13 @@ export class SimWorld {
       // inside the kernel throws at its call site and fails the run as FATAL.
       opts.onInput === undefined ? { guardKernel: insideTripwire } : { onInput: opts.onInput, guardKernel: insideTripwire },
     );
-    this.agenda = new Agenda(scenario, this.seed, { clock: this.clock, kernel: this.kernel, runtime: this.runtime, triggers: this.triggers });
+    this.agenda = new Agenda(scenario, this.seed, {
+      clock: this.clock,
+      kernel: this.kernel,
+      runtime: this.runtime,
+      triggers: this.triggers,
+      swarm: this.swarm,
+    });
   }
 
   /** Flushes the trace file and deletes the run's SQLite store; the world is unusable afterwards. */

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'vitest';
+import { Swarm } from '../../src/sim/swarm.ts';
 import { FIXTURES, parseOneJson, runBin, SPAWN_TIMEOUT_MS } from './run-bin.ts';
 
 const SCENARIO = `${FIXTURES}/e5-nested-to-the-bound.json`;
@@ -84,6 +85,29 @@ describe.concurrent('homeagent sim sweep', () => {
     expect(json?.code).toBe(1);
     expect(json?.doc.failures.map((f) => f.seed)).toEqual([1, 2]);
     expect(json?.doc.failures[0]?.firstFailure).toBe('terminal.ask: expected "failed", got "done"');
+  });
+
+  it('--swarm prints and writes the active fault sites with every failure, and its commands re-run with --swarm', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
+    const file = `${FIXTURES}/event-limit.json`;
+    const [json, readable] = await Promise.all([
+      runBin(['sim', 'sweep', file, '--seeds', '1..3', '--swarm', '--json']),
+      runBin(['sim', 'sweep', file, '--seeds', '1..3', '--swarm']),
+    ]);
+    expect(json.code).toBe(1);
+    const doc = parseOneJson(json.stdout);
+    expect(doc['swarm']).toBe(true);
+    expect(doc['failures']).toEqual(
+      [1, 2, 3].map((seed) => ({
+        seed,
+        firstFailure: expect.stringMatching(/^LIMIT: /),
+        traceHash: expect.stringMatching(HEX64),
+        command: `npx homeagent sim run ${file} --seed ${seed} --swarm`,
+        swarm: Swarm.forSeed(seed).active,
+      })),
+    );
+    const sites = Swarm.forSeed(2).active;
+    expect(readable.stdout).toContain(`  seed 2: LIMIT: `);
+    expect(readable.stdout).toContain(`    swarm sites: ${sites.length === 0 ? '(none active)' : sites.join(', ')}\n`);
   });
 
   it('exits 2 on bad flags, naming each one', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {

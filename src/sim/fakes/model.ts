@@ -31,6 +31,11 @@
  *   has no natural end, so ignoring the abort would leave the stream open forever.
  * - A call that ignores cancellation (model.cancelAware false, or the injected fault) runs to its end
  *   exactly as if not aborted.
+ * - Under `--swarm` (swarm.ts) the sites model-error, model-stall and model-ignores-cancel add to the
+ *   injected coins; model-late-chunks stretches the cancel lag to the call's full duration, so every
+ *   chunk after a cancel arrives late; model-duplicate-chunk sends the first text piece twice and
+ *   model-reorder-chunks sends the pieces in reverse order (the timing stays that of the normal reply).
+ *   Their coins come from swarm streams, never from the call's own stream.
  * - `usage`: inputTokens = the number of request messages, outputTokens =
  *   UTF-16 length of the reply text.
  * - A call counts as closed the instant it ends (done, error, abort, or the consumer's `return()`),
@@ -39,6 +44,7 @@
 import { abortError, type Clock, type TimerId } from '../../clock/index.ts';
 import { ContextFullError, type ModelChunk, type ModelRequest, type Provider, type Usage } from '../../kernel/index.ts';
 import { Rng, type Range } from '../rng.ts';
+import type { FaultSite, Swarm } from '../swarm.ts';
 
 export interface FakeReply {
   readonly text: string;
@@ -68,6 +74,8 @@ export interface FakeModelOptions {
   readonly faults: FakeModelFaults;
   /** The scripted answers of a task, in call order; never empty. */
   replies(agent: string, task: string): readonly FakeReply[];
+  /** The run's fault swarm (`--swarm`), else null. */
+  readonly swarm?: Swarm | null;
 }
 
 export interface FakeModelStats {
@@ -131,7 +139,7 @@ export class FakeProvider implements Provider {
       return stream;
     }
     const rng = Rng.derive(this.opts.seed, 'model', agent, task, replyIndex, attempt);
-    stream.start(this.plan(request, rng));
+    stream.start(this.plan(request, rng, attempt));
     return stream;
   }
 
@@ -146,15 +154,26 @@ export class FakeProvider implements Provider {
     return n;
   }
 
-  private plan(request: ModelRequest, rng: Rng): Plan {
+  private plan(request: ModelRequest, rng: Rng, attempt: number): Plan {
     const { model, faults } = this.opts;
     const reply = pickReply(this.opts.replies(request.agent, request.task), request.replyIndex);
     const firstChunkMs = rng.range(reply.firstChunkMs ?? model.firstChunkMs);
     const chunkMs = rng.range(model.chunkMs);
-    const injectedError = rng.chance(faults.modelErrorRate);
-    const ignoresCancel = rng.chance(faults.modelIgnoresCancelRate);
-    const stalls = rng.chance(faults.modelStallRate);
-    const cancelLagMs = rng.range(model.cancelLagMs);
+    // The call's own coins are always drawn first, so a swarm never shifts its stream.
+    const ownError = rng.chance(faults.modelErrorRate);
+    const ownIgnoresCancel = rng.chance(faults.modelIgnoresCancelRate);
+    const ownStall = rng.chance(faults.modelStallRate);
+    const ownLagMs = rng.range(model.cancelLagMs);
+
+    const swarm = this.opts.swarm ?? null;
+    const fires = (site: FaultSite): boolean =>
+      swarm !== null && swarm.fires(site, request.agent, request.task, request.replyIndex, attempt);
+    const injectedError = ownError || fires('model-error');
+    const ignoresCancel = ownIgnoresCancel || fires('model-ignores-cancel');
+    const stalls = ownStall || fires('model-stall');
+    const fullMs = firstChunkMs + (model.chunks - 1) * chunkMs;
+    const cancelLagMs = fires('model-late-chunks') ? Math.max(ownLagMs, fullMs) : ownLagMs;
+    const shape: PieceShape = { duplicateFirst: fires('model-duplicate-chunk'), reversed: fires('model-reorder-chunks') };
 
     const failure = replyFailure(reply, injectedError);
     if (failure !== null) {
@@ -162,7 +181,7 @@ export class FakeProvider implements Provider {
       return { slots, cancelAware: model.cancelAware && !ignoresCancel, cancelLagMs };
     }
     if (stalls) return { slots: [], cancelAware: true, cancelLagMs };
-    const slots = replySlots(request, reply, model.chunks, firstChunkMs, chunkMs);
+    const slots = replySlots(request, reply, model.chunks, firstChunkMs, chunkMs, shape);
     return { slots, cancelAware: model.cancelAware && !ignoresCancel, cancelLagMs };
   }
 }
@@ -180,9 +199,16 @@ function replyFailure(reply: FakeReply, injectedError: boolean): Error | null {
   return null;
 }
 
+/** How a misbehaving provider (a swarm site) mangles the text pieces of a reply. */
+interface PieceShape {
+  readonly duplicateFirst: boolean;
+  readonly reversed: boolean;
+}
+
 /** The timeline of a normal reply, one slot per distinct due offset. */
-function replySlots(request: ModelRequest, reply: FakeReply, chunks: number, firstMs: number, chunkMs: number): Slot[] {
+function replySlots(request: ModelRequest, reply: FakeReply, chunks: number, firstMs: number, chunkMs: number, shape: PieceShape): Slot[] {
   const pieces = splitCodePoints(reply.text, chunks);
+  if (shape.reversed) pieces.reverse();
   const slots: Slot[] = [];
   pieces.forEach((text, k) => {
     const offsetMs = firstMs + k * chunkMs;
@@ -192,6 +218,7 @@ function replySlots(request: ModelRequest, reply: FakeReply, chunks: number, fir
       slots.push(slot);
     }
     if (text !== '') slot.items.push({ kind: 'chunk', chunk: { type: 'text', text } });
+    if (text !== '' && k === 0 && shape.duplicateFirst) slot.items.push({ kind: 'chunk', chunk: { type: 'text', text } });
   });
   const last = slots[slots.length - 1];
   if (last === undefined) throw new RangeError('FakeProvider: a reply needs at least one chunk');

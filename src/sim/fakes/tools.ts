@@ -14,6 +14,8 @@
  *   tool's `panics` or the injected one) wins over a failure.
  * - An unknown tool (not an own key of `tools`) answers `unknown tool <name>` through a 0 ms timer
  *   and draws nothing.
+ * - Under `--swarm` (swarm.ts) the sites tool-panic and tool-fail add to the injected coins and
+ *   tool-hang stretches the duration; their coins come from swarm streams, after the call's own.
  * - `ctx.deadlineMs` is not enforced here: the kernel's Runtime aborts the call through `ctx.signal`.
  * - On abort the timer is cleared and the promise rejects with an AbortError; the abort listener is
  *   removed whenever the call settles, so a long-lived signal never accumulates listeners.
@@ -21,6 +23,7 @@
 import { abortError, type Clock, type TimerId } from '../../clock/index.ts';
 import type { ToolCall, ToolContext, ToolResult, ToolRunner, ToolSpec } from '../../kernel/index.ts';
 import { Rng, type Range } from '../rng.ts';
+import { HANG_FACTOR, HANG_MIN_MS, type FaultSite, type Swarm } from '../swarm.ts';
 
 export interface FakeToolDef {
   readonly durationMs: Range;
@@ -40,6 +43,8 @@ export interface FakeToolRunnerOptions {
   readonly seed: number;
   readonly tools: Readonly<Record<string, FakeToolDef>>;
   readonly faults: FakeToolFaults;
+  /** The run's fault swarm (`--swarm`), else null. */
+  readonly swarm?: Swarm | null;
 }
 
 type Outcome =
@@ -92,9 +97,14 @@ export class FakeToolRunner implements ToolRunner {
     const n = this.calls.get(key) ?? 0;
     this.calls.set(key, n + 1);
     const rng = Rng.derive(seed, 'tool', ctx.agent, ctx.task, call.name, n);
-    const delayMs = rng.range(def.durationMs);
-    const injectedPanic = rng.chance(faults.toolPanicRate);
-    const injectedFail = rng.chance(faults.toolFailRate);
+    const drawnMs = rng.range(def.durationMs);
+    const ownPanic = rng.chance(faults.toolPanicRate);
+    const ownFail = rng.chance(faults.toolFailRate);
+    const swarm = this.opts.swarm ?? null;
+    const fires = (site: FaultSite): boolean => swarm !== null && swarm.fires(site, ctx.agent, ctx.task, call.name, n);
+    const delayMs = fires('tool-hang') ? Math.max(HANG_MIN_MS, drawnMs * HANG_FACTOR) : drawnMs;
+    const injectedPanic = ownPanic || fires('tool-panic');
+    const injectedFail = ownFail || fires('tool-fail');
     if (def.panics || injectedPanic) {
       return { delayMs, outcome: { kind: 'panic', error: new Error(`${call.name} panicked`) } };
     }

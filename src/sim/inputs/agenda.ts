@@ -16,12 +16,17 @@
  *
  * The agenda also remembers which inputs were handed to the kernel, for the report's never-submitted
  * tasks.
+ *
+ * Under `--swarm`, each input the agenda submits is a chance for the sites queue-flood (FLOOD_SIZE
+ * queued inputs at once) and interrupt-burst (one interrupt of each level at once), submitted right
+ * after it in the same instant. Their ids contain '_', which scenario ids cannot, so they never collide.
  */
 import type { VirtualClock } from '../../clock/index.ts';
 import { assert, canPreempt, resolveLevel, type Kernel, type Level, type RegisterInput, type Submission } from '../../kernel/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import type { InputMeta } from '../report/index.ts';
 import type { Scenario, ScenarioEvent, ScenarioInput } from '../scenario/index.ts';
+import { FLOOD_SIZE, type Swarm } from '../swarm.ts';
 import { Generator, type GeneratedInput } from './generator.ts';
 import type { TriggerEngine } from './triggers.ts';
 
@@ -31,6 +36,8 @@ export interface AgendaPorts {
   readonly kernel: Kernel;
   readonly runtime: Runtime;
   readonly triggers: TriggerEngine;
+  /** The run's fault swarm (`--swarm`), else null. */
+  readonly swarm: Swarm | null;
 }
 
 export class Agenda {
@@ -45,6 +52,8 @@ export class Agenda {
   private stopRequested = false;
   private victimTimer: number | null = null;
   private victimInjectScheduled = false;
+  /** Inputs added by swarm sites, in submission order. */
+  private readonly swarmInputs: InputMeta[] = [];
 
   constructor(
     private readonly scenario: Scenario,
@@ -173,6 +182,7 @@ export class Agenda {
     for (const gen of this.generator?.all() ?? []) {
       meta.push({ id: gen.id, declaredClass: gen.cls, declaredLevel: gen.level, submitted: this.submitted.has(gen.id) });
     }
+    meta.push(...this.swarmInputs);
     return meta;
   }
 
@@ -229,6 +239,23 @@ export class Agenda {
 
   private submit(sub: Submission): void {
     this.submitted.add(sub.id);
+    this.ports.runtime.submit(sub);
+    const swarm = this.ports.swarm;
+    if (swarm === null) return;
+    if (swarm.fires('queue-flood', sub.id)) {
+      for (let k = 1; k <= FLOOD_SIZE; k += 1) {
+        this.submitSwarm({ id: `sw_flood_${sub.id}_${k}`, cls: 'queued', source: 'swarm', channel: 'swarm', text: 'flood' }, null);
+      }
+    }
+    if (swarm.fires('interrupt-burst', sub.id)) {
+      for (const level of [1, 2, 3, 4] as const) {
+        this.submitSwarm({ id: `sw_burst_${sub.id}_L${level}`, cls: 'interrupt', level, source: 'swarm', channel: 'swarm', text: 'burst' }, level);
+      }
+    }
+  }
+
+  private submitSwarm(sub: Submission, level: number | null): void {
+    this.swarmInputs.push({ id: sub.id, declaredClass: sub.cls, declaredLevel: level, submitted: true });
     this.ports.runtime.submit(sub);
   }
 }

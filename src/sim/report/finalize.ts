@@ -23,14 +23,25 @@ import type { TraceEvent } from '../../kernel/index.ts';
 import type { Expect } from '../scenario/index.ts';
 import { buildReport } from './build.ts';
 import { evaluateExpectations } from './expect.ts';
-import type { Report, ReportChannel, ReportInput, ReportOutput, UncheckedReport } from './types.ts';
+import type { Report, ReportChannel, ReportExpectation, ReportInput, ReportOutput, ReportSwarm, UncheckedReport } from './types.ts';
 
 /** Everything a finished run hands to its report. */
 export interface RunRecord extends ReportInput {
   readonly expect: Expect;
   /** Input ids whose `when`/`afterTerminal` trigger could no longer fire. */
   readonly unfiredTriggers: readonly string[];
+  /** The active fault sites of a `--swarm` run; absent or null without it. */
+  readonly swarm?: ReportSwarm | null;
 }
+
+/**
+ * Under `--swarm` the faults legitimately change what a scenario's own `expect` block counts (who
+ * finishes, in which order, with which reply, whether a `when` trigger ever fires), so of its
+ * expectations only the invariants remain a verdict; `oneTerminal` (every submitted task has exactly
+ * one terminal event) takes the place of `allTerminal`, which also counts inputs a fault kept from
+ * ever being submitted.
+ */
+const SWARM_VERDICTS: ReadonlySet<string> = new Set(['invariants']);
 
 /** Results of checks that a command makes around a run, passed in as data. */
 export interface CommandChecks {
@@ -43,7 +54,9 @@ export interface CommandChecks {
 export function finalizeReport(run: RunRecord, checks: CommandChecks = {}): Report {
   const body = buildReport(run);
   const unchecked: UncheckedReport = { ...body, outputs: outputsOf(run.events), channels: channelsOf(run) };
-  const expectations = evaluateExpectations(run.expect, unchecked, { unfiredTriggers: run.unfiredTriggers });
+  const evaluated = evaluateExpectations(run.expect, unchecked, { unfiredTriggers: run.unfiredTriggers });
+  const swarm = run.swarm ?? null;
+  const expectations = swarm === null ? evaluated : [...evaluated.filter((e) => SWARM_VERDICTS.has(e.name)), oneTerminal(unchecked)];
   let ok = expectations.every((e) => e.ok) && unexpectedViolations(run, run.violations).length === 0;
   if (checks.determinism !== undefined) {
     const actual = checks.determinism.secondHash;
@@ -84,6 +97,7 @@ export function finalizeReport(run: RunRecord, checks: CommandChecks = {}): Repo
     counters: body.counters,
     agents: body.agents,
     channels: unchecked.channels,
+    ...(swarm === null ? {} : { swarm }),
   };
 }
 
@@ -100,6 +114,14 @@ export function unexpectedViolations<V extends { readonly invariant: string }>(
   if (!s.expect.invariants) return [];
   const allowed = new Set(s.expect.violations ?? []);
   return violations.filter((v) => !allowed.has(v.invariant));
+}
+
+/** Under `--swarm`: the submitted tasks without exactly one terminal event. */
+function oneTerminal(report: UncheckedReport): ReportExpectation {
+  const offending = Object.entries(report.tasks)
+    .filter(([, t]) => t.submittedAt !== null && t.terminalCount !== 1)
+    .map(([id]) => id);
+  return { name: 'oneTerminal', path: '--swarm', ok: offending.length === 0, expected: [], actual: offending };
 }
 
 /** The report's `outputs`: every `output_send` in trace order, by channel. */

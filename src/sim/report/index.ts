@@ -30,6 +30,7 @@ export type {
   ReportOutput,
   ReportStop,
   ReportSuspension,
+  ReportSwarm,
   ReportTask,
   ReportToolCall,
   ReportViolation,

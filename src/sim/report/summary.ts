@@ -24,6 +24,7 @@ export function formatSummary(report: Report): string {
       `drops ${report.drops.length}; stops ${report.stops.length}`,
   );
   lines.push(`max stack depth ${report.maxStackDepth}`);
+  if (report.swarm !== undefined) lines.push(`swarm sites: ${report.swarm.sites.length === 0 ? '(none active)' : report.swarm.sites.join(', ')}`);
   lines.push(`trace hash ${report.traceHash}  (${report.events} events)`);
   const ratio = report.wallMs > 0 ? `${Math.round(report.virtualMs / report.wallMs)}×` : 'n/a';
   lines.push(`wall ${report.wallMs} ms, virtual ${report.virtualMs} ms, virtual/wall ${ratio}`);

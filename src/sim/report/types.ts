@@ -204,10 +204,16 @@ export interface Report {
   readonly counters: Readonly<Record<string, ReportCounters>>;
   readonly agents: Readonly<Record<string, ReportAgent>>;
   readonly channels: readonly ReportChannel[];
+  /** Present only on a `--swarm` run: its active fault sites (swarm.ts), so a failure names them. */
+  readonly swarm?: ReportSwarm;
+}
+
+export interface ReportSwarm {
+  readonly sites: readonly string[];
 }
 
 /** What `buildReport` assembles from the trace scan and the dump: everything but the four fields finalize.ts owns. */
-export type ReportBody = Omit<Report, 'ok' | 'expectations' | 'outputs' | 'channels'>;
+export type ReportBody = Omit<Report, 'ok' | 'expectations' | 'outputs' | 'channels' | 'swarm'>;
 
 /** What a scenario's `expect` block is checked against: the report before its verdict. */
 export type UncheckedReport = Omit<Report, 'ok' | 'expectations'>;

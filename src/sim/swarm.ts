@@ -1,0 +1,77 @@
+/**
+ * Swarm testing (after FoundationDB's BUGGIFY): named fault sites in the simulator's fakes and
+ * agenda, of which each seed activates a random subset, each active site then firing on a share of its
+ * chances. A swarm of seeds thereby tries many different mixes of faults, where one fixed mix would
+ * keep hitting the same few paths.
+ *
+ * Theory of operation. `Swarm.forSeed(seed)` decides the active set from the stream `seed|swarm|active`
+ * (one coin per site, in list order, every coin always drawn), so the set is a function of the seed
+ * alone and a failure reproduces from the seed and `--swarm`. A site's chance to fire is a coin on a
+ * stream derived for that very chance, `seed|swarm|<site>|<parts of the call>`: like the fakes' own
+ * per-call streams it depends only on its name, never on how many draws came before. Without
+ * `--swarm` no Swarm exists and no swarm stream is ever drawn from, so every run without it, and its
+ * golden trace hash, stays exactly what it was.
+ */
+import { Rng } from './rng.ts';
+
+/** The fault sites, each with what firing it does. */
+export const FAULT_SITES = [
+  /** A model call fails at its first chunk. */
+  'model-error',
+  /** A model call never sends anything; only its timeout or a cancel ends it. */
+  'model-stall',
+  /** A cancelled model call keeps streaming to its natural end, every chunk after the cancel late. */
+  'model-late-chunks',
+  /** A model call sends one of its text chunks twice. */
+  'model-duplicate-chunk',
+  /** A model call sends its text pieces in reverse order. */
+  'model-reorder-chunks',
+  /** A model call ignores cancellation and runs to its end. */
+  'model-ignores-cancel',
+  /** A tool call takes HANG_FACTOR times its drawn duration (at least HANG_MIN_MS). */
+  'tool-hang',
+  /** A tool call panics (fails its task, SPEC §3.8). */
+  'tool-panic',
+  /** A tool call returns a tool error. */
+  'tool-fail',
+  /** At an input's instant, FLOOD_SIZE extra queued inputs arrive at once. */
+  'queue-flood',
+  /** At an input's instant, one extra interrupt of each level arrives at once. */
+  'interrupt-burst',
+] as const;
+
+export type FaultSite = (typeof FAULT_SITES)[number];
+
+/** The share of sites a seed activates, and the share of chances an active site fires on. */
+export const SITE_ACTIVE_RATE = 0.25;
+export const SITE_FIRE_RATE = 0.25;
+
+/**
+ * A hang is long but finite: the kernel has no tool timeout, so a tool that never returned would keep
+ * its task, and the run, from ever ending; a long one still holds its task through many timers.
+ */
+export const HANG_FACTOR = 100;
+export const HANG_MIN_MS = 60_000;
+/** Queued inputs one flood adds. */
+export const FLOOD_SIZE = 20;
+
+export class Swarm {
+  private constructor(
+    private readonly seed: number,
+    readonly active: readonly FaultSite[],
+  ) {}
+
+  static forSeed(seed: number): Swarm {
+    const rng = Rng.derive(seed, 'swarm', 'active');
+    return new Swarm(
+      seed,
+      FAULT_SITES.filter(() => rng.chance(SITE_ACTIVE_RATE)),
+    );
+  }
+
+  /** Whether `site` fires on the chance named by `parts` (the call it belongs to). */
+  fires(site: FaultSite, ...parts: (string | number)[]): boolean {
+    if (!this.active.includes(site)) return false;
+    return Rng.derive(this.seed, 'swarm', site, ...parts).chance(SITE_FIRE_RATE);
+  }
+}
