@@ -7,7 +7,9 @@
  * macrotask, after which Node has run every pending promise reaction: the Runtime and the kernel are
  * quiescent before time moves. The run ends when the root has stopped and no timer remains, when the
  * kernel fails (FATAL) or a promise rejection goes unhandled, or at once when a `limits` bound is
- * reached (LIMIT).
+ * reached (LIMIT). Under `--swarm`, one T_task after the agenda's last injection the faults heal and
+ * the liveness watch (liveness.ts) gives every task a deadline; pending work past it ends the run at
+ * once with the verdict LIVENESS.
  *
  * Before the trace closes, the end-of-run checks add what only the end can show (timers, stream
  * consumers and tool calls left running, provider streams left open, a drain that left work behind);
@@ -15,6 +17,7 @@
  */
 import type { TraceEvent, Violation } from '../kernel/index.ts';
 import { Drain } from './drain.ts';
+import { LivenessWatch } from './liveness.ts';
 import type { RunRecord } from './report/index.ts';
 import { SimWorld, type SimOptions } from './world.ts';
 import type { Scenario } from './scenario/index.ts';
@@ -29,11 +32,16 @@ class SimulationRun {
   private unhandled: unknown = null;
   /** The run was ended by one of its `limits`: what it left running is not a RUNTIME finding. */
   private limited = false;
+  private readonly liveness: LivenessWatch | null;
+  /** When the faults of a `--swarm` run heal; null until the agenda has nothing more to inject. */
+  private healDueAtMs: number | null = null;
 
   constructor(
     private readonly world: SimWorld,
     private readonly opts: SimOptions,
-  ) {}
+  ) {
+    this.liveness = world.swarm === null ? null : new LivenessWatch(world.scenario, world.config);
+  }
 
   async execute(): Promise<RunRecord> {
     const { clock, kernel, runtime, agenda } = this.world;
@@ -54,6 +62,11 @@ class SimulationRun {
         const limit = this.limitReached(agendaAt, timerAt);
         if (limit !== null) {
           await this.endAtLimit(limit, drain);
+          break;
+        }
+        const late = this.livenessBroken(agendaAt, timerAt);
+        if (late !== null) {
+          await this.endAtLimit(late, drain, 'LIVENESS');
           break;
         }
         if (agenda.defaultStopDue(agendaAt, timerAt)) {
@@ -92,10 +105,29 @@ class SimulationRun {
   }
 
   /**
+   * Under `--swarm`: heals the faults one T_task after the agenda's last injection (liveness.ts), then
+   * says when the next step would pass the liveness deadline while work is still pending.
+   */
+  private livenessBroken(agendaAt: number | null, timerAt: number | null): string | null {
+    const watch = this.liveness;
+    const { swarm, clock, kernel, events } = this.world;
+    if (watch === null || swarm === null) return null;
+    if (agendaAt === null && this.healDueAtMs === null) this.healDueAtMs = watch.healDueAtMs(clock.now());
+    const next = agendaAt === null ? timerAt : timerAt === null ? agendaAt : Math.min(agendaAt, timerAt);
+    if (!watch.healed && this.healDueAtMs !== null && (next === null || next >= this.healDueAtMs)) {
+      swarm.heal();
+      watch.heal(Math.max(clock.now(), Math.min(next ?? clock.now(), this.healDueAtMs)), events);
+    }
+    const deadline = watch.deadlineMs(events);
+    if (deadline === null || next === null || next <= deadline || !kernel.hasPendingWork()) return null;
+    return `the liveness bound: the faults healed and every task had to end by t=${deadline}ms (see src/sim/liveness.ts)`;
+  }
+
+  /**
    * Ends the run at once: the root is stopped (every pending task ends skipped/agent_stopped, so the
    * `agent.stop` event names them) and the timers still due are never run.
    */
-  private async endAtLimit(limit: string, drain: Drain): Promise<void> {
+  private async endAtLimit(limit: string, drain: Drain, invariant: 'LIMIT' | 'LIVENESS' = 'LIMIT'): Promise<void> {
     const { clock, kernel, runtime, events } = this.world;
     this.limited = true;
     const t = clock.now();
@@ -113,7 +145,7 @@ class SimulationRun {
     }
     const named = pending.length > 10 ? `${pending.slice(0, 10).join(', ')} and ${pending.length - 10} more` : pending.join(', ');
     this.extraViolations.push({
-      invariant: 'LIMIT',
+      invariant,
       t,
       seq: events.length,
       agent: 'root',

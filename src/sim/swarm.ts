@@ -56,6 +56,8 @@ export const HANG_MIN_MS = 60_000;
 export const FLOOD_SIZE = 20;
 
 export class Swarm {
+  private healed = false;
+
   private constructor(
     private readonly seed: number,
     readonly active: readonly FaultSite[],
@@ -69,9 +71,14 @@ export class Swarm {
     );
   }
 
+  /** From now on no site fires: the liveness phase (liveness.ts). */
+  heal(): void {
+    this.healed = true;
+  }
+
   /** Whether `site` fires on the chance named by `parts` (the call it belongs to). */
   fires(site: FaultSite, ...parts: (string | number)[]): boolean {
-    if (!this.active.includes(site)) return false;
+    if (this.healed || !this.active.includes(site)) return false;
     return Rng.derive(this.seed, 'swarm', site, ...parts).chance(SITE_FIRE_RATE);
   }
 }
