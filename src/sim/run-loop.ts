@@ -73,6 +73,13 @@ class SimulationRun {
           agenda.stopRoot();
         } else if (agendaAt === null && timerAt === null) {
           if (kernel.isStopped()) break;
+          if (kernel.hasPendingWork()) {
+            // Nothing is scheduled and nothing can wake the pending tasks: the kernel is stuck (a lost
+            // fact, a timer never asked for). Stopping the root would end them quietly as
+            // agent_stopped and exempt the agent from DRAIN, so the stall is its own verdict.
+            await this.endAtLimit('a stall (nothing scheduled while tasks are pending)', drain, 'LIVENESS');
+            break;
+          }
           runtime.stop();
         } else if (agendaAt !== null && (timerAt === null || agendaAt <= timerAt)) {
           clock.advanceTo(Math.max(agendaAt, clock.now()));
