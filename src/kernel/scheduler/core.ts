@@ -235,6 +235,7 @@ export class Scheduler {
     if (
       armed !== null &&
       !this.critical &&
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: arm() asserts a strictly higher level, and the arm is cleared whenever the running task changes, whose effective level is fixed while it runs; the re-check can only be true
       effectiveLevel(armed) > effectiveLevel(running) &&
       this.stack.canSuspend()
     ) {
@@ -293,6 +294,7 @@ export class Scheduler {
   /** Effects for the outside world (timer requests), in order; the caller executes them. */
   takeEffects(): SchedulerEffect[] {
     const effects = this.effects;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: replacing an empty effects array with another empty one only allocates
     if (effects.length > 0) this.effects = [];
     return effects;
   }
@@ -546,10 +548,12 @@ export class Scheduler {
   }
 
   private arm(task: SchedTask, victim: SchedTask, reason: ArmReason, evicted: string | null, nowMs: number): void {
+    // Stryker disable ConditionalExpression,EqualityOperator,BlockStatement,StringLiteral: arm() restates what each caller has just checked (an interrupt, canPreempt strictly greater); the assertion fires only on a bug in a caller
     if (task.cls !== 'interrupt') fail(`QUEUED: queued task ${task.id} cannot arm a preemption`);
     if (effectiveLevel(task) <= effectiveLevel(victim)) {
       fail(`STRICT: ${task.id} (eff ${effectiveLevel(task)}) armed against ${victim.id} (eff ${effectiveLevel(victim)})`);
     }
+    // Stryker restore ConditionalExpression,EqualityOperator,BlockStatement,StringLiteral
     const level = task.level as Level;
     this.armed = task;
     this.counters.preemptsByLevel[level] += 1;
@@ -562,6 +566,7 @@ export class Scheduler {
    * can preempt it moves to the immediate slot and is armed. In cooldown, a timer is requested instead.
    */
   private tryArmFromQueues(running: SchedTask, nowMs: number, reason: ArmReason): boolean {
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: `levelQueued === 0` is a shortcut (the loop finds no head), and an armed task is always the immediate occupant, so `armed !== null` adds nothing to `immediate !== null`
     if (this.levelQueued === 0 || this.armed !== null || this.immediate !== null || this.critical) return false;
     let candidate: SchedTask | null = null;
     for (const level of LEVELS_HIGH_TO_LOW) {
@@ -598,7 +603,9 @@ export class Scheduler {
   private requestCooldownTimer(running: SchedTask, nowMs: number): void {
     const atMs = (running.lastSuspendedAtMs as number) + this.config.cooldownMs;
     const pending = this.cooldownTimerAtMs;
+    // Stryker disable next-line ConditionalExpression: the timer belongs to the running task and is cleared when it stops running, so a new need has the same atMs as a pending timer
     if (pending !== null && pending <= atMs) return;
+    // Stryker disable next-line ConditionalExpression: unreachable, as above: a pending timer is never later than a new need
     if (pending !== null) this.effects.push({ type: 'timer.clear' });
     this.cooldownTimerAtMs = atMs;
     this.effects.push({ type: 'timer.set', atMs });
@@ -642,6 +649,7 @@ export class Scheduler {
   }
 
   private highestHead(): SchedTask | undefined {
+    // Stryker disable next-line ConditionalExpression: a shortcut; with every level queue empty the loop below finds no head either
     if (this.levelQueued === 0) return undefined;
     for (const level of LEVELS_HIGH_TO_LOW) {
       const head = this.levelQueues[level].peek();
@@ -689,6 +697,7 @@ export class Scheduler {
   }
 
   private checked<T>(result: T): T {
+    // Stryker disable next-line ConditionalExpression,BlockStatement: the whole-state checks only throw on a broken state; a correct run answers the same without them
     if (this.verify) {
       checkSchedulerInvariants<SchedTask>({
         agent: this.agent,
