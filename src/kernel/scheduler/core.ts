@@ -566,7 +566,6 @@ export class Scheduler {
    * can preempt it moves to the immediate slot and is armed. In cooldown, a timer is requested instead.
    */
   private tryArmFromQueues(running: SchedTask, nowMs: number, reason: ArmReason): boolean {
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: `levelQueued === 0` is a shortcut (the loop finds no head), and an armed task is always the immediate occupant, so `armed !== null` adds nothing to `immediate !== null`
     if (this.levelQueued === 0 || this.armed !== null || this.immediate !== null || this.critical) return false;
     let candidate: SchedTask | null = null;
     for (const level of LEVELS_HIGH_TO_LOW) {
@@ -603,9 +602,7 @@ export class Scheduler {
   private requestCooldownTimer(running: SchedTask, nowMs: number): void {
     const atMs = (running.lastSuspendedAtMs as number) + this.config.cooldownMs;
     const pending = this.cooldownTimerAtMs;
-    // Stryker disable next-line ConditionalExpression: the timer belongs to the running task and is cleared when it stops running, so a new need has the same atMs as a pending timer
     if (pending !== null && pending <= atMs) return;
-    // Stryker disable next-line ConditionalExpression: unreachable, as above: a pending timer is never later than a new need
     if (pending !== null) this.effects.push({ type: 'timer.clear' });
     this.cooldownTimerAtMs = atMs;
     this.effects.push({ type: 'timer.set', atMs });

@@ -32,7 +32,6 @@ export class SuspendStack<T extends { readonly id: string }> {
   top(): StackEntry<T> | undefined {
     // Reading index -1 of an empty array leaves V8's fast path; the stack is empty most of the time.
     const n = this.entries.length;
-    // Stryker disable next-line ConditionalExpression: the guard only keeps V8 on its fast path; entries[-1] is undefined too
     return n === 0 ? undefined : this.entries[n - 1];
   }
 
