@@ -27,21 +27,27 @@ function loseToolResultsOf(task: string): void {
   });
 }
 
+/** Two queued tasks; the second calls a tool once. */
+async function runTwoTasks(): Promise<Extract<Awaited<ReturnType<typeof runScenario>>, { kind: 'report' }>> {
+  const parsed = parseScenario({
+    version: 1,
+    name: 'two-tasks',
+    tools: { lookup: { durationMs: 100 } },
+    inputs: [
+      { id: 'fine', class: 'queued', text: 'first' },
+      { id: 'stuck', class: 'queued', text: 'second', replies: [{ tools: [{ name: 'lookup' }] }] },
+    ],
+  });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  const out = await runScenario(parsed.scenario);
+  if (out.kind !== 'report') throw new Error('unusable');
+  return out;
+}
+
 describe('LIVENESS: a stalled run is a verdict, not a quiet stop', () => {
   it('a task whose tool result is lost ends the run with LIVENESS naming it', async () => {
     loseToolResultsOf('stuck');
-    const parsed = parseScenario({
-      version: 1,
-      name: 'lost-fact',
-      tools: { lookup: { durationMs: 100 } },
-      inputs: [
-        { id: 'fine', class: 'queued', text: 'first' },
-        { id: 'stuck', class: 'queued', text: 'second', replies: [{ tools: [{ name: 'lookup' }] }] },
-      ],
-    });
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-    const out = await runScenario(parsed.scenario);
-    if (out.kind !== 'report') throw new Error('unusable');
+    const out = await runTwoTasks();
     expect(out.exitCode).toBe(1);
     const live = out.report.violations.filter((v) => v.invariant === 'LIVENESS');
     expect(live).toHaveLength(1);
@@ -51,18 +57,7 @@ describe('LIVENESS: a stalled run is a verdict, not a quiet stop', () => {
   });
 
   it('the same scenario without the planted bug passes', async () => {
-    const parsed = parseScenario({
-      version: 1,
-      name: 'no-lost-fact',
-      tools: { lookup: { durationMs: 100 } },
-      inputs: [
-        { id: 'fine', class: 'queued', text: 'first' },
-        { id: 'stuck', class: 'queued', text: 'second', replies: [{ tools: [{ name: 'lookup' }] }] },
-      ],
-    });
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-    const out = await runScenario(parsed.scenario);
-    if (out.kind !== 'report') throw new Error('unusable');
+    const out = await runTwoTasks();
     expect(out.report.violations).toEqual([]);
     expect(out.exitCode).toBe(0);
   });
