@@ -7,9 +7,10 @@
  * the Runtime that is the kernel's only feeder, and the agenda of external inputs. Nothing lives at
  * module level, so an in-process sweep equals separate processes (ARCHITECTURE recipe, rule 9).
  *
- * The kernel traces into the invariant monitors, which pass every event on to the recorder (the run's
- * event list), the hasher (and the optional trace file) and the trigger engine, and then add their own
- * violations as trace events: the monitors sit in front, so their violations are traced and hashed too.
+ * The kernel traces into the monitors (the invariant monitors and the RESPONSE monitor, response/),
+ * which pass every event on to the recorder (the run's event list), the hasher (and the optional trace
+ * file) and the trigger engine, and then add their own violations as trace events: the monitors sit
+ * in front, so their violations are traced and hashed too.
  *
  * `close()` releases what the world holds outside the process: the trace file, the SQLite store and
  * its temporary directory.
@@ -20,7 +21,6 @@ import { VirtualClock } from '../clock/index.ts';
 import {
   InvariantMonitor,
   Kernel,
-  MonitoredSink,
   resolveKernelConfig,
   type KernelConfig,
   type KernelInput,
@@ -35,6 +35,8 @@ import { FakeToolRunner, toolSpecs, type FakeToolDef } from './fakes/tools.ts';
 import { Agenda } from './inputs/agenda.ts';
 import { TriggerEngine } from './inputs/triggers.ts';
 import { Rng } from './rng.ts';
+import { ResponseMonitor } from './response/monitor.ts';
+import { SimMonitors } from './response/sink.ts';
 import { createRunTempDir } from './run-temp-dir.ts';
 import type { Reply, Scenario } from './scenario/index.ts';
 import { TraceHasher } from './trace/writer.ts';
@@ -77,7 +79,8 @@ export class SimWorld {
   /** Every trace event of the run, in order. */
   readonly events: TraceEvent[] = [];
   readonly hasher: TraceHasher;
-  readonly monitor: MonitoredSink;
+  /** The invariant monitors and the RESPONSE monitor (response/), in front of the recorder. */
+  readonly monitor: SimMonitors;
   readonly triggers: TriggerEngine;
   readonly kernel: Kernel;
   readonly provider: FakeProvider;
@@ -116,7 +119,11 @@ export class SimWorld {
         this.triggers.observe(e);
       },
     };
-    this.monitor = new MonitoredSink(record, new InvariantMonitor({ builtinPlugins: scenario.builtinPlugins }));
+    this.monitor = new SimMonitors(
+      record,
+      new InvariantMonitor({ builtinPlugins: scenario.builtinPlugins }),
+      ResponseMonitor.forRun(scenario, this.config, this.swarm === null ? null : this.swarm.active),
+    );
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
     this.mainMemory = new LazyGraphStore(
       () => {
