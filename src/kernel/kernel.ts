@@ -11,7 +11,7 @@
  * Ids — tasks created by the kernel, model and tool calls — come from counters, never from time or
  * randomness, so the same facts in the same order give the same commands and the same trace.
  */
-import { Agent, type AgentEnv } from './agent/agent.ts';
+import { Agent, type AgentEnv, type ParentEvent } from './agent/agent.ts';
 import { rootRole } from './agent/role.ts';
 import { assert, assertNever } from './assert.ts';
 import { resolveKernelConfig, type KernelConfig, type KernelConfigInput } from './config.ts';
@@ -21,7 +21,11 @@ import type { Task } from './task/task.ts';
 import { Tracer, type TraceSink } from './trace/vocabulary.ts';
 import { ChannelError, ChannelRegistry, type InputChannel, type RegisterInput } from './channels/registry.ts';
 import { routeInput } from './channels/routing.ts';
-import type { MemoryPorts } from './ports/graph-memory.ts';
+import type { ChildMemoryFactory, MemoryPorts } from './ports/graph-memory.ts';
+import { AgentTree } from './children/tree.ts';
+import { ControlPlane } from './children/control-plane.ts';
+import { BUILTIN_CHILD_KINDS, type ChildKind } from './children/kind.ts';
+import { inboundChannel } from './children/spec.ts';
 import type { Terminal } from './task/terminal.ts';
 import { decodeTimerKey, type TimerKey } from './timers.ts';
 
@@ -29,10 +33,11 @@ import { decodeTimerKey, type TimerKey } from './timers.ts';
 export interface KernelPorts {
   /** The root's main graph memory and the boundary parsers for model-written memory data. */
   readonly memory?: MemoryPorts | null;
+  /** Makes each child's light memory when it is created (SPEC §10.2); absent: children have no memory. */
+  readonly childMemory?: ChildMemoryFactory | null;
+  /** The child kinds `create` accepts; default resident and rt (SPEC §10.1). */
+  readonly childKinds?: readonly ChildKind[];
 }
-
-/** Child agents arrive with their own issue; until then no inputch owner is a live child. */
-const NO_CHILDREN: ReadonlySet<string> = new Set();
 
 const APPLIED: FeedResult = Object.freeze({ kind: 'applied' });
 
@@ -40,7 +45,7 @@ export class Kernel {
   readonly config: KernelConfig;
   private readonly tracer: Tracer | null;
   private readonly root: Agent;
-  private readonly agents = new Map<string, Agent>();
+  private readonly tree: AgentTree;
   /** Live calls by id: facts are routed here; anything else is late. */
   private readonly calls = new Map<string, Agent>();
   /** Calls that ended early (cancelled, abandoned) and whose late facts are still expected. */
@@ -58,17 +63,32 @@ export class Kernel {
   constructor(config: KernelConfigInput = {}, sink: TraceSink | null = null, ports: KernelPorts = {}) {
     this.config = resolveKernelConfig(config);
     this.tracer = sink === null ? null : new Tracer(sink);
-    this.root = new Agent({
-      id: 'root',
-      role: rootRole(this.config),
-      parent: null,
-      config: this.config,
-      env: this.env(),
-      registry: this.registry,
-      memory: ports.memory ?? null,
-      allowedOutputs: this.config.allowedOutputs,
-    });
-    this.agents.set('root', this.root);
+    const env = this.env();
+    const memory = ports.memory ?? null;
+    this.tree = new AgentTree(
+      {
+        config: this.config,
+        registry: this.registry,
+        tracer: this.tracer,
+        env,
+        kinds: new Map((ports.childKinds ?? BUILTIN_CHILD_KINDS).map((k) => [k.name, k])),
+        mainMemory: memory,
+        childMemory: ports.childMemory ?? null,
+      },
+      (tree) =>
+        new Agent({
+          id: 'root',
+          role: rootRole(this.config),
+          parent: null,
+          config: this.config,
+          env,
+          registry: this.registry,
+          memory,
+          allowedOutputs: this.config.allowedOutputs,
+          control: new ControlPlane(tree, 'root', memory?.store ?? null, this.tracer),
+        }),
+    );
+    this.root = this.tree.root;
   }
 
   /**
@@ -101,8 +121,20 @@ export class Kernel {
       case 'channel.unregister':
         return { kind: 'unregistered', removed: this.unregisterChannel(input.name, nowMs) };
       case 'stop':
-        this.root.stop(nowMs);
+        this.tree.stop('root', { by: 'stop' }, nowMs);
         return APPLIED;
+      case 'child.create': {
+        const created = this.tree.create(input.parent ?? 'root', input.spec, nowMs);
+        return created.ok ? { kind: 'created' } : { kind: 'refused', error: created.error };
+      }
+      case 'child.destroy':
+        return this.destroyChild(input.id, input.disposal ?? {}, nowMs);
+      case 'agent.stop': {
+        const agent = this.tree.get(input.agent);
+        if (agent === undefined) return { kind: 'refused', error: `unknown agent ${JSON.stringify(input.agent)}` };
+        this.tree.stop(input.agent, { by: 'stop' }, nowMs);
+        return { kind: 'stopped' };
+      }
       case 'submit.after': {
         const waiting = this.afterTerminal.get(input.task);
         if (waiting === undefined) this.afterTerminal.set(input.task, [input.submission]);
@@ -193,17 +225,37 @@ export class Kernel {
 
   /** True while any agent has a task that is not terminal. */
   hasPendingWork(): boolean {
-    for (const agent of this.agents.values()) if (agent.hasPendingWork()) return true;
+    for (const agent of this.tree.all()) if (agent.hasPendingWork()) return true;
     return false;
   }
 
   /** The running task of an agent (default the root), or null. O(1). */
   running(nowMs: number, agent = 'root'): RunningView | null {
-    return this.agents.get(agent)?.runningView(nowMs) ?? null;
+    return this.tree.get(agent)?.runningView(nowMs) ?? null;
   }
 
   dump(): KernelDump {
-    return { agents: [...this.agents.values()].map((a) => a.dump()), channels: this.registry.list() };
+    return { agents: [...this.tree.all()].map((a) => a.dump()), channels: this.registry.list() };
+  }
+
+  /** A parent's destroy from outside the agents (a scenario event, an operator): the same as the tool's. */
+  private destroyChild(id: string, disposal: { residual?: 'keep' | 'drop'; channels?: 'release' | 'keep' | 'handback' }, nowMs: number): FeedResult<'child.destroy'> {
+    const child = this.tree.get(id);
+    if (child === undefined || child.seat === null) return { kind: 'refused', error: `unknown child ${JSON.stringify(id)}` };
+    if (child.isStopped()) return { kind: 'refused', error: `child ${id} has already stopped` };
+    const defaults = child.seat.kind.dispose;
+    this.tree.stop(id, { by: 'destroy', residual: disposal.residual ?? defaults.residual, channels: disposal.channels ?? defaults.channels }, nowMs);
+    return { kind: 'destroyed' };
+  }
+
+  /** A child's notify (L3) or kernel event (L4) raised on its parent from `child/<id>` (SPEC §5, §10.3). */
+  private toParent(child: Agent, event: ParentEvent, nowMs: number): void {
+    const parent = child.parent === null ? undefined : this.tree.get(child.parent);
+    if (parent === undefined) return;
+    const channel = inboundChannel(child.agentId);
+    const level = event.reason === 'notify' ? 3 : 4;
+    const task = parent.createTreeTask({ level, source: channel, channel, text: event.text }, nowMs);
+    if (task !== null) this.tracer?.emit(parent.agentId, nowMs, { type: 'child.event', task, child: child.agentId, reason: event.reason, level });
   }
 
   // ---------------------------------------------------------------- internals
@@ -214,13 +266,13 @@ export class Kernel {
    * never swallowed.
    */
   private route(sub: Submission, nowMs: number): SubmitResult {
-    const agent = this.agents.get(sub.agent ?? 'root');
+    const agent = this.tree.get(sub.agent ?? 'root');
     if (agent === undefined) {
       // An unknown agent is an invalid submission; the root answers it so it still gets a terminal.
       return this.root.refuse(sub, null, 'invalid', nowMs);
     }
     const channel = sub.channel ?? sub.source;
-    const decision = routeInput(this.registry, channel, agent.agentId, NO_CHILDREN);
+    const decision = routeInput(this.registry, channel, agent.agentId, this.tree.liveChildren(agent.agentId));
     switch (decision.kind) {
       case 'local':
         return agent.submit(sub, nowMs);
@@ -228,7 +280,7 @@ export class Kernel {
         this.tracer?.emit(agent.agentId, nowMs, { type: 'route.fallback', task: sub.id, channel, owner: decision.owner });
         return agent.submit(sub, nowMs);
       case 'child':
-        return (this.agents.get(decision.agent) ?? agent).submit(sub, nowMs);
+        return (this.tree.get(decision.agent) ?? agent).submit(sub, nowMs);
       default:
         return assertNever(decision, 'route decision');
     }
@@ -237,7 +289,7 @@ export class Kernel {
   private settle(nowMs: number): void {
     do {
       this.flushHooks(nowMs);
-      for (const agent of this.agents.values()) agent.advance(nowMs);
+      for (const agent of this.tree.all()) agent.advance(nowMs);
     } while (this.hookQueue.length > 0);
   }
 
@@ -277,7 +329,7 @@ export class Kernel {
   private timerOwner(key: TimerKey): Agent | undefined {
     switch (key.kind) {
       case 'cooldown':
-        return this.agents.get(key.agent);
+        return this.tree.get(key.agent);
       case 'model-timeout':
         return this.calls.get(key.callId);
       default:
@@ -314,6 +366,7 @@ export class Kernel {
         }
       },
       flushHooks: (nowMs) => this.flushHooks(nowMs),
+      toParent: (child, event, nowMs) => this.toParent(child, event, nowMs),
     };
   }
 }

@@ -9,6 +9,7 @@ import type { ModelChunk, ModelRequest, ToolCall, Usage } from './ports/provider
 import type { TaskClass } from './scheduler/levels.ts';
 import type { ToolResult } from './ports/tool-runner.ts';
 import type { Terminal } from './task/terminal.ts';
+import type { ChildSpec, Disposal } from './children/spec.ts';
 
 /** An input handed to the kernel by a channel (terminal, HTTP, timer plugin, simulator). */
 export interface Submission {
@@ -51,6 +52,9 @@ export type Fact =
  * - a Fact: a model or tool result, or a timer the kernel asked for;
  * - `channel.register` / `channel.unregister`: a plugin loads, reloads or goes away (SPEC §8.1);
  * - `stop`: the root stops, and with it the tree (SPEC §10.2a);
+ * - `child.create`: a child under `parent` (default the root), as a scenario's `residents` or a serve
+ *   config's declare it (SPEC §10.2); `child.destroy`: its parent's destroy, with a residual policy and
+ *   a channel disposition; `agent.stop`: any agent stops like a parent's stop (SPEC §10.2a);
  * - `submit.after`: "when task `task` ends, submit this", carried out in the reaction that ends it,
  *   before the next pick (the simulator's `afterTerminal` inputs, SPEC §12.2.1).
  */
@@ -60,6 +64,9 @@ export type KernelInput =
   | { readonly type: 'channel.register'; readonly channel: RegisterInput }
   | { readonly type: 'channel.unregister'; readonly name: string }
   | { readonly type: 'stop' }
+  | { readonly type: 'child.create'; readonly parent?: string; readonly spec: ChildSpec }
+  | { readonly type: 'child.destroy'; readonly id: string; readonly disposal?: Disposal }
+  | { readonly type: 'agent.stop'; readonly agent: string }
   | { readonly type: 'submit.after'; readonly task: string; readonly submission: Submission };
 
 export type KernelInputType = KernelInput['type'];
@@ -72,6 +79,9 @@ export interface FeedResults {
     /** The registry refused the call (a blank name, a bad capacity …); the message says what to fix. */
     | { readonly kind: 'refused'; readonly error: string };
   readonly 'channel.unregister': { readonly kind: 'unregistered'; readonly removed: boolean };
+  readonly 'child.create': { readonly kind: 'created' } | { readonly kind: 'refused'; readonly error: string };
+  readonly 'child.destroy': { readonly kind: 'destroyed' } | { readonly kind: 'refused'; readonly error: string };
+  readonly 'agent.stop': { readonly kind: 'stopped' } | { readonly kind: 'refused'; readonly error: string };
 }
 
 export type FeedResult<T extends KernelInputType = KernelInputType> = T extends keyof FeedResults

@@ -167,7 +167,7 @@ describe('checkSchedulerInvariants (SPEC §6, §7 O1)', () => {
   });
 
   it('BALANCE: every created task is either live or has had its terminal', () => {
-    expectBroken((v) => (v.created += 1), /^BALANCE: created 6 != terminal 0 \+ pending 5 on root/);
+    expectBroken((v) => (v.created += 1), /^BALANCE: created 6 != terminal 0 \+ moved out 0 \+ pending 5 on root/);
     expect(() => {
       const v = validView();
       v.created += 2;

@@ -134,11 +134,13 @@ function dump(): KernelDump {
     parent: null,
     rounds: 4,
     tableSize: 0,
+    table: [],
     inputChs: ['cli'],
     allowedOutputs: [],
     tools: ['search'],
     maxStackDepth: 1,
     contextfullSignals: 0,
+    droppedByCompress: 0,
     context: CONTEXT,
     current: null,
     scheduler: {

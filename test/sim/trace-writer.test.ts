@@ -71,6 +71,16 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'context.overflow': { type: 'context.overflow', task: 'q7', pruned: 12, count: 1 },
   'kernel.event': { type: 'kernel.event', task: 'root:1', cause: 'q7', source: 'kernel', reason: 'panic' },
   'agent.stop': { type: 'agent.stop', ended: ['q1', 'i2'] },
+  'child.create': { type: 'child.create', parent: 'root', kind: 'resident', inputChs: ['qq/support'], taskPrompt: 'watch' },
+  'child.destroy': { type: 'child.destroy', parent: 'root', by: 'reclaim', residual: 'drop', channels: 'handback', released: ['qq/support'] },
+  'child.reclaim': { type: 'child.reclaim', parent: 'root', promoted: 2, skipped: 1 },
+  'child.send': { type: 'child.send', task: 'w:2', parent: 'root' },
+  'child.notify': { type: 'child.notify', task: 'q7', parent: 'root' },
+  'child.event': { type: 'child.event', task: 'root:3', child: 'w', reason: 'child_contextfull', level: 4 },
+  'child.contextfull': { type: 'child.contextfull', parent: 'root', tokens: 950, window: 1000 },
+  'child.compress': { type: 'child.compress', task: 'w:3', older: 4, kept: 2, summarised: true, dropped: 0 },
+  'child.record': { type: 'child.record', task: 'q7', inputch: 'qq/support', proactive: true },
+  'task.moved': { type: 'task.moved', task: 'q8', to: 'root' },
   'invariant.violation': { type: 'invariant.violation', invariant: 'STRICT', task: 'i2', message: 'i2 (eff 1) suspended q1 (eff 1)', cause: 41 },
 };
 

@@ -53,6 +53,12 @@ import type { ToolResult } from '../ports/tool-runner.ts';
 import type { MemoryPorts } from '../ports/graph-memory.ts';
 import type { Terminal } from '../task/terminal.ts';
 import { encodeTimerKey, type TimerKey } from '../timers.ts';
+import type { ChildOps } from '../builtins/child-tools.ts';
+import type { ChildControl } from '../children/control.ts';
+import { stateAfterCompress } from '../children/context-full.ts';
+import type { CompressPlan } from '../children/compress-plan.ts';
+import type { ChildSeat } from '../children/seat.ts';
+import type { TreeTask } from './intake.ts';
 
 /** What the kernel gives each agent: commands out, call routing, ids, and terminal notification. */
 export interface AgentEnv {
@@ -69,9 +75,23 @@ export interface AgentEnv {
   taskEnded(agent: Agent, task: Task, terminal: Terminal, nowMs: number): void;
   /** Submissions queued by terminal hooks run before the next pick. */
   flushHooks(nowMs: number): void;
+  /**
+   * A child's message or kernel event for its parent (SPEC §5, §10.3, §10.5): raised on the parent
+   * from `child/<id>` — a notify as L3, a panic or a full context as L4.
+   */
+  toParent(child: Agent, event: ParentEvent, nowMs: number): void;
+}
+
+/** What a child raises on its parent. */
+export interface ParentEvent {
+  readonly reason: 'notify' | 'child_panic' | 'child_contextfull';
+  readonly text: string;
 }
 
 const STOPPED: Terminal = { kind: 'skipped', reason: 'agent_stopped', reply: '' };
+const RESIDUAL_DROPPED: Terminal = { kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' };
+const SUPERSEDED: Terminal = { kind: 'superseded', reply: '' };
+const DISCARDED: Terminal = { kind: 'failed', reply: 'processing error: discarded by a parent message' };
 const STOP_REPLY = 'cancelled (user stop)';
 
 /** The terminal of a task the stop button cancels; a fresh object each time. */
@@ -94,6 +114,10 @@ export interface AgentOptions {
   readonly memory: MemoryPorts | null;
   /** Output grant: empty = every device (SPEC §8.4). */
   readonly allowedOutputs: readonly string[];
+  /** What this agent holds as a child (kind, table, latch, light memory); null for the root. */
+  readonly seat?: ChildSeat | null;
+  /** The control plane over this agent's children, for `resident_agents`; null where not offered. */
+  readonly control?: ChildControl | null;
 }
 
 export class Agent implements StepHost {
@@ -106,6 +130,8 @@ export class Agent implements StepHost {
   readonly allowedOutputs: readonly string[];
   readonly core: Scheduler;
   readonly context = new ConversationContext();
+  readonly seat: ChildSeat | null;
+  private readonly control: ChildControl | null;
   private readonly env: AgentEnv;
   private readonly tasks: TaskTable;
   private readonly intake: Intake;
@@ -128,9 +154,23 @@ export class Agent implements StepHost {
     this.registry = options.registry;
     this.memory = memory;
     this.allowedOutputs = allowedOutputs;
+    this.seat = options.seat ?? null;
+    this.control = options.control ?? null;
     this.cooldownTimerId = encodeTimerKey({ kind: 'cooldown', agent: agentId });
     this.tasks = new TaskTable(agentId);
-    this.tools = new AgentTools(config.tools, config.outputs, allowedOutputs, memory !== null);
+    const kind = this.seat?.kind ?? null;
+    const runnerGrant = this.seat?.spec.tools;
+    this.tools = new AgentTools(
+      runnerGrant === undefined ? config.tools : config.tools.filter((t) => runnerGrant.includes(t.name)),
+      {
+        devices: config.outputs,
+        allowedOutputs,
+        hasMemory: memory !== null,
+        memoryWrites: kind?.memoryWrites ?? true,
+        childTools: kind?.parentTools ?? [],
+        residentAgents: this.control !== null,
+      },
+    );
     this.core = new Scheduler(
       agentId,
       {
@@ -154,6 +194,7 @@ export class Agent implements StepHost {
       trace: (nowMs, body) => this.trace(nowMs, body),
       armed: (nowMs) => preemptModelCall(this, this.calls, nowMs),
       flushEffects: () => this.flushEffects(),
+      admitting: (nowMs) => this.beforeAdmission(nowMs),
     });
   }
 
@@ -201,7 +242,51 @@ export class Agent implements StepHost {
 
   /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (SPEC §5). */
   raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void {
+    if (this.role.kernelEventsGo === 'parent') {
+      // A child's kernel event is its parent's to handle (S20), even when the child's task was an L4.
+      this.env.toParent(this, { reason: 'child_panic', text }, nowMs);
+      return;
+    }
+    // Recursion guard (SPEC §5): a panicking L4 raises no new L4 on the same agent.
+    if (reason === 'panic' && cause.level === 4) return;
     this.intake.raiseKernelInterrupt(cause, reason, text, nowMs);
+  }
+
+  /**
+   * A task the tree creates here (SPEC §12.2 "kernel-created tasks"): a child's task prompt or parent
+   * message or compress, a notify or a child's kernel event on the parent. Named `<agent>:<n>`, never
+   * clamped or de-duplicated. Returns its id, or null when this agent has stopped.
+   */
+  createTreeTask(spec: TreeTask, nowMs: number): string | null {
+    if (this.state === 'stopped') return null;
+    if (spec.level === 4 && this.seat !== null && spec.source.startsWith('parent/')) this.parentMessageArrives();
+    return this.intake.createKernelTask(spec, nowMs);
+  }
+
+  /**
+   * A task moved here from a destroyed child (SPEC §10.2a step 3): re-queued as a queued task with its
+   * id (and so its responder), through the normal backpressure rule.
+   */
+  adoptMoved(task: Task, nowMs: number): SubmitResult {
+    return this.intake.adopt(task, nowMs);
+  }
+
+  /**
+   * Before an input is admitted: an rt child's single slot (C1, C2) — whatever is pending or running
+   * ends `superseded`, its frame dropped, and the newcomer takes the slot.
+   */
+  private beforeAdmission(nowMs: number): void {
+    if (this.seat === null || this.seat.kind.deliver !== 'slot' || this.core.pendingCount() === 0) return;
+    this.calls.abandonAll(nowMs, 'superseded');
+    this.current = null;
+    this.core.stopAll(SUPERSEDED, nowMs);
+    this.flushEffects();
+  }
+
+  /** SPEC §10.3: with `parentMessage: "discard"`, the message fails the task it interrupts. */
+  private parentMessageArrives(): void {
+    const running = this.current;
+    if (this.config.parentMessage === 'discard' && running !== null && !running.compress) running.discardMarked = true;
   }
 
   // ---------------------------------------------------------------- the step driver
@@ -218,11 +303,15 @@ export class Agent implements StepHost {
         task = this.tasks.get(picked.id);
         this.current = task;
         if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
-        // A consolidation task is critical as a whole (SPEC §3.7): nothing preempts it, even an L4.
-        if (task.consolidation) this.core.enterCritical(nowMs);
+        // Consolidation and compress tasks are critical as a whole (SPEC §3.7, §10.5): nothing preempts them, even an L4.
+        if (task.consolidation || task.compress) this.core.enterCritical(nowMs);
       }
       if (task.stopMarked) {
         this.finish(task, userStopTerminal(), nowMs);
+        continue;
+      }
+      if (task.discardMarked && !this.core.isCritical()) {
+        this.finish(task, DISCARDED, nowMs);
         continue;
       }
       task.frame.steps += 1;
@@ -243,8 +332,11 @@ export class Agent implements StepHost {
   private runStep(task: Task, nowMs: number): StepOutcome {
     const step = task.frame.step;
     switch (step) {
-      case 'Prepare':
-        return stepPrepare(this, task, nowMs);
+      case 'Prepare': {
+        const outcome = stepPrepare(this, task, nowMs);
+        if (this.seat !== null) this.checkContextFull(nowMs);
+        return outcome;
+      }
       case 'Model':
         return stepModel(this, task, nowMs);
       case 'ToolBegin':
@@ -302,9 +394,49 @@ export class Agent implements StepHost {
           this.env.command({ type: 'output.send', agent: this.agentId, task: task.id, channel, text });
         },
         committed: (result, session) => this.memoryCommitted(task, session, result.added, result.skipped, nowMs),
+        child: this.childOps(task, nowMs),
+        control: this.control,
       },
       call,
     );
+  }
+
+  private childOps(task: Task, nowMs: number): ChildOps | null {
+    const seat = this.seat;
+    if (seat === null) return null;
+    return {
+      notifyParent: (text) => {
+        this.trace(nowMs, { type: 'child.notify', task: task.id, parent: seat.parent });
+        this.env.toParent(this, { reason: 'notify', text }, nowMs);
+      },
+      note: (text) => seat.table.note(task.id, text),
+    };
+  }
+
+  /** After a child's Prepare (SPEC §10.5): the first time the context reaches 0.9 × window, one L4 on the parent. */
+  private checkContextFull(nowMs: number): void {
+    const seat = this.seat as ChildSeat;
+    const tokens = this.context.accumulatedTokens();
+    if (seat.afterPrepare(tokens) !== 'signal') return;
+    this.state = 'contextfull';
+    this.trace(nowMs, { type: 'child.contextfull', parent: seat.parent, tokens, window: seat.windowTokens });
+    this.env.toParent(this, { reason: 'child_contextfull', text: `kernel event: child ${this.agentId} context full (${tokens} of ${seat.windowTokens} tokens)` }, nowMs);
+  }
+
+  compressWindow(): number {
+    return this.seat?.windowTokens ?? this.config.contextWindowTokens;
+  }
+
+  compressed(task: Task, plan: CompressPlan, summary: string | null, nowMs: number): void {
+    const seat = this.seat;
+    if (plan.older > 0) this.context.replaceOldest(plan.older, summary, task.id);
+    const dropped = summary === null ? plan.older : 0;
+    if (seat !== null) {
+      seat.table.clear();
+      seat.droppedByCompress += dropped;
+      if (this.state !== 'stopped') this.state = stateAfterCompress(this.context.accumulatedTokens(), seat.windowTokens);
+    }
+    this.trace(nowMs, { type: 'child.compress', task: task.id, older: plan.older, kept: plan.kept, summarised: summary !== null && plan.older > 0, dropped });
   }
 
   memoryCommitted(task: Task, session: string, added: number, skipped: number, nowMs: number): void {
@@ -348,7 +480,8 @@ export class Agent implements StepHost {
   finish(task: Task, terminal: Terminal, nowMs: number): void {
     assert(this.current === task, `I1: finish of ${task.id}, which is not running on ${this.agentId}`);
     let consolidate = false;
-    if (!task.consolidation && (terminal.kind === 'done' || terminal.kind === 'failed')) {
+    if (this.seat !== null && this.seat.kind.keepsTable && !task.compress) this.recordRound(task, terminal, nowMs);
+    if (!task.consolidation && !task.compress && (terminal.kind === 'done' || terminal.kind === 'failed')) {
       const kind = task.isInterrupt ? 'interrupt' : terminal.kind === 'failed' ? 'failed' : 'turn';
       const events = this.context.commit({
         kind,
@@ -368,6 +501,17 @@ export class Agent implements StepHost {
     this.calls.clear();
     this.core.finishRunning(terminal, nowMs);
     if (consolidate) this.intake.queueConsolidation(nowMs);
+  }
+
+  /** SPEC §10.4: a successful round writes its note, else the automatic record; any other end writes nothing. */
+  private recordRound(task: Task, terminal: Terminal, nowMs: number): void {
+    const table = (this.seat as ChildSeat).table;
+    if (terminal.kind !== 'done') {
+      table.roundEnded(task.id);
+      return;
+    }
+    const record = table.roundDone({ task: task.id, inputch: task.channel, input: task.text, output: terminal.reply ?? '' }, nowMs);
+    this.trace(nowMs, { type: 'child.record', task: task.id, inputch: record.inputch, proactive: record.proactive });
   }
 
   // ---------------------------------------------------------------- facts
@@ -416,14 +560,19 @@ export class Agent implements StepHost {
    * Stops this agent (SPEC §10.2a): the running call is abandoned, every task ends
    * `skipped`/`agent_stopped`, timers are cleared, and later submissions are refused.
    */
-  stop(nowMs: number): void {
-    if (this.state === 'stopped') return;
+  stop(nowMs: number, residual: 'keep' | 'drop' | null = null): Task[] {
+    if (this.state === 'stopped') return [];
     this.calls.abandonAll(nowMs);
     this.current = null;
     this.state = 'stopped';
-    const ended = this.core.stopAll(STOPPED, nowMs);
+    // The residual policy concerns external inputs still waiting; kernel-created tasks never move.
+    const fate =
+      residual === null ? null : (id: string) => (this.tasks.get(id).kernel ? null : residual === 'keep' ? 'take' : RESIDUAL_DROPPED);
+    const { ended, moved } = this.core.stopAndTake(STOPPED, nowMs, fate);
+    const movedTasks = moved.map((id) => this.tasks.remove(id));
     this.flushEffects();
     this.trace(nowMs, { type: 'agent.stop', ended });
+    return movedTasks;
   }
 
   // ---------------------------------------------------------------- plumbing and views
@@ -461,6 +610,11 @@ export class Agent implements StepHost {
     return this.core.pendingCount() > 0;
   }
 
+  get agentState(): AgentState {
+    return this.state;
+  }
+
+
   dump(): AgentDump {
     return buildAgentDump({
       id: this.agentId,
@@ -472,6 +626,7 @@ export class Agent implements StepHost {
       allowedOutputs: this.allowedOutputs,
       tools: this.tools.specs,
       maxStackDepth: this.maxDepth,
+      seat: this.seat,
       context: this.context,
       current: this.current,
       waiting: this.calls.waitingFor(),

@@ -212,13 +212,13 @@ export class CallTracker {
   }
 
   /** The agent stops (SPEC §10.2a): every live call is abandoned and the waiting step ends in the trace. */
-  abandonAll(nowMs: number): void {
+  abandonAll(nowMs: number, reason: 'agent_stopped' | 'superseded' = 'agent_stopped'): void {
     const w = this.waiting;
     this.waiting = null;
     if (w === null) return;
     switch (w.kind) {
       case 'model':
-        this.cancelModel(w.callId, w.task, 'agent_stopped', nowMs);
+        this.cancelModel(w.callId, w.task, reason, nowMs);
         this.ports.trace(nowMs, { type: 'step.end', task: w.task.id, step: 'Model' });
         break;
       case 'tool':

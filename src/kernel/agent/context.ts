@@ -62,6 +62,28 @@ export class ConversationContext {
   }
 
   /**
+   * Compress (SPEC §10.5): the `older` oldest events are replaced by one summary event (input "",
+   * response = the summary), or just dropped when there is no summary (the summarising call failed).
+   */
+  replaceOldest(older: number, summary: string | null, task: string): void {
+    const kept = this.events.slice(older);
+    this.events.length = 0;
+    if (summary !== null) this.events.push({ kind: 'summary', task, source: 'kernel', input: '', response: summary });
+    this.events.push(...kept);
+    this.accumulated = 0;
+    this.messages = [];
+    for (const e of this.events) {
+      this.accumulated += eventTokens(e);
+      appendMessages(this.messages, e);
+    }
+  }
+
+  /** The committed events, oldest first, read-only: what a compress plans over. */
+  committed(): readonly ContextEvent[] {
+    return this.events;
+  }
+
+  /**
    * The messages of the `limit` most recent events that are not interrupt turns, oldest first: what a
    * consolidation reads (SPEC §3.7: interrupt inputs are never sent to memory).
    */

@@ -4,8 +4,10 @@
 import type { SchedulerDump } from '../scheduler/core.ts';
 import type { StepName } from '../trace/vocabulary.ts';
 import type { InputChannel } from '../channels/registry.ts';
+import type { TableRecord } from '../children/processing-table.ts';
 
-export type AgentKind = 'root' | 'resident' | 'rt';
+/** The root, a built-in child kind, or the name of a kind registered with the kernel (SPEC §10.1). */
+export type AgentKind = 'root' | 'resident' | 'rt' | (string & {});
 export type AgentState = 'running' | 'contextfull' | 'stopped';
 
 /** One committed event of an agent's conversation context. */
@@ -38,11 +40,15 @@ export interface AgentDump {
   /** Tasks executed (finished while running): a resident's "rounds". */
   readonly rounds: number;
   readonly tableSize: number;
+  /** A child's processing table, oldest first (SPEC §10.4); empty for the root. */
+  readonly table: readonly TableRecord[];
   readonly inputChs: readonly string[];
   readonly allowedOutputs: readonly string[];
   readonly tools: readonly string[];
   readonly maxStackDepth: number;
   readonly contextfullSignals: number;
+  /** Context events a failed compress dropped instead of summarising (SPEC §10.5). */
+  readonly droppedByCompress: number;
   readonly context: readonly ContextEvent[];
   readonly current: CurrentStep | null;
   readonly scheduler: SchedulerDump;

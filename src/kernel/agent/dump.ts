@@ -10,6 +10,7 @@ import { effectiveLevel } from '../scheduler/levels.ts';
 import type { ToolSpec } from '../ports/provider.ts';
 import type { Scheduler } from '../scheduler/core.ts';
 import type { Task } from '../task/task.ts';
+import type { ChildSeat } from '../children/seat.ts';
 
 /** Everything an agent dump shows, as the agent holds it. */
 export interface AgentDumpSource {
@@ -22,6 +23,8 @@ export interface AgentDumpSource {
   readonly allowedOutputs: readonly string[];
   readonly tools: readonly ToolSpec[];
   readonly maxStackDepth: number;
+  /** A child's seat (table, signals), or null for the root. */
+  readonly seat: ChildSeat | null;
   readonly context: ConversationContext;
   /** The running task, or null. */
   readonly current: Task | null;
@@ -37,12 +40,14 @@ export function buildAgentDump(a: AgentDumpSource): AgentDump {
     state: a.state,
     parent: a.parent,
     rounds: a.core.dump().counters.executed,
-    tableSize: 0,
+    tableSize: a.seat?.table.size ?? 0,
+    table: a.seat?.table.snapshot() ?? [],
     inputChs: a.registry.listByOwner(a.id).map((c) => c.name),
     allowedOutputs: [...a.allowedOutputs],
     tools: a.tools.map((t) => t.name),
     maxStackDepth: a.maxStackDepth,
-    contextfullSignals: 0,
+    contextfullSignals: a.seat?.contextfullSignals ?? 0,
+    droppedByCompress: a.seat?.droppedByCompress ?? 0,
     context: a.context.snapshot(),
     current: current === null ? null : { task: current.id, step: current.frame.step, waiting: a.waiting },
     scheduler: a.core.dump(),

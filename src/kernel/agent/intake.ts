@@ -35,6 +35,17 @@ export interface IntakeHooks {
   armed(nowMs: number): void;
   /** Hands the core's timer effects to the kernel. */
   flushEffects(): void;
+  /** An input passed every check and is about to enter the core (an rt child's slot empties here). */
+  admitting(nowMs: number): void;
+}
+
+/** A task the agent tree creates (SPEC §12.2): a task prompt, a parent message, a compress, a notify. */
+export interface TreeTask {
+  readonly level: Level | null;
+  readonly source: string;
+  readonly channel: string;
+  readonly text: string;
+  readonly compress?: boolean;
 }
 
 export class Intake {
@@ -59,6 +70,7 @@ export class Intake {
     const meta = { source: sub.source, channel };
     const refusal = this.refusal(sub, level, channel, stopped, nowMs);
     if (refusal !== null) return this.refuse(sub, level, refusal, nowMs);
+    this.hooks.admitting(nowMs);
     const task = this.tasks.add({
       id: sub.id,
       level,
@@ -94,6 +106,38 @@ export class Intake {
     const task = this.tasks.add({ id: this.tasks.nextKernelTaskId(), level: 4, source, channel: 'kernel', text, kernel: true });
     this.hooks.trace(nowMs, { type: 'kernel.event', task: task.id, cause: cause.id, source, reason });
     this.afterSubmit(this.core.submitInterrupt(task.id, 4, nowMs, { kernel: true, meta: { source, channel: 'kernel' } }), nowMs);
+  }
+
+  /** A task the tree creates here: never clamped, refused or de-duplicated. Returns its id. */
+  createKernelTask(spec: TreeTask, nowMs: number): string {
+    this.hooks.admitting(nowMs);
+    const task = this.tasks.add({
+      id: this.tasks.nextKernelTaskId(),
+      level: spec.level,
+      source: spec.source,
+      channel: spec.channel,
+      text: spec.text,
+      kernel: true,
+      compress: spec.compress === true,
+    });
+    const options = { kernel: true, meta: { source: spec.source, channel: spec.channel } };
+    const outcome =
+      spec.level === null
+        ? this.core.submitQueued(task.id, nowMs, options)
+        : this.core.submitInterrupt(task.id, spec.level, nowMs, options);
+    this.afterSubmit(outcome, nowMs);
+    return task.id;
+  }
+
+  /**
+   * A waiting input of a destroyed child, kept by the residual policy (SPEC §10.2a step 3): the same id,
+   * source, channel and text, queued here through the normal backpressure rule — no refusal checks, no
+   * duplicate window: it was admitted once already.
+   */
+  adopt(moved: Task, nowMs: number): SubmitResult {
+    this.hooks.admitting(nowMs);
+    const task = this.tasks.add({ id: moved.id, level: null, source: moved.source, channel: moved.channel, text: moved.text, kernel: false });
+    return this.afterSubmit(this.core.submitQueued(task.id, nowMs, { meta: { source: task.source, channel: task.channel } }), nowMs);
   }
 
   /** SPEC §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */

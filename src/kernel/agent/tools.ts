@@ -4,9 +4,8 @@
  * so it is left out. The list is fixed when the agent is created; built-ins run inside the kernel, the
  * rest leave as `tool.run` commands.
  */
-import type { OutputDevice } from '../channels/outputs.ts';
 import type { ToolSpec } from '../ports/provider.ts';
-import { BuiltinTools, type BuiltinRun } from '../builtins/builtins.ts';
+import { BuiltinTools, type BuiltinGrants, type BuiltinRun } from '../builtins/builtins.ts';
 
 export class AgentTools {
   private readonly builtins: BuiltinTools;
@@ -14,13 +13,8 @@ export class AgentTools {
   readonly specs: readonly ToolSpec[];
   private readonly byName: Map<string, ToolSpec>;
 
-  constructor(
-    runnerTools: readonly ToolSpec[],
-    devices: readonly OutputDevice[],
-    allowedOutputs: readonly string[],
-    hasMemory: boolean,
-  ) {
-    this.builtins = new BuiltinTools(devices, allowedOutputs, hasMemory);
+  constructor(runnerTools: readonly ToolSpec[], grants: BuiltinGrants) {
+    this.builtins = new BuiltinTools(grants);
     const reachable = runnerTools.filter((t) => this.builtins.lookup(t.name) === undefined);
     this.specs = [...reachable, ...this.builtins.specs];
     this.byName = new Map(this.specs.map((t) => [t.name, t]));

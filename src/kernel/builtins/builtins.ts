@@ -7,6 +7,10 @@
  * boundary, in src/memory), so this file stays free of schema libraries.
  */
 import { runInputChannelsTool, INPUT_CHANNELS_SPEC } from './input-channels.ts';
+import { CHILD_TOOL_SPECS, CHILD_TOOLS, runChildTool, type ChildOps } from './child-tools.ts';
+import { RESIDENT_AGENTS_SPEC, runResidentAgents } from './resident-agents.ts';
+import type { ChildControl } from '../children/control.ts';
+import type { ChildTool } from '../children/kind.ts';
 import {
   checkOutputSend,
   OUTPUT_LIST_SPEC,
@@ -35,6 +39,23 @@ export interface BuiltinContext {
   send(channel: string, text: string): void;
   /** Records a memory commit (traced). */
   committed(result: CommitResult, session: string): void;
+  /** A child's reach to its parent and its table; null on the root. */
+  readonly child: ChildOps | null;
+  /** The control plane over this agent's children (`resident_agents`); null where the tool is not offered. */
+  readonly control: ChildControl | null;
+}
+
+/** Which built-ins an agent gets, from its grants and its place in the tree. */
+export interface BuiltinGrants {
+  readonly devices: readonly OutputDevice[];
+  readonly allowedOutputs: readonly string[];
+  readonly hasMemory: boolean;
+  /** False for agents that may only read memory (rt children): `memory_write` is not offered. */
+  readonly memoryWrites?: boolean;
+  /** The child-only tools of a child's kind (SPEC §10.3–10.4). */
+  readonly childTools?: readonly ChildTool[];
+  /** Offer `resident_agents` (the root, SPEC §10.6). */
+  readonly residentAgents?: boolean;
 }
 
 export type BuiltinRun = (ctx: BuiltinContext, call: ToolCall) => ToolResult;
@@ -80,7 +101,8 @@ export class BuiltinTools {
   private readonly runs = new Map<string, BuiltinRun>();
   readonly specs: readonly ToolSpec[];
 
-  constructor(devices: readonly OutputDevice[], allowedOutputs: readonly string[], hasMemory: boolean) {
+  constructor(grants: BuiltinGrants) {
+    const { devices, allowedOutputs, hasMemory } = grants;
     const specs: ToolSpec[] = [INPUT_CHANNELS_SPEC, OUTPUT_LIST_SPEC];
     this.runs.set(INPUT_CHANNELS_SPEC.name, (ctx, call) => runInputChannelsTool(ctx.registry, ctx.agent, call.args));
     this.runs.set(OUTPUT_LIST_TOOL, (ctx) => ({
@@ -89,10 +111,30 @@ export class BuiltinTools {
     }));
     specs.push(...outputToolSpecs(devices, allowedOutputs));
     if (hasMemory) {
-      specs.push(MEMORY_RECALL_SPEC, MEMORY_WRITE_SPEC);
+      specs.push(MEMORY_RECALL_SPEC);
       this.runs.set(MEMORY_RECALL_SPEC.name, memoryRecall);
-      this.runs.set(MEMORY_WRITE_SPEC.name, memoryWrite);
+      if (grants.memoryWrites !== false) {
+        specs.push(MEMORY_WRITE_SPEC);
+        this.runs.set(MEMORY_WRITE_SPEC.name, memoryWrite);
+      }
     }
+    // The tree's tools are known to every agent, listed only where granted: a child that calls
+    // `resident_agents`, or a root that calls `notify_parent`, gets a tool error that says why.
+    const granted = new Set<string>(grants.childTools ?? []);
+    for (const tool of CHILD_TOOLS) {
+      if (granted.has(tool)) specs.push(CHILD_TOOL_SPECS[tool]);
+      this.runs.set(tool, (ctx, call) =>
+        ctx.child === null || !granted.has(tool)
+          ? { ok: false, output: `${tool} is a child-only tool; this agent has no parent to reach` }
+          : runChildTool(tool, ctx.child, call.args),
+      );
+    }
+    if (grants.residentAgents === true) specs.push(RESIDENT_AGENTS_SPEC);
+    this.runs.set(RESIDENT_AGENTS_SPEC.name, (ctx, call) =>
+      ctx.control === null || grants.residentAgents !== true
+        ? { ok: false, output: `${RESIDENT_AGENTS_SPEC.name} is offered to the root agent only` }
+        : runResidentAgents(ctx.control, call.args, ctx.nowMs),
+    );
     this.specs = specs;
   }
 

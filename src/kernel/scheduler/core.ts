@@ -96,6 +96,8 @@ export class Scheduler {
   /** Suspended frames ended by an agent stop: they are neither resumed nor lost. */
   private abandonedFrames = 0;
   private terminals = 0;
+  /** Tasks that left without a terminal event, re-queued on another agent (SPEC §10.2a step 3). */
+  private movedOut = 0;
   private effects: SchedulerEffect[] = [];
   private readonly counters: SchedulerCounters = newCounters();
   readonly config: SchedulerConfig;
@@ -321,11 +323,44 @@ export class Scheduler {
    * cleared. Returns the ended ids.
    */
   stopAll(terminal: Terminal, nowMs: number): string[] {
+    return this.stopAndTake(terminal, nowMs, null).ended;
+  }
+
+  /**
+   * Stopping with a residual policy (SPEC §10.2a step 3): like `stopAll`, except that `fate` decides
+   * for each waiting task — in the immediate slot, the level queues and the queued FIFO, never the
+   * running or a suspended one: `take` leaves without a terminal event, to be re-queued elsewhere
+   * (`moved` lists them in that order; BALANCE counts them as moved out); a Terminal ends it with
+   * that terminal instead; null ends it with `terminal`.
+   */
+  stopAndTake(
+    terminal: Terminal,
+    nowMs: number,
+    fate: ((id: string) => 'take' | Terminal | null) | null,
+  ): { readonly ended: string[]; readonly moved: string[] } {
     this.tick(nowMs);
     const ended: string[] = [];
+    const moved: string[] = [];
     const endOne = (task: SchedTask): void => {
       this.end(task, terminal, nowMs);
       ended.push(task.id);
+    };
+    const waiting = (task: SchedTask): void => {
+      const decided = fate === null ? null : fate(task.id);
+      if (decided === null) {
+        endOne(task);
+        return;
+      }
+      if (decided !== 'take') {
+        this.end(task, decided, nowMs);
+        ended.push(task.id);
+        return;
+      }
+      task.ended = true;
+      this.live?.delete(task.id);
+      this.liveCount -= 1;
+      this.movedOut += 1;
+      moved.push(task.id);
     };
     const running = this.running;
     if (running !== null) {
@@ -335,18 +370,18 @@ export class Scheduler {
       endOne(running);
     }
     this.armed = null;
-    if (this.immediate !== null) endOne(this.immediate);
+    if (this.immediate !== null) waiting(this.immediate);
     this.immediate = null;
-    for (const level of LEVELS_HIGH_TO_LOW) for (const task of this.levelQueues[level].drain()) endOne(task);
+    for (const level of LEVELS_HIGH_TO_LOW) for (const task of this.levelQueues[level].drain()) waiting(task);
     this.levelQueued = 0;
-    for (const task of this.queue.drain()) endOne(task);
+    for (const task of this.queue.drain()) waiting(task);
     while (this.stack.depth > 0) {
       // Popping counts as neither a resume nor a suspension; LIFO accounting is kept by `abandoned`.
       endOne(this.stack.pop().task);
       this.abandonedFrames += 1;
     }
     this.clearCooldownTimer();
-    return this.checked(ended);
+    return this.checked({ ended, moved });
   }
 
   noteModelCancelled(): void {
@@ -709,6 +744,7 @@ export class Scheduler {
         resumed: this.counters.resumed,
         created: this.created,
         terminals: this.terminals,
+        movedOut: this.movedOut,
         abandonedFrames: this.abandonedFrames,
         live: this.live ?? new Map(),
         maxQueue: this.config.maxQueue,

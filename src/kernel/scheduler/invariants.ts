@@ -34,6 +34,8 @@ export interface InvariantView<T extends CheckedTask> {
   readonly resumed: number;
   readonly created: number;
   readonly terminals: number;
+  /** Tasks that left for another agent without a terminal event (a destroyed child's kept work). */
+  readonly movedOut?: number;
   readonly abandonedFrames: number;
   readonly live: ReadonlyMap<string, T>;
   readonly maxQueue: number;
@@ -108,7 +110,8 @@ export function checkSchedulerInvariants<T extends CheckedTask>(v: InvariantView
   if (v.queue.length > v.maxQueue + v.selfLoopExtraMax) {
     fail(`QUEUE: queued FIFO length ${v.queue.length} exceeds its bound on ${v.agent}`);
   }
-  if (v.created !== v.terminals + v.live.size) {
-    fail(`BALANCE: created ${v.created} != terminal ${v.terminals} + pending ${v.live.size} on ${v.agent}`);
+  const movedOut = v.movedOut ?? 0;
+  if (v.created !== v.terminals + movedOut + v.live.size) {
+    fail(`BALANCE: created ${v.created} != terminal ${v.terminals} + moved out ${movedOut} + pending ${v.live.size} on ${v.agent}`);
   }
 }

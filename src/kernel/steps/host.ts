@@ -15,6 +15,7 @@ import type { TraceBody } from '../trace/vocabulary.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
 import type { MemoryPorts } from '../ports/graph-memory.ts';
 import type { Terminal } from '../task/terminal.ts';
+import type { CompressPlan } from '../children/compress-plan.ts';
 
 /** `next`: the cursor moved, run the next step; `wait`: a command is out; `ended`: the task finished. */
 export type StepOutcome = 'next' | 'wait' | 'ended';
@@ -81,12 +82,22 @@ export interface MemoryAccess {
   committedTurns(): number;
 }
 
+/** A child's upkeep that a compress task performs (SPEC §10.5). */
+export interface ChildUpkeep {
+  /** The child's context window, which the compress plan keeps half of. */
+  compressWindow(): number;
+  /** Applies a compress: the older events summarised (summary) or dropped (null), the table cleared. */
+  compressed(task: Task, plan: CompressPlan, summary: string | null, nowMs: number): void;
+}
+
 /** Prepare builds the request prefix. */
 export type PrepareHost = AgentSettings & StepTrace & Conversation;
 /** Consolidation reads the recent turns and commits triples to memory. */
 export type ConsolidationHost = PrepareHost & TaskEnding & MemoryAccess;
-/** Model asks the model, and ends the task, hands a consolidation's answer on or overflows. */
-export type ModelHost = ConsolidationHost & ModelCalls & Pick<ToolCatalog, 'toolSpecs' | 'toolSpec'>;
+/** A compress task reads and rewrites the context and ends like a consolidation. */
+export type CompressHost = ConsolidationHost & ChildUpkeep;
+/** Model asks the model, and ends the task, hands a consolidation's or compress's answer on, or overflows. */
+export type ModelHost = CompressHost & ModelCalls & Pick<ToolCatalog, 'toolSpecs' | 'toolSpec'>;
 /** The tool steps run calls, inside critical sections. */
 export type ToolHost = StepTrace & ToolCatalog & ToolCalls & CriticalSections;
 /** Everything a step may use: what the agent provides, and what facts resume steps with. */

@@ -11,6 +11,7 @@ import type { ModelFailure } from '../protocol.ts';
 import { OUTPUT_SEND_PREFIX } from '../channels/outputs.ts';
 import type { Task } from '../task/task.ts';
 import { consolidationDone } from './consolidate.ts';
+import { compressDone, compressFailed, compressModel } from './compress.ts';
 import type { ModelHost, StepOutcome, StepTrace } from './host.ts';
 import { moveTo } from './transitions.ts';
 
@@ -20,6 +21,7 @@ export const PLACEHOLDER_FINISH = 'if your reply is complete, return plain text 
 export function stepModel(host: ModelHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Model', turn: frame.turn });
+  if (task.compress) return compressModel(host, task, nowMs);
   const maxTurns = host.config.maxToolTurns;
   if (maxTurns > 0 && frame.turn >= maxTurns) {
     host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
@@ -55,6 +57,7 @@ export function modelDone(host: ModelHost, task: Task, text: string, calls: Tool
   frame.completedCalls += 1;
   frame.lastText = text;
   if (task.consolidation) return consolidationDone(host, task, text, nowMs);
+  if (task.compress) return compressDone(host, task, text, nowMs);
   if (calls.length === 0) {
     host.finish(task, { kind: 'done', reply: text }, nowMs);
     return 'ended';
@@ -72,6 +75,7 @@ export function modelDone(host: ModelHost, task: Task, text: string, calls: Tool
 export function modelFailed(host: ModelHost, task: Task, failure: ModelFailure, error: string, nowMs: number): StepOutcome {
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
   task.frame.completedCalls += 1;
+  if (task.compress) return compressFailed(host, task, nowMs);
   if (failure === 'context_full' && host.role.prunesOnOverflow && !task.consolidation) {
     return handleOverflow(host, task, 'upstream', nowMs);
   }

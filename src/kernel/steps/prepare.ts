@@ -25,7 +25,7 @@ export function buildPrefix(host: PrepareHost, task: Task): Message[] {
  */
 export function rebasePrefix(host: PrepareHost, task: Task): void {
   const frame = task.frame;
-  if (task.consolidation) return;
+  if (task.consolidation || task.compress) return;
   if (frame.prefixLen <= 0 || frame.prefixLen > frame.messages.length) return;
   const tail = frame.messages.slice(frame.prefixLen);
   const prefix = buildPrefix(host, task);
@@ -36,7 +36,11 @@ export function rebasePrefix(host: PrepareHost, task: Task): void {
 export function stepPrepare(host: PrepareHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Prepare', turn: frame.turn });
-  if (task.consolidation) {
+  if (task.compress) {
+    // The compress request is built at its Model step, from the context as it is then (compress.ts).
+    frame.messages = [];
+    frame.prefixLen = 0;
+  } else if (task.consolidation) {
     frame.messages = consolidationMessages(host, task);
     frame.prefixLen = frame.messages.length;
   } else if (frame.prefixLen > 0) rebasePrefix(host, task);

@@ -15,6 +15,7 @@ export interface TaskFields {
   readonly text: string;
   readonly kernel: boolean;
   readonly consolidation?: boolean;
+  readonly compress?: boolean;
 }
 
 export class TaskTable {
@@ -55,6 +56,7 @@ export class TaskTable {
 
 function createTask(agent: string, f: TaskFields): Task {
   const consolidation = f.consolidation === true;
+  const compress = f.compress === true;
   return {
     id: f.id,
     agent,
@@ -66,10 +68,12 @@ function createTask(agent: string, f: TaskFields): Task {
     text: f.text,
     kernel: f.kernel,
     isInterrupt: f.level !== null,
-    // Consolidation (and later compress) tasks are never stop-marked (SPEC §2.9).
-    stoppable: !consolidation,
+    // Consolidation and compress tasks are never stop-marked (SPEC §2.9).
+    stoppable: !consolidation && !compress,
     consolidation,
+    compress,
     stopMarked: false,
+    discardMarked: false,
     frame: newFrame(),
   };
 }

@@ -56,7 +56,11 @@ export interface Task {
   readonly stoppable: boolean;
   /** A consolidation task (SPEC §3.7): whole-task critical, commits triples, nothing to the context. */
   readonly consolidation: boolean;
+  /** A child's compress task (SPEC §10.5): whole-task critical, rewrites the context, commits no turn. */
+  readonly compress: boolean;
   stopMarked: boolean;
+  /** A parent message under `parentMessage: "discard"` fails this task at its next safe point (SPEC §10.3). */
+  discardMarked: boolean;
   readonly frame: TaskFrame;
 }
 

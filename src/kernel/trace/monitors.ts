@@ -14,8 +14,12 @@
  * Violations are data, not exceptions: production logs and counts them, the simulator reports them.
  * Each (invariant, agent, task) is recorded once, so a broken state does not flood the report.
  *
- * Checked online: I1, I2, I4, I5, STACK, LIFO, STRICT, QUEUED, L4, BALANCE. At `finish`: I5 (every
- * task has its terminal), DRAIN and BALANCE (nothing pending on a drained agent that was not stopped).
+ * Checked online: I1, I2, I4, I5, STACK, LIFO, STRICT, QUEUED, L4 (on a child: only its parent's
+ * control plane raises L4), BALANCE (a task moved out of a stopping child is re-submitted on its
+ * parent, once), CHILD (a parent stops only after its children; a stopped agent starts, resumes or
+ * steps nothing and arms no preemption). At `finish`: I5 (every task has its terminal), DRAIN and
+ * BALANCE (nothing pending on a drained agent that was not stopped). Temp files that outlive a child
+ * are checked where the files are, by the simulator.
  */
 import { assertNever } from '../assert.ts';
 import type { Level, TaskClass } from '../scheduler/levels.ts';
@@ -32,7 +36,8 @@ export type InvariantName =
   | 'QUEUED'
   | 'L4'
   | 'DRAIN'
-  | 'BALANCE';
+  | 'BALANCE'
+  | 'CHILD';
 
 export interface Violation {
   readonly invariant: string;
@@ -68,6 +73,17 @@ const TOP_LEVEL = 4;
 /** Task ids named in one finish-time message; the rest are counted. */
 const NAMED_IDS_MAX = 10;
 
+/** What a stopped agent never emits again (CHILD): nothing of it runs, and no timer of it arms anything. */
+const AFTER_STOP_FORBIDDEN: ReadonlySet<string> = new Set([
+  'task.start',
+  'task.resume',
+  'step.begin',
+  'model.start',
+  'tool.start',
+  'preempt.armed',
+  'cooldown.timer',
+]);
+
 /** Terminal reasons that legitimately end a suspended task: its agent is going away. */
 const STOP_REASONS: ReadonlySet<string> = new Set(['agent_stopped', 'residual_dropped_by_parent']);
 
@@ -78,6 +94,8 @@ interface TaskTrack {
   /** Number of `task.suspend` events of this task so far. */
   preemptCount: number;
   ended: boolean;
+  /** Left a stopping child without a terminal (`task.moved`); its next submission is on `movedTo`. */
+  movedTo?: string;
 }
 
 interface Frame {
@@ -109,6 +127,8 @@ export class InvariantMonitor {
   private readonly rootAgent: string;
   private readonly tasks = new Map<string, TaskTrack>();
   private readonly agents = new Map<string, AgentTrack>();
+  /** Each child's parent, from `child.create`. */
+  private readonly parentOf = new Map<string, string>();
   private lastT = 0;
   private lastSeq = 0;
 
@@ -124,6 +144,9 @@ export class InvariantMonitor {
   observe(e: TraceEvent): void {
     this.lastT = e.t;
     this.lastSeq = e.seq;
+    if (AFTER_STOP_FORBIDDEN.has(e.type) && this.agents.get(e.agent)?.stopped === true) {
+      this.violate('CHILD', e, 'task' in e ? String(e.task) : undefined, `${e.type} on ${e.agent} after it stopped: nothing of a stopped agent may run`);
+    }
     switch (e.type) {
       case 'task.submitted':
         this.onSubmitted(e);
@@ -171,7 +194,22 @@ export class InvariantMonitor {
         return;
       case 'agent.stop':
         // The event names the stopped agent in `agent`; `ended` lists task ids, never agents.
-        this.agent(e.agent).stopped = true;
+        this.onAgentStop(e);
+        return;
+      case 'child.create':
+        this.parentOf.set(e.agent, e.parent);
+        return;
+      case 'task.moved':
+        this.onMoved(e);
+        return;
+      case 'child.destroy':
+      case 'child.reclaim':
+      case 'child.send':
+      case 'child.notify':
+      case 'child.event':
+      case 'child.contextfull':
+      case 'child.compress':
+      case 'child.record':
         return;
       case 'task.rejected':
       case 'backpressure':
@@ -242,11 +280,15 @@ export class InvariantMonitor {
 
   private onSubmitted(e: Extract<TraceEvent, { type: 'task.submitted' }>): void {
     const previous = this.tasks.get(e.task);
-    if (previous !== undefined) {
+    const moved = previous !== undefined && previous.movedTo === e.agent && !previous.ended;
+    if (previous !== undefined && !moved) {
       const state = previous.ended ? 'already ended' : `still pending on ${previous.agent}`;
       this.violate('I5', e, e.task, `task ${e.task} submitted again on ${e.agent} (${state}): one task, one terminal`);
     }
-    if (e.level === TOP_LEVEL && !e.kernel && !this.isKernelLevelSource(e.agent, e.source)) {
+    const child = this.parentOf.has(e.agent);
+    if (e.level === TOP_LEVEL && child && !(e.source ?? '').startsWith('parent/')) {
+      this.violate('L4', e, e.task, `task ${e.task} got L4 on child ${e.agent} from ${String(e.source)}: only its parent raises L4 on a child`);
+    } else if (e.level === TOP_LEVEL && !e.kernel && !this.isKernelLevelSource(e.agent, e.source)) {
       this.violate(
         'L4',
         e,
@@ -259,6 +301,26 @@ export class InvariantMonitor {
     const ag = this.agent(e.agent);
     ag.submitted += 1;
     ag.pending.add(e.task);
+  }
+
+  private onMoved(e: Extract<TraceEvent, { type: 'task.moved' }>): void {
+    const task = this.tasks.get(e.task);
+    const ag = this.agent(e.agent);
+    if (task === undefined || task.ended || !ag.pending.delete(e.task)) {
+      this.violate('BALANCE', e, e.task, `${e.task} moved from ${e.agent} to ${e.to}, but it is not a pending task of ${e.agent}`);
+      return;
+    }
+    task.movedTo = e.to;
+  }
+
+  /** CHILD: children stop first (SPEC §10.2a); a parent that stops while a child still runs leaves an orphan. */
+  private onAgentStop(e: Extract<TraceEvent, { type: 'agent.stop' }>): void {
+    this.agent(e.agent).stopped = true;
+    for (const [child, parent] of this.parentOf) {
+      if (parent === e.agent && this.agents.get(child)?.stopped !== true) {
+        this.violate('CHILD', e, undefined, `${e.agent} stopped while its child ${child} was still running: no child outlives its parent`);
+      }
+    }
   }
 
   private onArmed(e: Extract<TraceEvent, { type: 'preempt.armed' }>): void {

@@ -14,7 +14,7 @@ export type { Terminal, TerminalKind, TerminalReason };
 /** The step cursor values (SPEC §3.2), in order. */
 export type StepName = 'Prepare' | 'Model' | 'ToolBatch' | 'ToolBegin' | 'ToolExec' | 'ToolAfter' | 'TurnEnd';
 /** Why a model call was cancelled: an armed preemption, the stop button, the agent stopping, its timeout. */
-export type CancelReason = 'preempt' | 'user_stop' | 'agent_stopped' | 'timeout';
+export type CancelReason = 'preempt' | 'user_stop' | 'agent_stopped' | 'timeout' | 'superseded';
 export type DeferReason = 'critical' | 'cooldown' | 'level';
 export type ArmReason = 'register' | 'rearm' | 'cooldown_end';
 export type PickSource = 'immediate' | 'stack' | 'level' | 'queue';
@@ -77,6 +77,27 @@ export type TraceBody =
   | { type: 'kernel.event'; task: string; cause: string; source: string; reason: 'panic' | 'overflow' }
   /** The agent `agent` stopped (SPEC §10.2a); `ended` lists the tasks that ended with it, in order. */
   | { type: 'agent.stop'; ended: string[] }
+  // ---- the agent tree (SPEC §10); `agent` is the agent the event happens on
+  /** A child was created under `parent` (traced on the child). */
+  | { type: 'child.create'; parent: string; kind: string; inputChs: string[]; taskPrompt: string | null }
+  /** A child is being destroyed or reclaimed by its parent (traced on the child, before it stops). */
+  | { type: 'child.destroy'; parent: string; by: 'destroy' | 'reclaim'; residual: 'keep' | 'drop'; channels: 'release' | 'keep' | 'handback'; released: string[] }
+  /** A reclaim promoted the selected temp triples into main (traced on the child). */
+  | { type: 'child.reclaim'; parent: string; promoted: number; skipped: number }
+  /** A parent message (`send`) became task `task` on the child (traced on the child). */
+  | { type: 'child.send'; task: string; parent: string }
+  /** The child's running task `task` called `notify_parent` (traced on the child). */
+  | { type: 'child.notify'; task: string; parent: string }
+  /** A child's own event raised on its parent as task `task` (traced on the parent). */
+  | { type: 'child.event'; task: string; child: string; reason: 'notify' | 'child_panic' | 'child_contextfull'; level: Level }
+  /** The child's context reached 0.9 × its window and the latch was armed (traced on the child). */
+  | { type: 'child.contextfull'; parent: string; tokens: number; window: number }
+  /** A compress finished: `older` events summarised or (summary failed) `dropped`; `kept` untouched. */
+  | { type: 'child.compress'; task: string; older: number; kept: number; summarised: boolean; dropped: number }
+  /** A successful round of `task` wrote its processing-table record. */
+  | { type: 'child.record'; task: string; inputch: string; proactive: boolean }
+  /** A waiting input of a stopping child leaves it for `to` (residual keep); it is submitted there next. */
+  | { type: 'task.moved'; task: string; to: string }
   // ---- channels, outputs, memory
   | { type: 'route.fallback'; task: string; channel: string; owner: string }
   | { type: 'channel.register'; name: string; plugin: string; owner: string }

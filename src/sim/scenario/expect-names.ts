@@ -63,6 +63,7 @@ export const INVARIANT_NAMES = [
   'L4',
   'DRAIN',
   'BALANCE',
+  'CHILD',
   'RUNTIME',
   'LIMIT',
 ] as const satisfies readonly (InvariantName | 'RUNTIME' | 'LIMIT')[];

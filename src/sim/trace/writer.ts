@@ -257,6 +257,25 @@ function describe(e: TraceEvent): string {
       return `${e.invariant}${e.task === null ? '' : ` ${e.task}`} ${quote(e.message)}${e.cause === 0 ? '' : ` cause=#${e.cause}`}`;
     case 'agent.stop':
       return `ended=[${e.ended.join(',')}]`;
+    case 'child.create':
+      return `parent=${e.parent} kind=${e.kind} inputChs=[${e.inputChs.join(',')}]${e.taskPrompt === null ? '' : ` prompt=${quote(e.taskPrompt)}`}`;
+    case 'child.destroy':
+      return `parent=${e.parent} by=${e.by} residual=${e.residual} channels=${e.channels} released=[${e.released.join(',')}]`;
+    case 'child.reclaim':
+      return `parent=${e.parent} promoted=${e.promoted} skipped=${e.skipped}`;
+    case 'child.send':
+    case 'child.notify':
+      return `${e.task} parent=${e.parent}`;
+    case 'child.event':
+      return `${e.task} child=${e.child} reason=${e.reason} L${e.level}`;
+    case 'child.contextfull':
+      return `parent=${e.parent} tokens=${e.tokens} window=${e.window}`;
+    case 'child.compress':
+      return `${e.task} older=${e.older} kept=${e.kept} summarised=${e.summarised} dropped=${e.dropped}`;
+    case 'child.record':
+      return `${e.task} inputch=${e.inputch} ${e.proactive ? 'note' : 'auto'}`;
+    case 'task.moved':
+      return `${e.task} → ${e.to}`;
     default:
       return assertNever(e, 'trace event');
   }

@@ -1,0 +1,132 @@
+/**
+ * The `resident_agents` built-in (SPEC §10.6, root only): one tool, seven actions over the agent's
+ * children. This file only reads the untrusted arguments — types checked here, no schema library in
+ * the kernel — and hands a well-formed request to the control plane; every mistake (an unknown
+ * action, a missing id, a residual policy that does not exist) is a tool error that names the fix.
+ */
+import { CONTROL_ACTIONS, type ChildControl, type ControlAction } from '../children/control.ts';
+import { CHANNEL_DISPOSITIONS, RESIDUAL_POLICIES, type ChannelDisposition, type ResidualPolicy } from '../children/dispositions.ts';
+import type { ChildSpec, Disposal } from '../children/spec.ts';
+import type { ToolSpec } from '../ports/provider.ts';
+import type { ToolResult } from '../ports/tool-runner.ts';
+import { objectArgs, requiredText, type ArgsObject } from './args.ts';
+
+export const RESIDENT_AGENTS_TOOL = 'resident_agents';
+
+export const RESIDENT_AGENTS_SPEC: ToolSpec = Object.freeze({
+  name: RESIDENT_AGENTS_TOOL,
+  description:
+    'Manage your resident child agents. Actions: list; create {id, kind?, inputChs?, allowedOutputs?, tools?, ' +
+    'taskPrompt?, contextWindowTokens?}; send {id, text}; inspect {id}; compress {id}; ' +
+    'reclaim {id, keep?: [indexes], residual?, channels?}; destroy {id, residual?: keep|drop, channels?: release|keep|handback}.',
+  parameters: Object.freeze({
+    type: 'object',
+    properties: {
+      action: { type: 'string', enum: [...CONTROL_ACTIONS] },
+      id: { type: 'string' },
+      text: { type: 'string' },
+      kind: { type: 'string' },
+      inputChs: { type: 'array', items: { type: 'string' } },
+      allowedOutputs: { type: 'array', items: { type: 'string' } },
+      tools: { type: 'array', items: { type: 'string' } },
+      taskPrompt: { type: 'string' },
+      contextWindowTokens: { type: 'number' },
+      keep: { type: 'array', items: { type: 'number' } },
+      residual: { type: 'string', enum: [...RESIDUAL_POLICIES] },
+      channels: { type: 'string', enum: [...CHANNEL_DISPOSITIONS] },
+    },
+    required: ['action'],
+  }),
+  parallelSafe: false,
+});
+
+const err = (output: string): ToolResult => ({ ok: false, output });
+
+function isAction(v: unknown): v is ControlAction {
+  return typeof v === 'string' && (CONTROL_ACTIONS as readonly string[]).includes(v);
+}
+
+export function runResidentAgents(control: ChildControl, raw: unknown, nowMs: number): ToolResult {
+  const args = objectArgs(raw, RESIDENT_AGENTS_TOOL, '{"action":"list"}');
+  if (typeof args === 'string') return err(args);
+  const action = args.action;
+  if (!isAction(action)) {
+    return err(`${RESIDENT_AGENTS_TOOL}: unknown action ${JSON.stringify(action ?? null)}; valid actions: ${CONTROL_ACTIONS.join(', ')}`);
+  }
+  if (action === 'list') return control.list();
+  const id = requiredText(args, 'id', `${RESIDENT_AGENTS_TOOL} ${action}`);
+  if (typeof id !== 'string') return err(id.error);
+  switch (action) {
+    case 'create': {
+      const spec = childSpec(id, args);
+      return typeof spec === 'string' ? err(spec) : control.create(spec, nowMs);
+    }
+    case 'send': {
+      const text = requiredText(args, 'text', `${RESIDENT_AGENTS_TOOL} send`);
+      return typeof text === 'string' ? control.send(id, text, nowMs) : err(text.error);
+    }
+    case 'inspect':
+      return control.inspect(id);
+    case 'compress':
+      return control.compress(id, nowMs);
+    case 'reclaim': {
+      const disposal = disposalOf(args, action);
+      if (typeof disposal === 'string') return err(disposal);
+      const keep = args.keep;
+      if (keep !== undefined && !(Array.isArray(keep) && keep.every((k) => Number.isInteger(k) && (k as number) >= 0))) {
+        return err(`${RESIDENT_AGENTS_TOOL} reclaim: keep must be an array of triple indexes (integers >= 0), as inspect lists them`);
+      }
+      return control.reclaim(id, keep as number[] | undefined, disposal, nowMs);
+    }
+    case 'destroy': {
+      const disposal = disposalOf(args, action);
+      return typeof disposal === 'string' ? err(disposal) : control.destroy(id, disposal, nowMs);
+    }
+  }
+}
+
+function stringList(args: ArgsObject, field: string): readonly string[] | undefined | string {
+  const v = args[field];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string')) {
+    return `${RESIDENT_AGENTS_TOOL} create: ${field} must be an array of strings`;
+  }
+  return v as string[];
+}
+
+function childSpec(id: string, args: ArgsObject): ChildSpec | string {
+  const spec: Record<string, unknown> = { id };
+  for (const field of ['inputChs', 'allowedOutputs', 'tools'] as const) {
+    const list = stringList(args, field);
+    if (typeof list === 'string') return list;
+    if (list !== undefined) spec[field] = list;
+  }
+  for (const field of ['kind', 'taskPrompt'] as const) {
+    const v = args[field];
+    if (v === undefined) continue;
+    if (typeof v !== 'string') return `${RESIDENT_AGENTS_TOOL} create: ${field} must be a string`;
+    spec[field] = v;
+  }
+  const window = args.contextWindowTokens;
+  if (window !== undefined) {
+    if (!Number.isInteger(window) || (window as number) < 1) {
+      return `${RESIDENT_AGENTS_TOOL} create: contextWindowTokens must be an integer >= 1`;
+    }
+    spec.contextWindowTokens = window;
+  }
+  return spec as unknown as ChildSpec;
+}
+
+function disposalOf(args: ArgsObject, action: ControlAction): Disposal | string {
+  const { residual, channels } = args;
+  if (residual !== undefined && !(RESIDUAL_POLICIES as readonly unknown[]).includes(residual)) {
+    return `${RESIDENT_AGENTS_TOOL} ${action}: residual must be one of ${RESIDUAL_POLICIES.join(', ')}`;
+  }
+  if (channels !== undefined && !(CHANNEL_DISPOSITIONS as readonly unknown[]).includes(channels)) {
+    return `${RESIDENT_AGENTS_TOOL} ${action}: channels must be one of ${CHANNEL_DISPOSITIONS.join(', ')}`;
+  }
+  return {
+    ...(residual === undefined ? {} : { residual: residual as ResidualPolicy }),
+    ...(channels === undefined ? {} : { channels: channels as ChannelDisposition }),
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * A child's seat in the tree: what an agent holds only because it is a child — its kind, its
+ * processing table, its context-full latch and signal count, its light memory, and the parent it
+ * answers to. The agent asks its seat at the few points where a child behaves differently (after
+ * Prepare, when a round ends, when a compress finishes); the root has no seat.
+ */
+import type { ChildMemory } from '../ports/graph-memory.ts';
+import { ContextFullLatch, type LatchDecision } from './context-full.ts';
+import type { ChildKind } from './kind.ts';
+import { ProcessingTable } from './processing-table.ts';
+import type { ChildSpec } from './spec.ts';
+
+export class ChildSeat {
+  readonly table = new ProcessingTable();
+  private readonly latch = new ContextFullLatch();
+  private signals = 0;
+  /** Older events a failed compress dropped (SPEC §10.5), as `inspect` shows them. */
+  droppedByCompress = 0;
+
+  constructor(
+    readonly kind: ChildKind,
+    readonly spec: ChildSpec,
+    readonly parent: string,
+    readonly windowTokens: number,
+    /** The child's light memory (temp store + read-only main), or null when the kernel has none. */
+    readonly memory: ChildMemory | null,
+    readonly createdAtMs: number,
+  ) {}
+
+  /** After a Prepare step: 'signal' exactly when the parent must get its one L4 (SPEC §10.5). */
+  afterPrepare(accumulatedTokens: number): LatchDecision {
+    const decision = this.latch.afterPrepare(accumulatedTokens, this.windowTokens);
+    if (decision === 'signal') this.signals += 1;
+    return decision;
+  }
+
+  get contextfullSignals(): number {
+    return this.signals;
+  }
+
+  get latchArmed(): boolean {
+    return this.latch.isArmed;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The agent tree (SPEC §10): every agent of one kernel, who is whose child, and the skeleton every
+ * child kind shares. Theory of operation:
+ *
+ * `create` is written once for all kinds: validate everything first (id, kind, inputchs, grants,
+ * window), then make the light memory — the one step that can fail outside the kernel — and only
+ * then the agent, so a refused creation leaves nothing half-made. The new agent gets a child role, a
+ * seat (kind, table, latch, memory), the parent's config with the kind's system prompt and its own
+ * window, and the shared registry; the tree registers the parent's inbound `child/<id>`, assigns the
+ * inputchs and queues the task prompt. What differs between kinds is the `ChildKind` strategy.
+ *
+ * `stop` is SPEC §10.2a in one reaction: children first, depth-first; the agent's running call is
+ * abandoned and its tasks end (or, on a destroy or reclaim with residual keep, its waiting external
+ * inputs move to the parent with their ids, so their responders still get their one terminal event);
+ * then its channels are disposed of, its inbound channel unregistered and its temp memory deleted.
+ * Stopped agents stay in the tree, for dumps and reports; routing skips them.
+ */
+import { Agent, type AgentEnv } from '../agent/agent.ts';
+import { childRole } from '../agent/role.ts';
+import type { ChannelRegistry } from '../channels/registry.ts';
+import type { KernelConfig } from '../config.ts';
+import { MemoryError, type ChildMemory, type ChildMemoryFactory, type MemoryPorts } from '../ports/graph-memory.ts';
+import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
+import { CONTEXT_WINDOW_DEFAULT } from './context-full.ts';
+import { disposeChannels, type ChannelDisposition, type ResidualPolicy } from './dispositions.ts';
+import type { ChildKind } from './kind.ts';
+import { ChildSeat } from './seat.ts';
+import { CHILD_ID_PATTERN, inboundChannel, parentSource, type ChildSpec } from './spec.ts';
+
+export interface TreeDeps {
+  readonly config: KernelConfig;
+  readonly registry: ChannelRegistry;
+  readonly tracer: Tracer | null;
+  readonly env: AgentEnv;
+  readonly kinds: ReadonlyMap<string, ChildKind>;
+  /** The root's main memory: what children read through and what a reclaim promotes into. */
+  readonly mainMemory: MemoryPorts | null;
+  /** Makes each child's light memory; null: children get no memory tools. */
+  readonly childMemory: ChildMemoryFactory | null;
+}
+
+/** How a stop came about: a parent's stop (no residual policy) or a destroy / reclaim with one. */
+export type StopCause =
+  | { readonly by: 'stop' }
+  | { readonly by: 'destroy' | 'reclaim'; readonly residual: ResidualPolicy; readonly channels: ChannelDisposition };
+
+export type CreateResult = { readonly ok: true; readonly agent: Agent } | { readonly ok: false; readonly error: string };
+
+export class AgentTree {
+  /** Root first, then children in creation order (the dump's order). */
+  private readonly agents = new Map<string, Agent>();
+  private readonly childrenOf = new Map<string, string[]>();
+  readonly root: Agent;
+
+  constructor(
+    private readonly deps: TreeDeps,
+    makeRoot: (tree: AgentTree) => Agent,
+  ) {
+    this.root = makeRoot(this);
+    this.agents.set(this.root.agentId, this.root);
+  }
+
+  get(id: string): Agent | undefined {
+    return this.agents.get(id);
+  }
+
+  all(): IterableIterator<Agent> {
+    return this.agents.values();
+  }
+
+  /** The live direct children of `parent`: where routing may send an input (SPEC §8.2). */
+  liveChildren(parent: string): ReadonlySet<string> {
+    const ids = this.childrenOf.get(parent);
+    if (ids === undefined) return EMPTY;
+    return new Set(ids.filter((id) => this.agents.get(id)?.isStopped() === false));
+  }
+
+  /** The children of `parent`, live or stopped, in creation order. */
+  children(parent: string): readonly Agent[] {
+    return (this.childrenOf.get(parent) ?? []).map((id) => this.agents.get(id) as Agent);
+  }
+
+  // ---------------------------------------------------------------- the skeleton
+
+  create(parentId: string, spec: ChildSpec, nowMs: number): CreateResult {
+    const parent = this.agents.get(parentId);
+    if (parent === undefined || parent.isStopped()) return refused(`parent ${parentId} is not a live agent`);
+    const problem = this.validate(parent, spec);
+    if (problem !== null) return refused(problem);
+    const kind = this.deps.kinds.get(spec.kind ?? 'resident') as ChildKind;
+    let memory: ChildMemory | null = null;
+    if (this.deps.childMemory !== null) {
+      try {
+        memory = this.deps.childMemory.create(spec.id);
+      } catch (err) {
+        if (err instanceof MemoryError) return refused(`cannot create child ${spec.id}: memory: ${err.message}`);
+        throw err;
+      }
+    }
+    const window = spec.contextWindowTokens ?? (this.deps.config.contextWindowTokens || CONTEXT_WINDOW_DEFAULT);
+    const seat = new ChildSeat(kind, spec, parentId, window, memory, nowMs);
+    const config: KernelConfig = {
+      ...parent.config,
+      systemPrompt: kind.systemPrompt(parent.config.systemPrompt, spec.taskPrompt ?? ''),
+      contextWindowTokens: window,
+      maxQueue: spec.capacity ?? parent.config.maxQueue,
+    };
+    const child = new Agent({
+      id: spec.id,
+      role: childRole(kind.name),
+      parent: parentId,
+      config,
+      env: this.deps.env,
+      registry: this.deps.registry,
+      memory: memory === null || this.deps.mainMemory === null ? null : { store: memory, parsers: this.deps.mainMemory.parsers },
+      allowedOutputs: spec.allowedOutputs !== undefined && spec.allowedOutputs.length > 0 ? spec.allowedOutputs : parent.allowedOutputs,
+      seat,
+    });
+    this.agents.set(child.agentId, child);
+    const siblings = this.childrenOf.get(parentId);
+    if (siblings === undefined) this.childrenOf.set(parentId, [child.agentId]);
+    else siblings.push(child.agentId);
+
+    const inputChs = [...(spec.inputChs ?? [])];
+    this.trace(child.agentId, nowMs, { type: 'child.create', parent: parentId, kind: kind.name, inputChs, taskPrompt: spec.taskPrompt ?? null });
+    const inbound = this.deps.registry.register({ name: inboundChannel(child.agentId), plugin: 'child', owner: parentId });
+    this.trace(parentId, nowMs, { type: 'channel.register', name: inbound.name, plugin: inbound.plugin, owner: inbound.owner });
+    for (const name of inputChs) this.deps.registry.assign(name, child.agentId);
+    if (spec.taskPrompt !== undefined && spec.taskPrompt.length > 0) {
+      child.createTreeTask({ level: null, source: parentSource(parentId), channel: homeChannel(child), text: spec.taskPrompt }, nowMs);
+    }
+    return { ok: true, agent: child };
+  }
+
+  /** Every reason a creation is refused, checked before anything is made; null when it may go ahead. */
+  private validate(parent: Agent, spec: ChildSpec): string | null {
+    const id = spec.id;
+    if (!CHILD_ID_PATTERN.test(id)) return `child id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*`;
+    if (this.agents.has(id)) return `an agent with id ${id} already exists; child ids are unique for the kernel's life`;
+    const kindName = spec.kind ?? 'resident';
+    if (!this.deps.kinds.has(kindName)) return `unknown child kind ${JSON.stringify(kindName)}; known kinds: ${[...this.deps.kinds.keys()].join(', ')}`;
+    const seen = new Set<string>();
+    for (const name of spec.inputChs ?? []) {
+      const channel = this.deps.registry.lookup(name);
+      if (channel === undefined) return `unknown inputch ${JSON.stringify(name)}; registered: ${this.registeredNames()}`;
+      if (channel.owner !== '' && channel.owner !== parent.agentId) return `inputch ${name} is owned by ${channel.owner}, not by ${parent.agentId}`;
+      if (seen.has(name)) return `inputch ${name} is listed twice`;
+      seen.add(name);
+    }
+    const devices = new Set(parent.config.outputs.map((o) => o.name));
+    const parentGrant = parent.allowedOutputs;
+    for (const name of spec.allowedOutputs ?? []) {
+      if (!devices.has(name)) return `unknown output ${JSON.stringify(name)}; devices: ${[...devices].join(', ') || 'none'}`;
+      if (parentGrant.length > 0 && !parentGrant.includes(name)) return `output ${name} is not in the parent's grant (${parentGrant.join(', ')})`;
+    }
+    const tools = new Set(parent.config.tools.map((t) => t.name));
+    for (const name of spec.tools ?? []) {
+      if (!tools.has(name)) return `unknown tool ${JSON.stringify(name)}; the parent's tools: ${[...tools].join(', ') || 'none'}`;
+    }
+    const window = spec.contextWindowTokens;
+    if (window !== undefined && !(Number.isInteger(window) && window >= 1)) return `contextWindowTokens must be an integer >= 1, got ${window}`;
+    const capacity = spec.capacity;
+    if (capacity !== undefined && !(Number.isInteger(capacity) && capacity >= 1)) return `capacity must be an integer >= 1, got ${capacity}`;
+    return null;
+  }
+
+  private registeredNames(): string {
+    const names = this.deps.registry.list().map((c) => c.name);
+    return names.length === 0 ? 'none' : names.join(', ');
+  }
+
+  // ---------------------------------------------------------------- stopping
+
+  /** SPEC §10.2a: stops `id` and, first, every descendant (depth-first). Idempotent. */
+  stop(id: string, cause: StopCause, nowMs: number): void {
+    const agent = this.agents.get(id);
+    if (agent === undefined || agent.isStopped()) return;
+    for (const child of this.children(id)) this.stop(child.agentId, { by: 'stop' }, nowMs);
+    const seat = agent.seat;
+    const parent = agent.parent === null ? undefined : this.agents.get(agent.parent);
+    const channels = cause.by === 'stop' ? (seat?.kind.dispose.channels ?? 'release') : cause.channels;
+    if (seat !== null && cause.by !== 'stop') {
+      const released = this.deps.registry.listByOwner(id).map((c) => c.name);
+      this.trace(id, nowMs, { type: 'child.destroy', parent: seat.parent, by: cause.by, residual: cause.residual, channels, released });
+    }
+    const moved = agent.stop(nowMs, cause.by === 'stop' ? null : cause.residual);
+    for (const task of moved) {
+      const to = parent as Agent;
+      this.trace(id, nowMs, { type: 'task.moved', task: task.id, to: to.agentId });
+      to.adoptMoved(task, nowMs);
+    }
+    if (seat === null) return;
+    disposeChannels(this.deps.registry, id, seat.parent, channels);
+    const inbound = inboundChannel(id);
+    if (this.deps.registry.unregister(inbound)) this.trace(seat.parent, nowMs, { type: 'channel.unregister', name: inbound });
+    seat.memory?.discard();
+  }
+
+  private trace(agent: string, nowMs: number, body: TraceBody): void {
+    this.deps.tracer?.emit(agent, nowMs, body);
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+function refused(error: string): CreateResult {
+  return { ok: false, error };
+}
+
+/** Where the tree's tasks on a child arrive: its first inputch, else `sub/<id>` (SPEC §10.3). */
+export function homeChannel(child: Agent): string {
+  return child.seat?.spec.inputChs?.[0] ?? `sub/${child.agentId}`;
+}
