@@ -7,6 +7,7 @@
  * types, so they must be kept in step.
  */
 import type { AgentDump, KernelDump, SchedulerCounters, TerminalKind, TerminalReason, TraceEvent, Violation } from '../../kernel/index.ts';
+import type { ResponseBoundReport } from '../response/report.ts';
 
 export interface InputMeta {
   readonly id: string;
@@ -206,14 +207,16 @@ export interface Report {
   readonly channels: readonly ReportChannel[];
   /** Present only on a `--swarm` run: its active fault sites (swarm.ts), so a failure names them. */
   readonly swarm?: ReportSwarm;
+  /** The response bound of the run (sim/response/report.ts): applicable or why not, and what it checked. */
+  readonly responseBound?: ResponseBoundReport;
 }
 
 export interface ReportSwarm {
   readonly sites: readonly string[];
 }
 
-/** What `buildReport` assembles from the trace scan and the dump: everything but the four fields finalize.ts owns. */
-export type ReportBody = Omit<Report, 'ok' | 'expectations' | 'outputs' | 'channels' | 'swarm'>;
+/** What `buildReport` assembles from the trace scan and the dump: everything but the fields finalize.ts owns. */
+export type ReportBody = Omit<Report, 'ok' | 'expectations' | 'outputs' | 'channels' | 'swarm' | 'responseBound'>;
 
 /** What a scenario's `expect` block is checked against: the report before its verdict. */
 export type UncheckedReport = Omit<Report, 'ok' | 'expectations'>;
