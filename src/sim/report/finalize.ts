@@ -20,6 +20,7 @@
  * report, a public contract, depends on it.
  */
 import type { TraceEvent } from '../../kernel/index.ts';
+import type { ResponseBoundReport } from '../response/report.ts';
 import type { Expect } from '../scenario/index.ts';
 import { buildReport } from './build.ts';
 import { evaluateExpectations } from './expect.ts';
@@ -32,6 +33,8 @@ export interface RunRecord extends ReportInput {
   readonly unfiredTriggers: readonly string[];
   /** The active fault sites of a `--swarm` run; absent or null without it. */
   readonly swarm?: ReportSwarm | null;
+  /** The RESPONSE monitor's account of the run (sim/response/report.ts); absent for records made without it. */
+  readonly responseBound?: ResponseBoundReport;
 }
 
 /**
@@ -98,6 +101,7 @@ export function finalizeReport(run: RunRecord, checks: CommandChecks = {}): Repo
     agents: body.agents,
     channels: unchecked.channels,
     ...(swarm === null ? {} : { swarm }),
+    ...(run.responseBound === undefined ? {} : { responseBound: run.responseBound }),
   };
 }
 
