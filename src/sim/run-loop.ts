@@ -206,6 +206,7 @@ class SimulationRun {
       expect: scenario.expect,
       unfiredTriggers: triggers.unfired(),
       swarm: swarm === null ? null : { sites: [...swarm.active] },
+      responseBound: monitor.responseBound(),
     };
   }
 
