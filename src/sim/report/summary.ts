@@ -2,6 +2,7 @@
  * The readable summary printed without --json: one line per aspect of the run, then any failed
  * expectations and violations (with their trace context), then the command that reproduces the run.
  */
+import { formatResponseBound } from '../response/report.ts';
 import type { Report } from './types.ts';
 
 /** The readable summary printed without --json. */
@@ -24,6 +25,7 @@ export function formatSummary(report: Report): string {
       `drops ${report.drops.length}; stops ${report.stops.length}`,
   );
   lines.push(`max stack depth ${report.maxStackDepth}`);
+  if (report.responseBound !== undefined) lines.push(formatResponseBound(report.responseBound));
   if (report.swarm !== undefined) lines.push(`swarm sites: ${report.swarm.sites.length === 0 ? '(none active)' : report.swarm.sites.join(', ')}`);
   lines.push(`trace hash ${report.traceHash}  (${report.events} events)`);
   const ratio = report.wallMs > 0 ? `${Math.round(report.virtualMs / report.wallMs)}×` : 'n/a';
