@@ -53,6 +53,8 @@ export class Kernel {
   private commands: Command[] = [];
   private callSeq = 0;
   private readonly hookQueue: Submission[] = [];
+  /** Set when a child raises a task on its parent during a settle pass (parents advance first). */
+  private raisedOnParent = false;
   private flushingHooks = false;
   /** `submit.after` inputs by the task whose terminal event releases them, in feed order. */
   private readonly afterTerminal = new Map<string, Submission[]>();
@@ -255,6 +257,7 @@ export class Kernel {
     const channel = inboundChannel(child.agentId);
     const level = event.reason === 'notify' ? 3 : 4;
     const task = parent.createTreeTask({ level, source: channel, channel, text: event.text }, nowMs);
+    this.raisedOnParent = true;
     if (task !== null) this.tracer?.emit(parent.agentId, nowMs, { type: 'child.event', task, child: child.agentId, reason: event.reason, level });
   }
 
@@ -288,9 +291,11 @@ export class Kernel {
 
   private settle(nowMs: number): void {
     do {
+      this.raisedOnParent = false;
       this.flushHooks(nowMs);
       for (const agent of this.tree.all()) agent.advance(nowMs);
-    } while (this.hookQueue.length > 0);
+      // A child raised something on an agent advanced before it in this pass: go round again.
+    } while (this.hookQueue.length > 0 || this.raisedOnParent);
   }
 
   private flushHooks(nowMs: number): void {

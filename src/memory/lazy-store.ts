@@ -37,6 +37,11 @@ export class LazyGraphStore implements GraphMemory {
     this.store?.close();
   }
 
+  /** Opens (and so creates) the store now: a child's light memory opens the main file read-only. */
+  ensureOpen(): void {
+    this.open();
+  }
+
   private open(): SqliteGraphStore {
     this.store ??= SqliteGraphStore.openMain(this.makePath(), this.options);
     return this.store;

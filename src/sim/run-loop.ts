@@ -186,6 +186,8 @@ class SimulationRun {
       const stats = provider.stats();
       if (stats.opened !== stats.closed) add('RUNTIME', `provider streams opened ${stats.opened} != closed ${stats.closed}`);
     }
+    const stores = this.world.childStoresLeft();
+    if (fatal === null && stores.length > 0) add('CHILD', `temp memory of ${stores.join(', ')} still exists after the run: temp memory goes with its child`);
     monitor.finish({ drained: fatal === null && this.unhandled === null, stoppedAgents: [] }, t);
   }
 

@@ -15,7 +15,7 @@
  * `close()` releases what the world holds outside the process: the trace file, the SQLite store and
  * its temporary directory.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { VirtualClock } from '../clock/index.ts';
 import {
@@ -29,6 +29,7 @@ import {
 } from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/ports.ts';
+import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { FakeProvider, type FakeReply } from './fakes/model.ts';
 import { FakeToolRunner, toolSpecs, type FakeToolDef } from './fakes/tools.ts';
@@ -126,13 +127,17 @@ export class SimWorld {
     );
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
     this.mainMemory = new LazyGraphStore(
-      () => {
-        this.memoryDir = createRunTempDir();
-        return join(this.memoryDir, 'main.sqlite');
-      },
+      () => this.mainPath(),
       { synchronous: 'normal' },
     );
-    this.kernel = new Kernel(this.config, this.monitor, { memory: memoryPorts(this.mainMemory) });
+    // Each resident's temp store lives beside main, under residents/<id>/, and goes with its child.
+    const childMemory = {
+      create: (child: string) => {
+        this.mainMemory.ensureOpen();
+        return new ChildMemoryDir(this.memoryDir as string, () => this.mainPath()).create(child);
+      },
+    };
+    this.kernel = new Kernel(this.config, this.monitor, { memory: memoryPorts(this.mainMemory), childMemory });
     const repliesById = new Map<string, readonly FakeReply[]>();
     for (const input of scenario.inputs) repliesById.set(input.id, input.replies.map(fakeReply));
     for (const [task, replies] of Object.entries(scenario.kernelReplies)) repliesById.set(task, replies.map(fakeReply));
@@ -159,6 +164,18 @@ export class SimWorld {
       triggers: this.triggers,
       swarm: this.swarm,
     });
+  }
+
+  private mainPath(): string {
+    this.memoryDir ??= createRunTempDir();
+    return join(this.memoryDir, 'main.sqlite');
+  }
+
+  /** Children whose temp store still exists (CHILD: temp memory goes with its child). */
+  childStoresLeft(): string[] {
+    if (this.memoryDir === null) return [];
+    const dir = join(this.memoryDir, 'residents');
+    return existsSync(dir) ? readdirSync(dir) : [];
   }
 
   /** Flushes the trace file and deletes the run's SQLite store; the world is unusable afterwards. */

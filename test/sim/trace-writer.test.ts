@@ -176,7 +176,7 @@ describe('formatTraceLine', () => {
       expect(line).not.toContain('undefined');
       if ('task' in e) expect(line).toContain(e.task);
     }
-    expect(seq).toBe(36); // one sample per TraceType (the mapped type above makes a missing one a compile error)
+    expect(seq).toBe(46); // one sample per TraceType (the mapped type above makes a missing one a compile error)
   });
 
   it('cuts long texts by code points and quotes them', () => {

@@ -85,6 +85,20 @@ export class Agenda {
         ...(c.output !== undefined ? { output: c.output } : {}),
       });
     }
+    for (const r of this.scenario.residents) {
+      const spec = {
+        id: r.id,
+        ...(r.kind !== undefined ? { kind: r.kind } : {}),
+        ...(r.inputChs !== undefined ? { inputChs: r.inputChs } : {}),
+        ...(r.allowedOutputs !== undefined ? { allowedOutputs: r.allowedOutputs } : {}),
+        ...(r.tools !== undefined ? { tools: r.tools } : {}),
+        ...(r.taskPrompt !== undefined ? { taskPrompt: r.taskPrompt } : {}),
+        ...(r.contextWindowTokens !== undefined ? { contextWindowTokens: r.contextWindowTokens } : {}),
+      };
+      const created = this.ports.runtime.feed({ type: 'child.create', spec });
+      // The scenario checks admit only residents the tree accepts: a refusal here is a simulator bug.
+      assert(created.kind === 'created', `SIM: resident ${r.id} refused: ${created.kind === 'refused' ? created.error : ''}`);
+    }
     for (const { task, input } of this.ports.triggers.afterTerminalInputs()) {
       this.ports.runtime.feed({ type: 'submit.after', task, submission: submissionOf(input) });
     }
@@ -204,6 +218,16 @@ export class Agenda {
       });
     }
     if (event.unregisterChannel !== undefined) this.ports.runtime.feed({ type: 'channel.unregister', name: event.unregisterChannel });
+    // A destroy or stop of a child that has already stopped (its parent went first) changes nothing.
+    const destroy = event.destroy;
+    if (destroy !== undefined) {
+      const disposal = {
+        ...(destroy.residual !== undefined ? { residual: destroy.residual } : {}),
+        ...(destroy.channels !== undefined ? { channels: destroy.channels } : {}),
+      };
+      this.ports.runtime.feed({ type: 'child.destroy', id: destroy.id, disposal });
+    }
+    if (event.stopAgent !== undefined) this.ports.runtime.feed({ type: 'agent.stop', agent: event.stopAgent });
   }
 
   private runGenerator(now: number): void {

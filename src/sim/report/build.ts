@@ -210,7 +210,7 @@ function reportAgent(a: AgentDump): ReportAgent {
     parent: a.parent,
     rounds: a.rounds,
     tableSize: a.tableSize,
-    table: [],
+    table: a.table.map((r) => ({ ...r })),
     inputChs: [...a.inputChs],
     allowedOutputs: [...a.allowedOutputs],
     tools: [...a.tools],
