@@ -11,6 +11,7 @@ import { expectIssues } from './expect-checks.ts';
 import type { Issue, Segment } from './problems.ts';
 import { entries, isObj, unknownAgentMessage, unknownTaskMessage, type Obj, type TaskContext } from './refs.ts';
 import { EVENT_ACTIONS, KERNEL_TASK, TIMING_KEYS } from './schema.ts';
+import { residentIssues } from './resident-checks.ts';
 
 
 /** Every cross-field issue of the raw document; `[]` when it is not even an object. */
@@ -36,6 +37,7 @@ export function crossFieldIssues(raw: unknown): Issue[] {
       issues.push({ path: ['events', i], message: `an event needs at least one of: ${EVENT_ACTIONS.join(', ')}` });
     }
   });
+  issues.push(...residentIssues(raw, residents));
   if (isObj(raw.expect)) issues.push(...expectIssues(raw.expect, ctx));
   return issues;
 }

@@ -1,0 +1,59 @@
+/**
+ * Cross-entry rules of a scenario's `residents` and the events that act on them (SPEC §12.2): every
+ * inputch a resident takes is declared in `channels` (at t = 0, residents are created after the
+ * channels), owned by nobody else and claimed once; grants name declared outputs and tools; a
+ * `destroy` names a resident, a `stopAgent` the root or a resident. Like the other cross-field rules
+ * it trusts nothing about the raw JSON and skips what the shape pass reports.
+ */
+import type { Issue } from './problems.ts';
+import { entries, isObj, unknownAgentMessage, type Obj } from './refs.ts';
+
+export function residentIssues(raw: Obj, residents: readonly string[]): Issue[] {
+  const issues: Issue[] = [];
+  const channels = new Map<string, unknown>();
+  for (const c of entries(raw.channels)) if (isObj(c) && typeof c.name === 'string') channels.set(c.name, c.owner);
+  const outputs = new Set(entries(raw.outputs).flatMap((o) => (isObj(o) && typeof o.name === 'string' ? [o.name] : [])));
+  const tools = new Set(isObj(raw.tools) ? Object.keys(raw.tools) : []);
+  const claimed = new Map<string, string>();
+  entries(raw.residents).forEach((r, i) => {
+    if (!isObj(r) || typeof r.id !== 'string') return;
+    const id = r.id;
+    entries(r.inputChs).forEach((name, j) => {
+      if (typeof name !== 'string') return;
+      const at = ['residents', i, 'inputChs', j];
+      if (!channels.has(name)) {
+        issues.push({ path: at, message: `inputch '${name}' is not declared in channels (declared: ${[...channels.keys()].join(', ') || 'none'})` });
+        return;
+      }
+      const owner = channels.get(name);
+      if (typeof owner === 'string' && owner !== '' && owner !== 'root') {
+        issues.push({ path: at, message: `inputch '${name}' is owned by '${owner}' in channels; a resident takes only unassigned inputchs` });
+      }
+      const other = claimed.get(name);
+      if (other !== undefined) issues.push({ path: at, message: `inputch '${name}' is already taken by resident '${other}'` });
+      else claimed.set(name, id);
+    });
+    entries(r.allowedOutputs).forEach((name, j) => {
+      if (typeof name === 'string' && !outputs.has(name)) {
+        issues.push({ path: ['residents', i, 'allowedOutputs', j], message: `output '${name}' is not declared in outputs (declared: ${[...outputs].join(', ') || 'none'})` });
+      }
+    });
+    entries(r.tools).forEach((name, j) => {
+      if (typeof name === 'string' && !tools.has(name)) {
+        issues.push({ path: ['residents', i, 'tools', j], message: `tool '${name}' is not declared in tools (declared: ${[...tools].join(', ') || 'none'})` });
+      }
+    });
+  });
+  const known = new Set(residents);
+  entries(raw.events).forEach((e, i) => {
+    if (!isObj(e)) return;
+    const destroyed = isObj(e.destroy) ? e.destroy.id : undefined;
+    if (typeof destroyed === 'string' && !known.has(destroyed)) {
+      issues.push({ path: ['events', i, 'destroy', 'id'], message: unknownAgentMessage(destroyed, residents) });
+    }
+    if (typeof e.stopAgent === 'string' && e.stopAgent !== 'root' && !known.has(e.stopAgent)) {
+      issues.push({ path: ['events', i, 'stopAgent'], message: unknownAgentMessage(e.stopAgent, residents) });
+    }
+  });
+  return issues;
+}
