@@ -1,0 +1,117 @@
+/**
+ * Creating children (SPEC §10.2, §8.4): channels taken over, grants narrowed or inherited whole.
+ */
+import { describe, expect, it } from 'vitest';
+import { TreeWorld } from './tree-world.ts';
+
+const TWO_DEVICES = [
+  { name: 'chat', caps: ['text'] },
+  { name: 'sms', caps: ['text'] },
+] as const;
+
+const RUNNER = ['search', 'fetch', 'write'];
+const BUILTINS = ['input_channels', 'output_list_channels'];
+
+describe('create (SPEC §10.2)', () => {
+  it('S1: a child takes its inputchs: their input runs on it, an inputch it was not given stays with the root', () => {
+    const w = new TreeWorld();
+    w.registerChannel({ name: 'qq/a', plugin: 'qq' });
+    w.registerChannel({ name: 'qq/b', plugin: 'qq' });
+    w.child({ id: 'c1', inputChs: ['qq/a'], allowedOutputs: ['chat'] });
+    expect(w.kernel.dump().channels).toEqual([
+      expect.objectContaining({ name: 'child/c1', plugin: 'child', owner: 'root' }),
+      expect.objectContaining({ name: 'qq/a', owner: 'c1' }),
+      expect.objectContaining({ name: 'qq/b', owner: '' }),
+    ]);
+    expect(w.agent('c1')).toMatchObject({ kind: 'resident', state: 'running', parent: 'root', inputChs: ['qq/a'], allowedOutputs: ['chat'] });
+
+    w.queued('on-a', 'for the child', { source: 'qq', channel: 'qq/a' });
+    w.queued('on-b', 'for the root', { source: 'qq', channel: 'qq/b' });
+    expect(w.submitted('on-a').agent).toBe('c1');
+    expect(w.submitted('on-b').agent).toBe('root');
+    w.answer('on-a', 'child answer');
+    w.answer('on-b', 'root answer');
+    expect(w.replyOf('on-a')).toMatchObject({ kind: 'done', reply: 'child answer' });
+    expect(w.terminalOf('on-a').agent).toBe('c1');
+    expect(w.terminalOf('on-b').agent).toBe('root');
+    expect(w.violationsAtEnd()).toEqual([]);
+  });
+
+  it('S1: the task prompt goes on top of the inherited system prompt and is the child\'s first queued input, on its first inputch', () => {
+    const w = new TreeWorld();
+    w.registerChannel({ name: 'qq/a', plugin: 'qq' });
+    w.child({ id: 'c1', inputChs: ['qq/a'], taskPrompt: 'watch the group' });
+    expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', class: 'queued', kernel: true, source: 'parent/root', channel: 'qq/a' });
+    const request = w.modelCall('c1:1').request;
+    expect(request.messages[0]).toEqual({ role: 'system', content: 'watch the group\n\nYou are the test agent.' });
+    expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'watch the group' });
+  });
+
+  it('S1: a child without inputchs gets the parent\'s tasks on sub/<id>; no task prompt, no task', () => {
+    const w = new TreeWorld();
+    w.child({ id: 'c1' });
+    expect(w.on('c1', 'task.submitted')).toEqual([]);
+    w.queued('boss', 'delegate');
+    expect(w.control('boss', { action: 'send', id: 'c1', text: 'do it' })).toEqual({ ok: true, result: 'sent to c1 as task c1:1' });
+    expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', level: 4, channel: 'sub/c1', source: 'parent/root' });
+  });
+
+  it('S2: narrowed grants: the child\'s tools are exactly the granted runner tools; only granted outputs are offered, listed and sendable', () => {
+    const w = new TreeWorld({ outputs: TWO_DEVICES });
+    w.child({ id: 'c1', tools: ['search'], allowedOutputs: ['chat'] });
+    const tools = w.agent('c1').tools;
+    expect(tools).toEqual(['search', ...BUILTINS, 'output_send__chat', 'notify_parent', 'inputch_note']);
+    expect(w.agent('root').tools).toEqual([...RUNNER, ...BUILTINS, 'output_send__chat', 'output_send__sms', 'resident_agents']);
+
+    w.queued('job', 'report', { agent: 'c1' });
+    expect(w.modelCall('job').request.tools.map((t) => t.name)).toEqual(tools);
+    w.answer('job', '', [
+      { name: 'output_list_channels' },
+      { name: 'output_send__sms', args: '{"text":"sneaky"}' },
+      { name: 'fetch' },
+      { name: 'output_send__chat', args: '{"text":"allowed"}' },
+    ]);
+    const ends = w.events('tool.end').filter((e) => e.task === 'job');
+    expect(ends.map((e) => [e.name, e.ok])).toEqual([
+      ['output_list_channels', true],
+      ['output_send__sms', false],
+      ['fetch', false],
+      ['output_send__chat', true],
+    ]);
+    expect(ends[0]?.result).toBe('output channels authorised for this agent (1):\n  - chat: [text]');
+    expect(ends[1]?.result).toContain('sms');
+    expect(w.toolRuns('job')).toEqual([]);
+    expect(w.commands('output.send')).toEqual([{ type: 'output.send', agent: 'c1', task: 'job', channel: 'chat', text: 'allowed' }]);
+  });
+
+  it('S3: without grants a child gets every runner tool of its parent and every output device', () => {
+    const w = new TreeWorld({ outputs: TWO_DEVICES });
+    w.child({ id: 'c1' });
+    expect(w.agent('c1').tools).toEqual([...RUNNER, ...BUILTINS, 'output_send__chat', 'output_send__sms', 'notify_parent', 'inputch_note']);
+    expect(w.agent('c1').allowedOutputs).toEqual([]);
+    w.queued('job', 'report', { agent: 'c1' });
+    w.answer('job', '', [
+      { name: 'output_send__sms', args: '{"text":"one"}' },
+      { name: 'output_send__chat', args: '{"text":"two"}' },
+    ]);
+    expect(w.commands('output.send').map((c) => [c.agent, c.channel])).toEqual([
+      ['c1', 'sms'],
+      ['c1', 'chat'],
+    ]);
+    w.answer('job', '', [{ name: 'write' }]);
+    expect(w.toolRun('job').call.name).toBe('write');
+  });
+
+  it('S3: a grandchild\'s grant is narrowed from its parent\'s, never wider', () => {
+    const w = new TreeWorld({ outputs: TWO_DEVICES });
+    w.child({ id: 'c1', allowedOutputs: ['chat'] });
+    expect(w.create({ id: 'g1', allowedOutputs: ['sms'] }, 'c1')).toEqual({
+      kind: 'refused',
+      error: "output sms is not in the parent's grant (chat)",
+    });
+    w.child({ id: 'g1' }, 'c1');
+    expect(w.agent('g1')).toMatchObject({ parent: 'c1', allowedOutputs: ['chat'] });
+    expect(w.agent('g1').tools).toContain('output_send__chat');
+    expect(w.agent('g1').tools).not.toContain('output_send__sms');
+  });
+});
