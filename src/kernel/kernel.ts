@@ -26,8 +26,9 @@ import { AgentTree } from './children/tree.ts';
 import { ControlPlane } from './children/control-plane.ts';
 import { BUILTIN_CHILD_KINDS, type ChildKind } from './children/kind.ts';
 import { inboundChannel } from './children/spec.ts';
+import { OffloadTriage } from './children/offload.ts';
 import type { Terminal } from './task/terminal.ts';
-import { decodeTimerKey, type TimerKey } from './timers.ts';
+import { decodeTimerKey, encodeTimerKey, type TimerKey } from './timers.ts';
 
 /** The synchronous ports the kernel holds itself (the async ones belong to the Runtime). */
 export interface KernelPorts {
@@ -46,6 +47,7 @@ export class Kernel {
   private readonly tracer: Tracer | null;
   private readonly root: Agent;
   private readonly tree: AgentTree;
+  private readonly offload: OffloadTriage;
   /** Live calls by id: facts are routed here; anything else is late. */
   private readonly calls = new Map<string, Agent>();
   /** Calls that ended early (cancelled, abandoned) and whose late facts are still expected. */
@@ -91,6 +93,11 @@ export class Kernel {
         }),
     );
     this.root = this.tree.root;
+    const offloadTimer = encodeTimerKey({ kind: 'offload', agent: 'root' });
+    this.offload = new OffloadTriage(this.config.offload, this.tree, this.tracer, {
+      set: (atMs) => this.commands.push({ type: 'timer.set', id: offloadTimer, atMs }),
+      clear: () => this.commands.push({ type: 'timer.clear', id: offloadTimer }),
+    });
   }
 
   /**
@@ -124,6 +131,7 @@ export class Kernel {
         return { kind: 'unregistered', removed: this.unregisterChannel(input.name, nowMs) };
       case 'stop':
         this.tree.stop('root', { by: 'stop' }, nowMs);
+        this.offload.rootStopped();
         return APPLIED;
       case 'child.create': {
         const created = this.tree.create(input.parent ?? 'root', input.spec, nowMs);
@@ -135,6 +143,7 @@ export class Kernel {
         const agent = this.tree.get(input.agent);
         if (agent === undefined) return { kind: 'refused', error: `unknown agent ${JSON.stringify(input.agent)}` };
         this.tree.stop(input.agent, { by: 'stop' }, nowMs);
+        if (agent === this.root) this.offload.rootStopped();
         return { kind: 'stopped' };
       }
       case 'submit.after': {
@@ -207,7 +216,8 @@ export class Kernel {
       }
       case 'timer.fired': {
         const key = decodeTimerKey(fact.id);
-        if (key !== null) this.timerOwner(key)?.timerFired(key, nowMs);
+        if (key?.kind === 'offload') this.offload.timerFired(nowMs);
+        else if (key !== null) this.timerOwner(key)?.timerFired(key, nowMs);
         break;
       }
       default:
@@ -296,6 +306,7 @@ export class Kernel {
       for (const agent of this.tree.all()) agent.advance(nowMs);
       // A child raised something on an agent advanced before it in this pass: go round again.
     } while (this.hookQueue.length > 0 || this.raisedOnParent);
+    this.offload.afterSettle(nowMs);
   }
 
   private flushHooks(nowMs: number): void {
@@ -337,6 +348,8 @@ export class Kernel {
         return this.tree.get(key.agent);
       case 'model-timeout':
         return this.calls.get(key.callId);
+      case 'offload':
+        return undefined;
       default:
         return assertNever(key, 'timer key');
     }

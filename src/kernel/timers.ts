@@ -16,7 +16,9 @@ export type TimerKey =
   /** The end of the running task's cooldown on `agent`: a deferred interrupt may arm then (SPEC §2.3 step 4). */
   | { readonly kind: 'cooldown'; readonly agent: string }
   /** The deadline of model call `callId` (`modelTimeoutMs`): if it fires first, the call fails (SPEC §3.2). */
-  | { readonly kind: 'model-timeout'; readonly callId: string };
+  | { readonly kind: 'model-timeout'; readonly callId: string }
+  /** The offload triage check of `agent` (SPEC §10.7), every max(1 000, busyAfterMs / 5) ms while it is busy. */
+  | { readonly kind: 'offload'; readonly agent: string };
 
 export type TimerKind = TimerKey['kind'];
 
@@ -27,6 +29,7 @@ export type TimerKind = TimerKey['kind'];
 const TIMER_PREFIXES: { readonly [K in TimerKind]: string } = {
   cooldown: 'cooldown:',
   'model-timeout': 'timeout:',
+  offload: 'offload:',
 };
 
 export function encodeTimerKey(key: TimerKey): string {
@@ -35,6 +38,8 @@ export function encodeTimerKey(key: TimerKey): string {
       return TIMER_PREFIXES.cooldown + key.agent;
     case 'model-timeout':
       return TIMER_PREFIXES['model-timeout'] + key.callId;
+    case 'offload':
+      return TIMER_PREFIXES.offload + key.agent;
     default:
       return assertNever(key, 'timer key');
   }
@@ -48,5 +53,6 @@ export function decodeTimerKey(id: string): TimerKey | null {
   if (id.startsWith(TIMER_PREFIXES.cooldown)) return { kind: 'cooldown', agent: id.slice(TIMER_PREFIXES.cooldown.length) };
   const timeout = TIMER_PREFIXES['model-timeout'];
   if (id.startsWith(timeout)) return { kind: 'model-timeout', callId: id.slice(timeout.length) };
+  if (id.startsWith(TIMER_PREFIXES.offload)) return { kind: 'offload', agent: id.slice(TIMER_PREFIXES.offload.length) };
   return null;
 }

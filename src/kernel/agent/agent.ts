@@ -271,6 +271,27 @@ export class Agent implements StepHost {
     return this.intake.adopt(task, nowMs);
   }
 
+  /** The plain queued inputs waiting in the FIFO, head first: external, never kernel-created (SPEC §10.7). */
+  plainQueued(): string[] {
+    return this.core.queuedIds().filter((id) => !this.tasks.get(id).kernel);
+  }
+
+  /** Takes these waiting queued inputs out, without a terminal event, to be re-queued on a helper. */
+  takeQueued(ids: ReadonlySet<string>, nowMs: number): Task[] {
+    return this.core.takeQueued((id) => ids.has(id), nowMs).map((id) => this.tasks.remove(id));
+  }
+
+  /** The offload notice (SPEC §10.7): a kernel-created queued task at the head of the FIFO. */
+  queueNotice(text: string, nowMs: number): void {
+    this.intake.createKernelTask({ level: null, source: 'kernel/offload', channel: 'kernel', text, front: true }, nowMs);
+  }
+
+  /** When the running task first started, or null when nothing runs (busy time, SPEC §10.7). */
+  runningSince(): { readonly task: string; readonly sinceMs: number } | null {
+    const task = this.current;
+    return task === null || task.firstStartMs === null ? null : { task: task.id, sinceMs: task.firstStartMs };
+  }
+
   /**
    * Before an input is admitted: an rt child's single slot (C1, C2) — whatever is pending or running
    * ends `superseded`, its frame dropped, and the newcomer takes the slot.
@@ -302,6 +323,7 @@ export class Agent implements StepHost {
         if (picked === null) break;
         task = this.tasks.get(picked.id);
         this.current = task;
+        task.firstStartMs ??= nowMs;
         if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
         // Consolidation and compress tasks are critical as a whole (SPEC §3.7, §10.5): nothing preempts them, even an L4.
         if (task.consolidation || task.compress) this.core.enterCritical(nowMs);
@@ -548,6 +570,9 @@ export class Agent implements StepHost {
         return;
       case 'model-timeout':
         modelCallTimedOut(this, this.calls, key.callId, nowMs);
+        return;
+      case 'offload':
+        // The kernel's own timer (children/offload.ts); never routed to an agent.
         return;
       default:
         assertNever(key, 'timer key');

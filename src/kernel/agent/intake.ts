@@ -46,6 +46,8 @@ export interface TreeTask {
   readonly channel: string;
   readonly text: string;
   readonly compress?: boolean;
+  /** A queued task at the head of the FIFO (the offload notice). */
+  readonly front?: boolean;
 }
 
 export class Intake {
@@ -120,7 +122,7 @@ export class Intake {
       kernel: true,
       compress: spec.compress === true,
     });
-    const options = { kernel: true, meta: { source: spec.source, channel: spec.channel } };
+    const options = { kernel: true, front: spec.front === true, meta: { source: spec.source, channel: spec.channel } };
     const outcome =
       spec.level === null
         ? this.core.submitQueued(task.id, nowMs, options)

@@ -143,9 +143,42 @@ export class Scheduler {
       this.end(task, terminal, nowMs);
       return this.checked({ kind: 'ended', terminal });
     }
-    this.queue.push(task);
+    if (options.front === true) {
+      const rest = this.queue.drain();
+      this.queue.push(task);
+      for (const t of rest) this.queue.push(t);
+    } else this.queue.push(task);
     this.counters.enqueued += 1;
     return this.checked(ADMITTED);
+  }
+
+  /**
+   * The offload helper's move (SPEC §10.7): the queued FIFO's tasks that `select` picks leave it, in
+   * FIFO order, without a terminal event — they are re-queued on another agent, with their ids, so
+   * their responders still get their one terminal. BALANCE counts them as moved out.
+   */
+  takeQueued(select: (id: string) => boolean, nowMs: number): string[] {
+    this.tick(nowMs);
+    const taken: string[] = [];
+    const kept: SchedTask[] = [];
+    for (const task of this.queue.drain()) {
+      if (!select(task.id)) {
+        kept.push(task);
+        continue;
+      }
+      task.ended = true;
+      this.live?.delete(task.id);
+      this.liveCount -= 1;
+      this.movedOut += 1;
+      taken.push(task.id);
+    }
+    for (const task of kept) this.queue.push(task);
+    return this.checked(taken);
+  }
+
+  /** The ids in the queued FIFO, head first (what the offload check counts). */
+  queuedIds(): string[] {
+    return this.queue.toArray().map((t) => t.id);
   }
 
   /** An interrupt whose level is already resolved (routing and clamping happen before the core). */

@@ -31,6 +31,8 @@ export interface SubmitOptions {
   readonly kernel?: boolean;
   /** Where the task came from, as its `task.submitted` event records it. */
   readonly meta?: SubmitMeta;
+  /** Queue at the head of the FIFO instead of its tail (the offload notice, SPEC §10.7). */
+  readonly front?: boolean;
 }
 
 /** Shared by every submission that names no option, so the hot path allocates nothing for them. */

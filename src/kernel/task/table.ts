@@ -74,6 +74,7 @@ function createTask(agent: string, f: TaskFields): Task {
     compress,
     stopMarked: false,
     discardMarked: false,
+    firstStartMs: null,
     frame: newFrame(),
   };
 }

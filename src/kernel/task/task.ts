@@ -59,6 +59,8 @@ export interface Task {
   /** A child's compress task (SPEC §10.5): whole-task critical, rewrites the context, commits no turn. */
   readonly compress: boolean;
   stopMarked: boolean;
+  /** When the task first ran (null until then): the offload check's busy time (SPEC §10.7). */
+  firstStartMs: number | null;
   /** A parent message under `parentMessage: "discard"` fails this task at its next safe point (SPEC §10.3). */
   discardMarked: boolean;
   readonly frame: TaskFrame;
