@@ -6,7 +6,8 @@
  * failed, a malformed stream, a timeout); a tool's result goes to its ToolExec step, or to its
  * ToolBatch step, which completes once its last call has returned. An interrupt that arms while the
  * task streams from the model cancels the call at once (SPEC §2.3 step 2). A tool that throws is a
- * panic: the task fails, and a kernel L4 is raised unless the task is itself an L4 (SPEC §5).
+ * panic: the task fails, and the agent raises a kernel L4 (on itself unless the task is itself an L4,
+ * or on its parent for a child, SPEC §5).
  *
  * Each function first checks that its fact reaches the step waiting for it (`assertAtStep`): a model
  * fact a Model step, a tool fact a ToolExec or ToolBatch step. The functions see the agent only
@@ -124,8 +125,8 @@ export function panicRunningTool(host: StepTrace & TaskEnding, task: Task, call:
 
 function failPanicked(host: TaskEnding, task: Task, toolName: string, error: string, nowMs: number): void {
   host.finish(task, { kind: 'failed', reply: `processing error: tool ${toolName} panicked` }, nowMs);
-  // Recursion guard (SPEC §5): a panicking L4 raises no new L4 on the same agent.
-  if (task.level === 4) return;
+  // The agent applies the recursion guard (SPEC §5: a panicking L4 raises no new L4 on the same
+  // agent); a child's panic goes to its parent even when its task was an L4, so it is not decided here.
   host.raiseKernelInterrupt(
     task,
     'panic',
