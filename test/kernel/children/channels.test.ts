@@ -4,7 +4,7 @@
  * plugin reload that keeps the split.
  */
 import { describe, expect, it } from 'vitest';
-import { TreeWorld } from './tree-world.ts';
+import { handledBy, TreeWorld } from './tree-world.ts';
 
 /** qq/a and qq/b (plugin qq) and webui/p (plugin webui); c1 takes qq/a, the root keeps qq/b. */
 function split(): TreeWorld {
@@ -19,13 +19,10 @@ function split(): TreeWorld {
 describe('inputchs and children', () => {
   it('S21: one plugin\'s two inputchs, one the child\'s and one the parent\'s: each input reaches only its own agent; routing never moves input up the tree', () => {
     const w = split();
-    w.queued('to-a', 'for the child', { source: 'qq', channel: 'qq/a' });
-    w.queued('to-b', 'for the root', { source: 'qq', channel: 'qq/b' });
-    expect(w.submitted('to-a').agent).toBe('c1');
-    expect(w.submitted('to-b').agent).toBe('root');
-    w.answer('to-a', 'child did a');
-    w.answer('to-b', 'root did b');
-    expect([w.terminalOf('to-a').agent, w.terminalOf('to-b').agent]).toEqual(['c1', 'root']);
+    handledBy(w, [
+      { id: 'to-a', channel: 'qq/a', agent: 'c1' },
+      { id: 'to-b', channel: 'qq/b', agent: 'root' },
+    ]);
     expect(w.agent('c1').context.map((e) => e.task)).toEqual(['to-a']);
     expect(w.agent('root').context.map((e) => e.task)).toEqual(['to-b']);
     // An input addressed to the child on the root's inputch is not sent up: the child handles it, traced as a fallback.
@@ -59,27 +56,17 @@ describe('inputchs and children', () => {
     const ends = w.events('tool.end').filter((e) => e.task === 'look');
     expect(ends.map((e) => e.agent)).toEqual(['c1', 'c1', 'c1', 'c1', 'c1', 'c1']);
     expect(ends.map((e) => e.ok)).toEqual([true, true, true, true, true, false]);
-    expect(ends[0]?.result).toBe(
-      [
-        'all registered inputchs (4):',
-        '  - child/c1 (plugin child)',
-        '      owner: root',
-        '  - qq/a (plugin qq)',
-        '      owner: c1 | capacity: 3',
-        '  - qq/b (plugin qq)',
-        '      owner: root',
-        '  - webui/p (plugin webui)',
-        '      owner: unassigned (root / kernel default)',
-      ].join('\n'),
-    );
-    expect(ends[1]?.result).toBe('inputchs assigned to this agent (c1) (1):\n  - qq/a (plugin qq)\n      owner: c1 | capacity: 3');
-    expect(ends[2]?.result).toBe('inputchs not yet assigned (assign as needed) (1):\n  - webui/p (plugin webui)\n      owner: unassigned (root / kernel default)');
-    expect(ends[3]?.result).toBe(
+    const [all, mine, unassigned, byAgent, detail, unknown] = ends.map((e) => e.result);
+    expect([all, mine, unassigned, byAgent, unknown]).toEqual([
+      'all registered inputchs (4):\n  - child/c1 (plugin child)\n      owner: root\n  - qq/a (plugin qq)\n      owner: c1 | capacity: 3\n' +
+        '  - qq/b (plugin qq)\n      owner: root\n  - webui/p (plugin webui)\n      owner: unassigned (root / kernel default)',
+      'inputchs assigned to this agent (c1) (1):\n  - qq/a (plugin qq)\n      owner: c1 | capacity: 3',
+      'inputchs not yet assigned (assign as needed) (1):\n  - webui/p (plugin webui)\n      owner: unassigned (root / kernel default)',
       'inputch assignment (4 in total):\n  - unassigned (root / kernel default): webui/p\n  - c1: qq/a\n  - root: child/c1, qq/b',
-    );
-    expect(ends[4]?.result).toContain('owner agent: c1');
-    expect(ends[4]?.result).toContain('capacity: 3');
-    expect(ends[5]?.result).toBe('unknown view "everything"; valid views: all, mine, unassigned, by_agent, detail');
+      'unknown view "everything"; valid views: all, mine, unassigned, by_agent, detail',
+    ]);
+    expect(detail).toContain('owner agent: c1');
+    expect(detail).toContain('capacity: 3');
     w.answer('look', 'four channels');
     expect(w.replyOf('look').kind).toBe('done');
   });

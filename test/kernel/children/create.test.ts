@@ -2,7 +2,7 @@
  * Creating children (SPEC §10.2, §8.4): channels taken over, grants narrowed or inherited whole.
  */
 import { describe, expect, it } from 'vitest';
-import { TreeWorld } from './tree-world.ts';
+import { handledBy, TreeWorld } from './tree-world.ts';
 
 const TWO_DEVICES = [
   { name: 'chat', caps: ['text'] },
@@ -25,15 +25,10 @@ describe('create (SPEC §10.2)', () => {
     ]);
     expect(w.agent('c1')).toMatchObject({ kind: 'resident', state: 'running', parent: 'root', inputChs: ['qq/a'], allowedOutputs: ['chat'] });
 
-    w.queued('on-a', 'for the child', { source: 'qq', channel: 'qq/a' });
-    w.queued('on-b', 'for the root', { source: 'qq', channel: 'qq/b' });
-    expect(w.submitted('on-a').agent).toBe('c1');
-    expect(w.submitted('on-b').agent).toBe('root');
-    w.answer('on-a', 'child answer');
-    w.answer('on-b', 'root answer');
-    expect(w.replyOf('on-a')).toMatchObject({ kind: 'done', reply: 'child answer' });
-    expect(w.terminalOf('on-a').agent).toBe('c1');
-    expect(w.terminalOf('on-b').agent).toBe('root');
+    handledBy(w, [
+      { id: 'on-a', channel: 'qq/a', agent: 'c1' },
+      { id: 'on-b', channel: 'qq/b', agent: 'root' },
+    ]);
     expect(w.violationsAtEnd()).toEqual([]);
   });
 

@@ -82,3 +82,11 @@ export function rootBusy(w: TreeWorld, id = 'boss'): void {
   w.queued(id, `work ${id}`);
   w.modelCall(id);
 }
+
+/** Each input, queued on its channel (source qq), runs on `agent`, is answered there and ends there, done. */
+export function handledBy(w: TreeWorld, cases: readonly { readonly id: string; readonly channel: string; readonly agent: string }[]): void {
+  for (const c of cases) w.queued(c.id, `input ${c.id}`, { source: 'qq', channel: c.channel });
+  expect(cases.map((c) => w.submitted(c.id).agent)).toEqual(cases.map((c) => c.agent));
+  for (const c of cases) w.answer(c.id, `${c.agent} did ${c.id}`);
+  expect(cases.map((c) => [w.terminalOf(c.id).agent, w.replyOf(c.id)])).toEqual(cases.map((c) => [c.agent, { kind: 'done', reply: `${c.agent} did ${c.id}` }]));
+}
