@@ -24,6 +24,8 @@ export class ChildMemoryDir implements ChildMemoryFactory {
     }
     const childDir = join(this.dir, 'residents', child);
     const mainPath = this.mainPath();
+    // A store left by a process that did not end cleanly belongs to no live child: start empty.
+    rmSync(childDir, { recursive: true, force: true });
     mkdirSync(childDir, { recursive: true });
     let memory: LightMemory;
     try {

@@ -5,8 +5,9 @@
  * variable of its key (`apiKeyEnv`); the HTTP token may be given here, but HOMEAGENT_TOKEN or --token
  * are the places for it, and it is never written to the journal.
  *
- * `channels` and `outputs` take the shape of the scenario file's (§12.2); `residents` too, and is
- * refused while child agents are not wired into the kernel. `timers` configures the timer plugin.
+ * `channels`, `outputs` and `residents` take the shape of the scenario file's (§12.2): residents are
+ * created at start, after the channels, through the kernel's door (so the journal records them).
+ * `timers` configures the timer plugin.
  */
 import { z } from 'zod';
 import { providersSchema } from '../models/index.ts';
@@ -21,7 +22,7 @@ export const TIMERS_MAX = 64;
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Names the kernel's built-in tools use: a configured tool by one of them would shadow or be shadowed. */
-const BUILTIN_TOOL = /^(memory_recall|memory_write|input_channels|output_list_channels|resident_agents|output_send__.*)$/;
+const BUILTIN_TOOL = /^(memory_recall|memory_write|input_channels|output_list_channels|resident_agents|notify_parent|inputch_note|output_send__.*)$/;
 
 const nonEmpty = z.string().min(1);
 const positiveInt = z.int().min(1);
@@ -54,6 +55,15 @@ const kernel = strictObject({
 
 const channel = strictObject({ name: nonEmpty, plugin: nonEmpty.optional(), owner: z.string().optional(), output: nonEmpty.optional() });
 const output = strictObject({ name: nonEmpty, caps: z.array(nonEmpty).optional() });
+const resident = strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { error: 'must match [a-z0-9][a-z0-9-]* (it names a directory and a channel)' }),
+  kind: z.enum(['resident', 'rt']).optional(),
+  inputChs: z.array(nonEmpty).optional(),
+  allowedOutputs: z.array(nonEmpty).optional(),
+  tools: z.array(nonEmpty).optional(),
+  taskPrompt: z.string().optional(),
+  contextWindowTokens: positiveInt.optional(),
+});
 
 const timer = strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, "_" or "-"' }),
@@ -78,10 +88,11 @@ export const serveConfigSchema = strictObject({
   kernel: kernel.optional(),
   channels: z.array(channel).optional(),
   outputs: z.array(output).optional(),
-  residents: z.array(z.unknown()).max(0, { error: 'not supported yet: resident child agents arrive with the child-agents work; remove "residents"' }).optional(),
+  residents: z.array(resident).optional(),
   timers: z.array(timer).max(TIMERS_MAX).optional(),
 });
 
 export type ServeConfig = z.output<typeof serveConfigSchema>;
 export type ToolConfig = z.output<typeof tool>;
 export type TimerConfig = z.output<typeof timer>;
+export type ResidentConfig = z.output<typeof resident>;

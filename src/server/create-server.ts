@@ -20,6 +20,8 @@ import { SystemClock } from '../clock/index.ts';
 import { InvariantMonitor, Kernel, MonitoredSink, resolveKernelConfig, type Provider, type Submission, type Terminal, type TraceEvent } from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/ports.ts';
+import { ChildMemoryDir } from '../memory/child-memory.ts';
+import { RecordingChildMemoryFactory } from './recording-child-memory.ts';
 import { createProvider, DEMO_MODEL_LABEL, DemoProvider } from '../models/index.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { JOURNAL_VERSION, MAIN_STORE } from '../sim/replay/journal-format.ts';
@@ -112,7 +114,13 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   const monitored = new MonitoredSink(fanout, new InvariantMonitor({ builtinPlugins: config.builtinPlugins }));
   const store = new LazyGraphStore(() => join(settings.dataDir, 'memory.sqlite'));
   const memory = journal === null ? store : new RecordingMemory(store, MAIN_STORE, (line) => journal.memory(line));
-  const kernel = new Kernel(config, monitored, { memory: memoryPorts(memory) });
+  // Each resident's temp store goes under <dataDir>/residents/<id>/, read-only main beside it.
+  const childDirs = new ChildMemoryDir(settings.dataDir, () => {
+    store.ensureOpen();
+    return join(settings.dataDir, 'memory.sqlite');
+  });
+  const childMemory = journal === null ? childDirs : new RecordingChildMemoryFactory(childDirs, (line) => journal.memory(line));
+  const kernel = new Kernel(config, monitored, { memory: memoryPorts(memory), childMemory });
   const runtime = new Runtime(
     kernel,
     {
@@ -153,6 +161,10 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     const registered = runtime.feed({ type: 'channel.register', channel: { name: channel.name, ...defined(channel) } });
     if (registered.kind === 'refused') throw new StartError(`channels: ${registered.error}`);
   }
+  settings.residents.forEach((resident, i) => {
+    const created = runtime.feed({ type: 'child.create', spec: { id: resident.id, ...defined(resident) } });
+    if (created.kind === 'refused') throw new StartError(`residents[${i}]: ${created.error}`);
+  });
 
   const http = new HttpChannel({
     board,

@@ -31,15 +31,29 @@ export class RecordingMemory implements GraphMemory {
   }
 
   private recorded<T>(call: Omit<MemoryCall, 'result'>, run: () => T): T {
-    let result: T;
-    try {
-      result = run();
-    } catch (err) {
-      const error = err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
-      this.record({ type: 'memory', store: this.name, ...call, error } as JournalMemory);
-      throw err;
-    }
-    this.record({ type: 'memory', store: this.name, ...call, result } as JournalMemory);
-    return result;
+    return recordCall(this.record, this.name, call, run);
   }
+}
+
+/**
+ * Runs one memory call and writes it to the journal with its result (as `journaled` shows it: a
+ * handle is recorded as null), or with its error, which is rethrown.
+ */
+export function recordCall<T>(
+  record: MemoryRecorder,
+  store: string,
+  call: Omit<MemoryCall, 'result'>,
+  run: () => T,
+  journaled: (result: T) => unknown = (result) => (result === undefined ? null : result),
+): T {
+  let result: T;
+  try {
+    result = run();
+  } catch (err) {
+    const error = err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
+    record({ type: 'memory', store, ...call, error } as JournalMemory);
+    throw err;
+  }
+  record({ type: 'memory', store, ...call, result: journaled(result) } as JournalMemory);
+  return result;
 }

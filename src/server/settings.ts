@@ -50,6 +50,7 @@ export interface ServeSettings {
   readonly kernel: NonNullable<ServeConfig['kernel']>;
   readonly channels: NonNullable<ServeConfig['channels']>;
   readonly outputs: NonNullable<ServeConfig['outputs']>;
+  readonly residents: NonNullable<ServeConfig['residents']>;
 }
 
 export type Resolved = { readonly ok: true; readonly settings: ServeSettings } | { readonly ok: false; readonly problems: FieldProblem[] };
@@ -101,6 +102,7 @@ export function resolveSettings(flags: ServeFlags, env: Readonly<Record<string, 
       kernel: config.kernel ?? {},
       channels: config.channels ?? [],
       outputs: config.outputs ?? [],
+      residents: config.residents ?? [],
     },
   };
 }

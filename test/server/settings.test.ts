@@ -72,7 +72,7 @@ describe('serve: settings', () => {
         { name: 'memory_write', description: '', parameters: {}, command: ['x'] },
         { name: 'ok', description: '', parameters: {}, command: [] },
       ],
-      residents: [{ id: 'r1' }],
+      residents: [{ id: 'R1' }],
       kernel: { maxQueue: 0, bogus: true },
     });
     const found = problems(resolveSettings({ config }, {}));
@@ -81,7 +81,7 @@ describe('serve: settings', () => {
     expect(byPath['http.port']).toBe('must be a number, got "80"');
     expect(byPath['tools[0].name']).toContain('built-in tool');
     expect(byPath['tools[1].command']).toContain('no shell');
-    expect(byPath.residents).toContain('not supported yet');
+    expect(byPath['residents[0].id']).toContain('[a-z0-9]');
     expect(byPath['kernel.maxQueue']).toBe('must be ≥ 1, got 0');
     expect(byPath['kernel.bogus']).toContain('maxQueue, cooldownMs');
   });

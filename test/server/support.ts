@@ -42,6 +42,7 @@ export async function startTestServer(overrides: Partial<ServeSettings> = {}, pr
     kernel: {},
     channels: [],
     outputs: [],
+    residents: [],
     ...overrides,
   };
   const logs: string[] = [];

@@ -48,7 +48,17 @@ export type MemoryCall =
       readonly args: { readonly triples: readonly Triple[]; readonly session: string; readonly turn: number; readonly nowMs: number };
       readonly result?: { readonly added: number; readonly skipped: number };
     }
-  | { readonly call: 'export'; readonly args: { readonly limit: number }; readonly result?: readonly ExportedTriple[] };
+  | { readonly call: 'export'; readonly args: { readonly limit: number }; readonly result?: readonly ExportedTriple[] }
+  /** A child's light memory was made (store `child/<id>`); a refusal is recorded with its error. */
+  | { readonly call: 'create'; readonly args: Readonly<Record<string, never>>; readonly result?: null }
+  /** A reclaim promoted the child's selected temp triples (`keep` null = all) into main. */
+  | {
+      readonly call: 'promote';
+      readonly args: { readonly keep: readonly number[] | null; readonly child: string; readonly nowMs: number };
+      readonly result?: { readonly added: number; readonly skipped: number };
+    }
+  /** The child's temp store was closed and deleted. */
+  | { readonly call: 'discard'; readonly args: Readonly<Record<string, never>>; readonly result?: null };
 
 export interface RecordedError {
   /** The thrown error's class name (`MemoryError` for an expected failure) and message. */
@@ -75,3 +85,8 @@ export type JournalLine = JournalHeader | JournalInput | JournalMemory | Journal
 
 /** The store name of the root's main graph memory in `memory` lines. */
 export const MAIN_STORE = 'main';
+
+/** The store name of a child's light memory in `memory` lines. */
+export function childStore(child: string): string {
+  return `child/${child}`;
+}

@@ -52,6 +52,18 @@ const registerInput = z.strictObject({
     .optional(),
 });
 
+const childSpec = z.strictObject({
+  id: text,
+  kind: text.optional(),
+  inputChs: z.array(text).optional(),
+  allowedOutputs: z.array(text).optional(),
+  tools: z.array(text).optional(),
+  taskPrompt: text.optional(),
+  contextWindowTokens: z.number().optional(),
+  capacity: z.number().optional(),
+});
+const disposal = z.strictObject({ residual: z.enum(['keep', 'drop']).optional(), channels: z.enum(['release', 'keep', 'handback']).optional() });
+
 const kernelInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('submit'), submission }),
   z.strictObject({ type: z.literal('model.chunk'), callId: text, chunk }),
@@ -64,6 +76,9 @@ const kernelInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('channel.unregister'), name: text }),
   z.strictObject({ type: z.literal('stop') }),
   z.strictObject({ type: z.literal('submit.after'), task: text, submission }),
+  z.strictObject({ type: z.literal('child.create'), parent: text.optional(), spec: childSpec }),
+  z.strictObject({ type: z.literal('child.destroy'), id: text, disposal: disposal.optional() }),
+  z.strictObject({ type: z.literal('agent.stop'), agent: text }),
 ]);
 
 const triple = z.strictObject({ subject: text, relation: text, object: text, sentence: text.optional() });
@@ -88,6 +103,14 @@ const memory = z.discriminatedUnion('call', [
     args: z.strictObject({ limit: z.number() }),
     result: z.array(triple.extend({ confidence: z.number() })).optional(),
   }),
+  z.strictObject({ ...memoryBase, call: z.literal('create'), args: z.strictObject({}), result: z.null().optional() }),
+  z.strictObject({
+    ...memoryBase,
+    call: z.literal('promote'),
+    args: z.strictObject({ keep: z.array(count).nullable(), child: text, nowMs: time }),
+    result: z.strictObject({ added: count, skipped: count }).optional(),
+  }),
+  z.strictObject({ ...memoryBase, call: z.literal('discard'), args: z.strictObject({}), result: z.null().optional() }),
 ]);
 
 const body = z.discriminatedUnion('type', [

@@ -56,6 +56,21 @@ export class ReplayMemory implements GraphMemory {
     return [...recorded.result];
   }
 
+  /** A child's store was made in production (its recorded refusal is thrown again). */
+  created(): void {
+    this.answer({ call: 'create', args: {} });
+  }
+
+  promote(keep: readonly number[] | undefined, child: string, nowMs: number): CommitResult {
+    const recorded = this.answer({ call: 'promote', args: { keep: keep === undefined ? null : [...keep], child, nowMs } });
+    if (recorded.call !== 'promote' || recorded.result === undefined) throw this.mismatch('promote');
+    return recorded.result;
+  }
+
+  discard(): void {
+    this.answer({ call: 'discard', args: {} });
+  }
+
   /** The next recorded call, when it is this one; its recorded error is thrown again. */
   private answer(call: MemoryCall): JournalMemory {
     this.calls += 1;

@@ -22,10 +22,10 @@ import {
 import { memoryPorts } from '../../memory/ports.ts';
 import type { Problem } from '../scenario/index.ts';
 import { TraceHasher } from '../trace/writer.ts';
-import { MAIN_STORE, type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from './journal-format.ts';
+import { type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from './journal-format.ts';
 import { openJournal } from './journal-reader.ts';
 import type { BodyLine } from './journal-schema.ts';
-import { ReplayMemory } from './replay-memory.ts';
+import { ReplayStores } from './replay-stores.ts';
 
 export interface ReplayOptions {
   /** Also write the replayed trace (a header line, then the canonical lines) to this file. */
@@ -82,7 +82,7 @@ export function replayJournal(path: string, version: string, opts: ReplayOptions
 class ReplaySession {
   private readonly hasher: TraceHasher;
   private readonly monitored: MonitoredSink;
-  private readonly memory = new ReplayMemory(MAIN_STORE);
+  private readonly memory = new ReplayStores();
   private readonly kernel: Kernel;
   private pending: { readonly input: JournalInput; readonly number: number } | null = null;
   private memoryLines: JournalMemory[] = [];
@@ -99,7 +99,7 @@ class ReplaySession {
     );
     this.monitored = new MonitoredSink(this.hasher, new InvariantMonitor({ builtinPlugins: header.builtinPlugins }));
     // The header's kernel configuration is the resolved one production ran with.
-    this.kernel = new Kernel(header.kernel as KernelConfigInput, this.monitored, { memory: memoryPorts(this.memory) });
+    this.kernel = new Kernel(header.kernel as KernelConfigInput, this.monitored, { memory: memoryPorts(this.memory.main), childMemory: this.memory.childMemory() });
   }
 
   warn(message: string): void {
