@@ -17,7 +17,7 @@
 import { expect } from 'vitest';
 import type { KernelConfigInput } from '../../src/kernel/config.ts';
 import type { AgentDump, RunningView } from '../../src/kernel/agent/dump-types.ts';
-import { Kernel } from '../../src/kernel/kernel.ts';
+import { Kernel, type KernelPorts } from '../../src/kernel/kernel.ts';
 import type { Message, ModelChunk, ModelRequest, ToolSpec } from '../../src/kernel/ports/provider.ts';
 import type { RegisterInput } from '../../src/kernel/channels/registry.ts';
 import type { MemoryPorts } from '../../src/kernel/ports/graph-memory.ts';
@@ -59,6 +59,8 @@ export interface KernelWorldOptions {
   readonly sink?: TraceSink;
   /** Told of every command taken from the kernel, in order, once the world has recorded it. */
   readonly onCommand?: (command: Command) => void;
+  /** The children's memory factory and child kinds the kernel is made with (SPEC §10.1). */
+  readonly children?: Pick<KernelPorts, 'childMemory' | 'childKinds'>;
 }
 
 export class KernelWorld {
@@ -89,7 +91,8 @@ export class KernelWorld {
               extra.emit(e);
             },
           };
-    this.kernel = new Kernel({ ...base, ...config }, sink, options.memory === undefined ? {} : { memory: options.memory });
+    const ports: KernelPorts = { ...(options.memory === undefined ? {} : { memory: options.memory }), ...options.children };
+    this.kernel = new Kernel({ ...base, ...config }, sink, ports);
     this.onCommand = options.onCommand ?? null;
   }
 
