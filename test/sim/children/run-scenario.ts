@@ -34,7 +34,7 @@ export function runDoc(doc: Record<string, unknown>): Promise<Run> {
 }
 
 /** The results of a task's tool calls, in order, as `[name, ok, result]`. */
-export function toolResults(run: Run, task: string): [string, boolean, string][] {
+export function toolResults(run: Run, task: string): [string, boolean | null, string][] {
   const t = run.report.tasks[task];
   expect(t, `task ${task} in the report`).toBeDefined();
   return (t?.toolCalls ?? []).map((c) => [c.name, c.ok, c.result ?? '']);
