@@ -27,7 +27,7 @@
  */
 import type { KernelConfig } from '../../kernel/index.ts';
 import type { Range } from '../rng.ts';
-import type { Reply, Scenario } from '../scenario/index.ts';
+import type { Reply, Scenario } from '../scenario/types.ts';
 import { HANG_FACTOR, HANG_MIN_MS, type FaultSite } from '../swarm.ts';
 
 /** The assumed competitors: at most 3 other L4s waiting when an L4 arrives; at most 8 for an L3. */
