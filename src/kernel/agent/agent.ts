@@ -255,12 +255,15 @@ export class Agent implements StepHost {
   /**
    * A task the tree creates here (SPEC §12.2 "kernel-created tasks"): a child's task prompt or parent
    * message or compress, a notify or a child's kernel event on the parent. Named `<agent>:<n>`, never
-   * clamped or de-duplicated. Returns its id, or null when this agent has stopped.
+   * de-duplicated. Returns its id, or null when this agent has stopped.
    */
   createTreeTask(spec: TreeTask, nowMs: number): string | null {
     if (this.state === 'stopped') return null;
-    if (spec.level === 4 && this.seat !== null && spec.source.startsWith('parent/')) this.parentMessageArrives();
-    return this.intake.createKernelTask(spec, nowMs);
+    const fromParent = spec.source.startsWith('parent/');
+    if (spec.level === 4 && this.seat !== null && fromParent) this.parentMessageArrives();
+    // On a child only its parent raises L4 (SPEC §5, §6 L4): a grandchild's kernel event is clamped to L3.
+    const task = spec.level === 4 && this.seat !== null && !fromParent ? { ...spec, level: 3 as const } : spec;
+    return this.intake.createKernelTask(task, nowMs);
   }
 
   /**
