@@ -5,9 +5,10 @@
  * with the outcome the fix pins spelled out.
  */
 import { describe, expect, it } from 'vitest';
-import { create, createUnder, fill, replay, type TreeConfig } from './tree-commands.ts';
+import { compress, create, createUnder, fill, replay, submit, type TreeConfig } from './tree-commands.ts';
 
 const SUSPEND: TreeConfig = { maxQueue: 256, parentMessage: 'suspend' };
+const DISCARD: TreeConfig = { maxQueue: 256, parentMessage: 'discard' };
 
 describe('agent tree regressions (model-based replay)', () => {
   it("SPEC §5, §6 L4: a grandchild's context-full signal reaches its parent, a child, as L3 — only a parent raises L4 on a child", () => {
@@ -17,5 +18,14 @@ describe('agent tree regressions (model-based replay)', () => {
     const signal = real.world.rec.events.find((e) => e.type === 'task.submitted' && e.agent === 'k1' && e.source === 'child/k2');
     expect(signal).toMatchObject({ task: 'k1:1', class: 'interrupt', level: 3, kernel: true });
     expect(real.monitor.violations).toEqual([]);
+  });
+
+  it('SPEC §10.3, §10.5: with parentMessage "discard", a compress suspends the task it preempts, as it does by default', () => {
+    // Found by the property: the compress counted as a parent message, so x2 failed ("discarded by a
+    // parent message") and its failed turn was committed just before the compress ran.
+    const { real } = replay(DISCARD, [create('resident', 0b000, null, 150), submit(0, 'plain', null, null), compress(0, false)]);
+    const suspended = real.world.rec.events.filter((e) => e.type === 'task.suspend').map((e) => e.task);
+    expect(suspended).toEqual(['x2']);
+    expect(real.terminals.get('x2')).toEqual({ kind: 'skipped', reason: 'agent_stopped', reply: '' });
   });
 });

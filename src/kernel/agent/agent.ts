@@ -260,7 +260,8 @@ export class Agent implements StepHost {
   createTreeTask(spec: TreeTask, nowMs: number): string | null {
     if (this.state === 'stopped') return null;
     const fromParent = spec.source.startsWith('parent/');
-    if (spec.level === 4 && this.seat !== null && fromParent) this.parentMessageArrives();
+    // A compress is the parent's too, but it keeps the task it preempts (SPEC §10.5): only a message discards.
+    if (spec.level === 4 && this.seat !== null && fromParent && spec.compress !== true) this.parentMessageArrives();
     // On a child only its parent raises L4 (SPEC §5, §6 L4): a grandchild's kernel event is clamped to L3.
     const task = spec.level === 4 && this.seat !== null && !fromParent ? { ...spec, level: 3 as const } : spec;
     return this.intake.createKernelTask(task, nowMs);
