@@ -5,7 +5,7 @@
  * with the outcome the fix pins spelled out.
  */
 import { describe, expect, it } from 'vitest';
-import { compress, create, createUnder, fill, replay, submit, type TreeConfig } from './tree-commands.ts';
+import { answer, compress, create, createUnder, fill, replay, send, submit, type TreeConfig } from './tree-commands.ts';
 
 const SUSPEND: TreeConfig = { maxQueue: 256, parentMessage: 'suspend' };
 const DISCARD: TreeConfig = { maxQueue: 256, parentMessage: 'discard' };
@@ -27,5 +27,22 @@ describe('agent tree regressions (model-based replay)', () => {
     const suspended = real.world.rec.events.filter((e) => e.type === 'task.suspend').map((e) => e.task);
     expect(suspended).toEqual(['x2']);
     expect(real.terminals.get('x2')).toEqual({ kind: 'skipped', reason: 'agent_stopped', reply: '' });
+  });
+
+  it('SPEC §10.3: with parentMessage "discard", a message that cannot preempt the running L4 message waits and fails nothing', () => {
+    // Found by the property: the second message marked the first one (running, L4) as discarded, and
+    // it failed at its next step, after its tool call, though nothing preempted it.
+    const { real } = replay(DISCARD, [create('resident', 0b000, null, 150), send(0, 'note'), send(0, 'plain'), answer(0)]);
+    const failed = [...real.terminals].filter(([, t]) => t.kind === 'failed');
+    expect(failed).toEqual([]);
+    // The first message was still running, after its note, when the root stopped.
+    expect(real.world.rec.events.some((e) => e.type === 'tool.end' && e.task === 'k1:1' && e.name === 'inputch_note' && e.ok)).toBe(true);
+    expect(real.terminals.get('k1:1')).toEqual({ kind: 'skipped', reason: 'agent_stopped', reply: '' });
+  });
+
+  it('SPEC §10.3: with parentMessage "discard", a message that preempts a task fails it (its failed turn is committed)', () => {
+    const { real } = replay(DISCARD, [create('resident', 0b000, null, 150), submit(0, 'plain', null, null), send(0, 'plain'), answer(0)]);
+    expect(real.terminals.get('x2')).toEqual({ kind: 'failed', reason: null, reply: 'processing error: discarded by a parent message' });
+    expect(real.terminals.get('k1:1')).toEqual({ kind: 'done', reason: null, reply: 'ok k1:1' });
   });
 });

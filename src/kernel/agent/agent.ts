@@ -37,7 +37,7 @@ import type { KernelConfig } from '../config.ts';
 import { ConversationContext } from './context.ts';
 import type { AgentDump, AgentState, RunningView } from './dump-types.ts';
 import type { AgentRole } from './role.ts';
-import type { Level } from '../scheduler/levels.ts';
+import { effectiveLevel, type Level } from '../scheduler/levels.ts';
 import type { ModelChunk, ModelRequest, ToolCall, ToolSpec, Usage } from '../ports/provider.ts';
 import type { Command, ModelFailure, Submission, SubmitResult } from '../protocol.ts';
 import { Scheduler, type SchedTask } from '../scheduler/core.ts';
@@ -308,10 +308,15 @@ export class Agent implements StepHost {
     this.flushEffects();
   }
 
-  /** SPEC §10.3: with `parentMessage: "discard"`, the message fails the task it interrupts. */
+  /**
+   * SPEC §10.3: with `parentMessage: "discard"`, the message fails the task it interrupts. A task it
+   * cannot preempt — one already at L4, such as an earlier message — carries on, and the message waits.
+   */
   private parentMessageArrives(): void {
     const running = this.current;
-    if (this.config.parentMessage === 'discard' && running !== null && !running.compress) running.discardMarked = true;
+    const scheduled = this.core.runningTask();
+    if (this.config.parentMessage !== 'discard' || running === null || running.compress) return;
+    if (scheduled !== null && effectiveLevel(scheduled) < 4) running.discardMarked = true;
   }
 
   // ---------------------------------------------------------------- the step driver
