@@ -59,7 +59,8 @@ export class ControlPlane implements ChildControl {
       kind: d.kind,
       state: d.state,
       table: d.table,
-      tempTriples: child.seat?.memory?.exportTriples(EXPORT_LIMIT) ?? [],
+      // A stopped child's temp store was deleted with it: there is nothing left to list.
+      tempTriples: child.isStopped() ? [] : (child.seat?.memory?.exportTriples(EXPORT_LIMIT) ?? []),
       scheduler: { running: s.running?.id ?? null, immediate: s.immediate?.id ?? null, levelQueued, queued: s.queue.length, stackDepth: s.stack.length },
       contextEvents: d.context.length,
       contextTokens: child.context.accumulatedTokens(),

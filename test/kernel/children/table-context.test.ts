@@ -110,6 +110,19 @@ describe('context-full (SPEC §10.5)', () => {
   });
 });
 
+describe('the token measure of a child\'s context (SPEC §10.5)', () => {
+  it('S5: tokens count code points (not UTF-16 units) and an interrupt\'s raw input (not its interrupt mark)', () => {
+    const w = childWithRounds(0);
+    w.interrupt('emoji', 'L1', '😀'.repeat(10), { source: 'qq', channel: 'qq/a' });
+    w.answer('emoji', 'é'.repeat(5));
+    // 10 code points of 4 bytes → 20 tokens; 5 of 2 bytes → 10 tokens.
+    w.queued('boss', 'measure c1');
+    const inspected = JSON.parse(w.control('boss', { action: 'inspect', id: 'c1' }).result) as { contextTokens: number };
+    expect(inspected.contextTokens).toBe(30);
+    expect(w.agent('c1').context).toEqual([{ kind: 'interrupt', task: 'emoji', source: 'qq', input: '😀'.repeat(10), response: 'é'.repeat(5) }]);
+  });
+});
+
 describe('compress (SPEC §10.5)', () => {
   it('S10: compress keeps the child: an L4 critical kernel task on _compress_ summarises the older events, clears the table, and the child works on', () => {
     const w = childWithRounds(3);

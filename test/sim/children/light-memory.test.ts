@@ -4,7 +4,7 @@
  * calls, and a reclaim that promotes a selection into main. One run, read by every test.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, expectClean, fixture, runFile, toolResults, type Run } from './run-scenario.ts';
+import { eventsOf, expectClean, fixture, runDoc, runFile, toolResults, type Run } from './run-scenario.ts';
 
 let run: Run;
 beforeAll(async () => {
@@ -69,5 +69,30 @@ describe('children\'s light memory', () => {
     expect(tools).toContain('memory_recall');
     expect(tools).not.toContain('memory_write');
     expect(run.report.agents.c1?.tools).toContain('memory_write');
+  });
+
+  it('inspect of a stopped child whose temp store is gone answers with no temp triples; it is no panic of the parent', async () => {
+    const stopped = await runDoc({
+      name: 'inspect-stopped',
+      residents: [{ id: 'c1' }],
+      inputs: [
+        {
+          id: 'boss',
+          class: 'queued',
+          replies: [
+            { tools: [{ name: 'resident_agents', args: { action: 'destroy', id: 'c1' } }] },
+            { tools: [{ name: 'resident_agents', args: { action: 'inspect', id: 'c1' } }] },
+            { text: 'done' },
+          ],
+        },
+      ],
+      expect: { terminal: { boss: 'done' } },
+    });
+    expectClean(stopped);
+    const [destroyed, inspected] = toolResults(stopped, 'boss');
+    expect(destroyed).toEqual(['resident_agents', true, 'destroyed c1']);
+    expect(inspected?.[1]).toBe(true);
+    expect(JSON.parse(inspected?.[2] ?? '{}')).toMatchObject({ id: 'c1', state: 'stopped', tempTriples: [] });
+    expect(stopped.report.tasks).not.toHaveProperty('root:1');
   });
 });
