@@ -132,12 +132,15 @@ class SimulationRun {
 
   /**
    * Ends the run at once: the root is stopped (every pending task ends skipped/agent_stopped, so the
-   * `agent.stop` event names them) and the timers still due are never run.
+   * `agent.stop` event names them) and the timers still due are never run. A LIVENESS violation points
+   * at the last event before the stop, so its trace window (report/build.ts) shows the run as it was
+   * when it was cut.
    */
   private async endAtLimit(limit: string, drain: Drain, invariant: 'LIMIT' | 'LIVENESS' = 'LIMIT'): Promise<void> {
     const { clock, kernel, runtime, events } = this.world;
     this.limited = true;
     const t = clock.now();
+    const cutSeq = events[events.length - 1]?.seq ?? 0;
     if (!kernel.isStopped()) {
       runtime.stop();
       await drain.run(false, () => this.progress());
@@ -154,7 +157,7 @@ class SimulationRun {
     this.extraViolations.push({
       invariant,
       t,
-      seq: events.length,
+      seq: invariant === 'LIVENESS' ? cutSeq : events.length,
       agent: 'root',
       message:
         `the run reached ${limit} at t=${t}ms after ${events.length} events and was ended; ` +
