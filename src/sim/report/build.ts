@@ -27,6 +27,8 @@ import type {
 /** Trace lines shown before and after a violation's event. */
 const CONTEXT_BEFORE = 5;
 const CONTEXT_AFTER = 2;
+/** Pending tasks whose last event a LIVENESS violation's window shows. */
+const LIVENESS_PENDING_SHOWN = 10;
 
 export function buildReport(input: ReportInput): ReportBody {
   const { tasks, orders } = scanTrace(input.events);
@@ -160,7 +162,7 @@ function stopCancelled(
 }
 
 function reportViolation(v: Violation, events: readonly TraceEvent[]): ReportViolation {
-  const context = violationContext(v.seq, events);
+  const context = v.invariant === 'LIVENESS' ? livenessContext(v.seq, events) : violationContext(v.seq, events);
   return v.task === undefined
     ? { invariant: v.invariant, t: v.t, agent: v.agent, message: v.message, context }
     : { invariant: v.invariant, t: v.t, agent: v.agent, task: v.task, message: v.message, context };
@@ -178,6 +180,28 @@ function violationContext(seq: number, events: readonly TraceEvent[]): string[] 
   }
   if (lo >= events.length || events[lo]?.seq !== seq) return [];
   return events.slice(Math.max(0, lo - CONTEXT_BEFORE), lo + CONTEXT_AFTER + 1).map(formatTraceLine);
+}
+
+/**
+ * A LIVENESS violation points at the last event before the run was cut (run-loop.ts). Its window: the
+ * last events up to it, the last event of each task still pending then (the first
+ * LIVENESS_PENDING_SHOWN, in submission order) wherever it is, and the root's stop that ended them.
+ */
+function livenessContext(cutSeq: number, events: readonly TraceEvent[]): string[] {
+  const before = events.filter((e) => e.seq <= cutSeq);
+  const shown = new Set<TraceEvent>(before.slice(-(CONTEXT_BEFORE + 1)));
+  const lastOf = new Map<string, TraceEvent>();
+  const ended = new Set<string>();
+  for (const e of before) {
+    if (!('task' in e) || typeof e.task !== 'string') continue;
+    if (e.type === 'task.terminal') ended.add(e.task);
+    if (e.type === 'task.submitted' || lastOf.has(e.task)) lastOf.set(e.task, e);
+  }
+  const pending = [...lastOf].filter(([task]) => !ended.has(task)).slice(0, LIVENESS_PENDING_SHOWN);
+  for (const [, e] of pending) shown.add(e);
+  const stop = events.find((e) => e.seq > cutSeq && e.type === 'agent.stop' && e.agent === 'root');
+  if (stop !== undefined) shown.add(stop);
+  return [...shown].sort((a, b) => a.seq - b.seq).map(formatTraceLine);
 }
 
 function reportCounters(dump: KernelDump): Record<string, ReportCounters> {

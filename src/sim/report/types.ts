@@ -44,7 +44,11 @@ export interface ReportViolation {
   readonly agent: string;
   readonly task?: string;
   readonly message: string;
-  /** formatTraceLine of the violating event, up to 5 lines before it and 2 after. */
+  /**
+   * formatTraceLine of the violating event, up to 5 lines before it and 2 after. For LIVENESS: the
+   * last 6 events before the run was cut, the last event of each task pending then (at most 10) and
+   * the root's `agent.stop` that ended them, in trace order.
+   */
   readonly context: readonly string[];
 }
 
