@@ -86,27 +86,29 @@ describe('rt kind (SPEC §10.1)', () => {
 });
 
 /**
- * A child c1 on qq/a whose work is in every container: its task prompt suspended at the bottom of the
- * stack, `run` (L2) running, `wait1` (L1) in a level queue, `q1` and `q2` in the queued FIFO. The root is idle.
+ * A child c1 on qq/a whose work is in every container: its task prompt and `run` (L2, external)
+ * suspended on the stack, `top` (L3) running, `wait1` (L1) in a level queue, `q1` and `q2` in the
+ * queued FIFO. The root is idle.
  */
 function busyChild(rootConfig: ConstructorParameters<typeof TreeWorld>[0] = {}, capacity?: number): TreeWorld {
   const w = new TreeWorld(rootConfig);
   w.registerChannel({ name: 'qq/a', plugin: 'qq' });
   w.child(capacity === undefined ? { id: 'c1', inputChs: ['qq/a'], taskPrompt: 'watch' } : { id: 'c1', inputChs: ['qq/a'], taskPrompt: 'watch', capacity });
   const on = { source: 'qq', channel: 'qq/a' };
-  w.interrupt('run', 'L2', 'running now', on);
+  w.interrupt('run', 'L2', 'suspended external', on);
+  w.interrupt('top', 'L3', 'running now', on);
   w.interrupt('wait1', 'L1', 'waiting interrupt', on);
   w.queued('q1', 'first queued', on);
   w.queued('q2', 'second queued', on);
-  w.modelCall('run');
-  expect(w.agent('c1').scheduler.stack.map((f) => f.task.id)).toEqual(['c1:1']);
+  w.modelCall('top');
+  expect(w.agent('c1').scheduler.stack.map((f) => f.task.id)).toEqual(['c1:1', 'run']);
   return w;
 }
 
 function destroyBusy(w: TreeWorld, disposal: Disposal): void {
   expect(w.destroy('c1', disposal)).toEqual({ kind: 'destroyed' });
-  expect(w.replyOf('run')).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
-  expect(w.replyOf('c1:1')).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
+  // The running task, a suspended external input and the kernel's task prompt never move.
+  for (const id of ['top', 'run', 'c1:1']) expect(w.replyOf(id), id).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
   expect(w.agent('c1').state).toBe('stopped');
 }
 

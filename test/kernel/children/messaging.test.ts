@@ -138,6 +138,22 @@ describe('parent → child', () => {
     expect(w.replyOf('job').kind).toBe('done');
   });
 
+  it('S19: a parent message that meets the child\'s cooldown waits for the cooldown timer, then interrupts', () => {
+    const w = childAtWork({ cooldownMs: 2_000 });
+    w.interrupt('i2', 'L2', 'preempts the job', { source: 'qq', channel: 'qq/b' });
+    w.answer('i2', 'done i2');
+    // The job resumed and is in its cooldown.
+    w.queued('boss', 'delegate');
+    w.control('boss', { action: 'send', id: 'c1', text: 'urgent' });
+    expect(w.on('c1', 'preempt.deferred')).toEqual([expect.objectContaining({ task: 'c1:1', victim: 'job', reason: 'cooldown' })]);
+    expect(w.on('c1', 'task.suspend').map((e) => e.by)).toEqual(['i2']);
+    w.fireTimer('cooldown:c1');
+    expect(w.now).toBe(2_000);
+    expect(w.on('c1', 'task.suspend').map((e) => e.by)).toEqual(['i2', 'c1:1']);
+    expect(w.modelCall('c1:1')).toBeDefined();
+    expect(w.monitor.violations).toEqual([]);
+  });
+
   it('parentMessage "discard": a parent message fails the child\'s running task instead of suspending it', () => {
     const w = childAtWork({ parentMessage: 'discard' });
     w.queued('boss', 'delegate');
