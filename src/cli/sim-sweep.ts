@@ -23,6 +23,8 @@
  * one sweep (sim-merge.ts). `--workers` above
  * the machine's parallelism is capped to it, with a notice on stderr: threads beyond the cores only add
  * start-up time and memory (64 workers on 2 cores once took 114 s and 2.7 GB for a 1.25 s sweep).
+ * `--shrink [dir]` shrinks the first failing seed's scenario and writes it as a regression file
+ * (sweep-shrink.ts); with `--json` the document then has a `shrunk` entry.
  * Exit 0 when no seed failed, 1 when one did, 2 on unusable input.
  */
 import type { Command } from 'commander';
@@ -48,6 +50,8 @@ import type { SeedResult } from './sweep-seed.ts';
 import { buildSummary } from './sweep-summary.ts';
 import { formatSweepSummary } from './sweep-summary-text.ts';
 import { htmlDirProblem, writeFailureTimelines } from './sweep-timelines.ts';
+import { shrinkDir, shrinkFailingSeed, shrinkLines } from './sweep-shrink.ts';
+import { REGRESSIONS_DIR } from '../sim/shrink/regression.ts';
 
 /** Seeds in one sweep (A..B before sharding). */
 export const SWEEP_SEEDS_MAX = 1_000_000;
@@ -62,6 +66,7 @@ export interface SimSweepFlags {
   readonly shuffleTies?: boolean;
   readonly swarm?: boolean;
   readonly htmlDir?: string;
+  readonly shrink?: string | boolean;
 }
 
 export function registerSimSweep(sim: Command): void {
@@ -76,6 +81,7 @@ export function registerSimSweep(sim: Command): void {
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
     .option('--swarm', "activate a seeded subset of fault sites per seed; the scenario's expect counts stop being verdicts")
     .option('--html-dir <dir>', 'write the timeline of each failing seed there, as <scenario>-seed-<N>.html')
+    .option('--shrink [dir]', `shrink the first failing seed's scenario with fast-check and write it under dir (default ${REGRESSIONS_DIR})`)
     .action(async (file: string, flags: SimSweepFlags) => {
       process.exitCode = await simSweep(file, flags);
     });
@@ -131,8 +137,11 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
   const summary = buildSummary(identity, results, elapsedMs);
   const failingSeeds = summary.failures.map((r) => r.seed);
   const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines(setup, failingSeeds, flags.htmlDir);
-  if (json) await writeJson(summary);
-  else await writeStdout(formatSweepSummary(summary) + timelines);
+  const dir = shrinkDir(flags.shrink);
+  const first = failingSeeds[0];
+  const shrunk = dir === null || first === undefined ? null : await shrinkFailingSeed(file, { seed: first, swarm, shuffleTies }, dir);
+  if (json) await writeJson(shrunk === null ? summary : { ...summary, shrunk });
+  else await writeStdout(formatSweepSummary(summary) + timelines + (shrunk === null ? '' : shrinkLines(shrunk)));
   return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;
 }
 
