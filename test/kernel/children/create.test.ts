@@ -51,6 +51,24 @@ describe('create (SPEC §10.2)', () => {
     expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', level: 4, channel: 'sub/c1', source: 'parent/root' });
   });
 
+  it('S1: the parent\'s model creates a child with resident_agents create: it takes the inputch, runs its task prompt and is listed', () => {
+    const w = new TreeWorld();
+    w.registerChannel({ name: 'qq/a', plugin: 'qq' });
+    w.queued('boss', 'set up a watcher');
+    expect(w.control('boss', { action: 'create', id: 'watcher', inputChs: ['qq/a'], taskPrompt: 'watch qq/a', allowedOutputs: ['chat'] })).toEqual({
+      ok: true,
+      result: 'created resident watcher',
+    });
+    expect(w.kernel.dump().channels.find((c) => c.name === 'qq/a')?.owner).toBe('watcher');
+    expect(w.modelCall('watcher:1').agent).toBe('watcher');
+    const listed = JSON.parse(w.control('boss', { action: 'list' }).result) as unknown[];
+    expect(listed).toEqual([
+      { id: 'watcher', kind: 'resident', state: 'running', inputChs: ['qq/a'], allowedOutputs: ['chat'], rounds: 0, tableSize: 0, createdAt: 0 },
+    ]);
+    w.queued('msg', 'a message on qq/a', { source: 'qq', channel: 'qq/a' });
+    expect(w.submitted('msg').agent).toBe('watcher');
+  });
+
   it('S2: narrowed grants: the child\'s tools are exactly the granted runner tools; only granted outputs are offered, listed and sendable', () => {
     const w = new TreeWorld({ outputs: TWO_DEVICES });
     w.child({ id: 'c1', tools: ['search'], allowedOutputs: ['chat'] });

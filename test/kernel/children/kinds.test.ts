@@ -169,6 +169,26 @@ describe('residual policies (SPEC §10.2a step 3)', () => {
   });
 });
 
+describe('residual policies through resident_agents', () => {
+  it('C3: reclaim applies the residual policy too: with keep the waiting inputs move to the parent', () => {
+    const w = busyChild();
+    w.queued('boss', 'reclaim c1');
+    expect(w.control('boss', { action: 'reclaim', id: 'c1' })).toEqual({ ok: true, result: 'reclaimed c1: 0 triples promoted, 0 skipped' });
+    expect(w.on('c1', 'child.destroy')).toEqual([expect.objectContaining({ by: 'reclaim', residual: 'keep', channels: 'release' })]);
+    expect(w.on('c1', 'task.moved').map((e) => e.task)).toEqual(['wait1', 'q1', 'q2']);
+  });
+
+  it('C4 C5: destroy {residual: drop, channels: handback} from the parent\'s model drops the waiting inputs and hands the inputch back', () => {
+    const w = busyChild();
+    w.queued('boss', 'destroy c1');
+    expect(w.control('boss', { action: 'destroy', id: 'c1', residual: 'drop', channels: 'handback' })).toEqual({ ok: true, result: 'destroyed c1' });
+    expect(['wait1', 'q1', 'q2'].map((id) => w.replyOf(id).reason)).toEqual(['residual_dropped_by_parent', 'residual_dropped_by_parent', 'residual_dropped_by_parent']);
+    expect(w.kernel.dump().channels.find((c) => c.name === 'qq/a')?.owner).toBe('root');
+    w.answer('boss', 'done');
+    expect(w.violationsAtEnd()).toEqual([]);
+  });
+});
+
 describe('channel dispositions (SPEC §10.1)', () => {
   function destroyedWith(kind: 'resident' | 'rt', channels?: Disposal['channels']): TreeWorld {
     const w = new TreeWorld();
