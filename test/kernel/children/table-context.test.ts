@@ -170,6 +170,15 @@ describe('compress (SPEC §10.5)', () => {
     expect(w.on('root', 'child.event').map((e) => e.reason)).toEqual(['child_contextfull', 'child_contextfull']);
   });
 
+  it('S10: a summary that leaves the context at or above 0.9 × window keeps the state contextfull', () => {
+    const w = childWithRounds(3);
+    w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
+    w.answer('c1:1', 's'.repeat(40));
+    // 40 tokens of summary + 50 kept = 90: still full.
+    expect(w.agent('c1')).toMatchObject({ state: 'contextfull', tableSize: 0 });
+    expect(w.agent('c1').context.map((e) => e.kind)).toEqual(['summary', 'turn']);
+  });
+
   it('S10: when the summary call fails the older events are dropped, counted, and a later inspect shows the count', () => {
     const w = childWithRounds(3);
     w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
