@@ -19,7 +19,9 @@
  *
  * Under `--swarm`, each input the agenda submits is a chance for the sites queue-flood (FLOOD_SIZE
  * queued inputs at once) and interrupt-burst (one interrupt of each level at once), submitted right
- * after it in the same instant. Their ids contain '_', which scenario ids cannot, so they never collide.
+ * after it in the same instant. Their ids contain '_', which scenario ids cannot, so they never collide;
+ * each has a text of its own, so the kernel's duplicate check (same source and text) does not skip
+ * them and they reach the queue and the interrupt levels.
  */
 import type { VirtualClock } from '../../clock/index.ts';
 import { assert, canPreempt, resolveLevel, type Kernel, type Level, type RegisterInput, type Submission } from '../../kernel/index.ts';
@@ -268,12 +270,12 @@ export class Agenda {
     if (swarm === null) return;
     if (swarm.fires('queue-flood', sub.id)) {
       for (let k = 1; k <= FLOOD_SIZE; k += 1) {
-        this.submitSwarm({ id: `sw_flood_${sub.id}_${k}`, cls: 'queued', source: 'swarm', channel: 'swarm', text: 'flood' }, null);
+        this.submitSwarm({ id: `sw_flood_${sub.id}_${k}`, cls: 'queued', source: 'swarm', channel: 'swarm', text: `flood ${sub.id} ${k}` }, null);
       }
     }
     if (swarm.fires('interrupt-burst', sub.id)) {
       for (const level of [1, 2, 3, 4] as const) {
-        this.submitSwarm({ id: `sw_burst_${sub.id}_L${level}`, cls: 'interrupt', level, source: 'swarm', channel: 'swarm', text: 'burst' }, level);
+        this.submitSwarm({ id: `sw_burst_${sub.id}_L${level}`, cls: 'interrupt', level, source: 'swarm', channel: 'swarm', text: `burst ${sub.id} L${level}` }, level);
       }
     }
   }
