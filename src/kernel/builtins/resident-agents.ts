@@ -17,7 +17,7 @@ export const RESIDENT_AGENTS_SPEC: ToolSpec = Object.freeze({
   name: RESIDENT_AGENTS_TOOL,
   description:
     'Manage your resident child agents. Actions: list; create {id, kind?, inputChs?, allowedOutputs?, tools?, ' +
-    'taskPrompt?, contextWindowTokens?}; send {id, text}; inspect {id}; compress {id}; ' +
+    'taskPrompt?, contextWindowTokens?, capacity?}; send {id, text}; inspect {id}; compress {id}; ' +
     'reclaim {id, keep?: [indexes], residual?, channels?}; destroy {id, residual?: keep|drop, channels?: release|keep|handback}.',
   parameters: Object.freeze({
     type: 'object',
@@ -31,6 +31,7 @@ export const RESIDENT_AGENTS_SPEC: ToolSpec = Object.freeze({
       tools: { type: 'array', items: { type: 'string' } },
       taskPrompt: { type: 'string' },
       contextWindowTokens: { type: 'number' },
+      capacity: { type: 'number' },
       keep: { type: 'array', items: { type: 'number' } },
       residual: { type: 'string', enum: [...RESIDUAL_POLICIES] },
       channels: { type: 'string', enum: [...CHANNEL_DISPOSITIONS] },
@@ -107,12 +108,11 @@ function childSpec(id: string, args: ArgsObject): ChildSpec | string {
     if (typeof v !== 'string') return `${RESIDENT_AGENTS_TOOL} create: ${field} must be a string`;
     spec[field] = v;
   }
-  const window = args.contextWindowTokens;
-  if (window !== undefined) {
-    if (!Number.isInteger(window) || (window as number) < 1) {
-      return `${RESIDENT_AGENTS_TOOL} create: contextWindowTokens must be an integer >= 1`;
-    }
-    spec.contextWindowTokens = window;
+  for (const field of ['contextWindowTokens', 'capacity'] as const) {
+    const v = args[field];
+    if (v === undefined) continue;
+    if (!Number.isInteger(v) || (v as number) < 1) return `${RESIDENT_AGENTS_TOOL} create: ${field} must be an integer >= 1`;
+    spec[field] = v;
   }
   return spec as unknown as ChildSpec;
 }

@@ -69,6 +69,22 @@ describe('create (SPEC §10.2)', () => {
     expect(w.submitted('msg').agent).toBe('watcher');
   });
 
+  it('S1: create takes the child\'s queue capacity (SPEC §10.2): beyond it an input is refused queue_full on the child', () => {
+    const w = new TreeWorld();
+    w.queued('boss', 'set up a small child');
+    expect(w.control('boss', { action: 'create', id: 'small', capacity: 1 })).toEqual({ ok: true, result: 'created resident small' });
+    expect(w.control('boss', { action: 'create', id: 'bad', capacity: 0 })).toEqual({
+      ok: false,
+      result: 'resident_agents create: capacity must be an integer >= 1',
+    });
+    w.queued('running', 'runs', { agent: 'small' });
+    w.queued('waits', 'waits', { agent: 'small' });
+    w.queued('refused', 'does not fit', { agent: 'small' });
+    expect(w.replyOf('refused')).toMatchObject({ reason: 'queue_full' });
+    expect(w.hasReply('waits')).toBe(false);
+    expect(w.kernel.dump().agents.map((a) => a.id)).toEqual(['root', 'small']);
+  });
+
   it('S2: narrowed grants: the child\'s tools are exactly the granted runner tools; only granted outputs are offered, listed and sendable', () => {
     const w = new TreeWorld({ outputs: TWO_DEVICES });
     w.child({ id: 'c1', tools: ['search'], allowedOutputs: ['chat'] });
