@@ -5,7 +5,7 @@
  * a tool error that names the child and what to do instead.
  */
 import type { Agent } from '../agent/agent.ts';
-import type { GraphMemory } from '../ports/graph-memory.ts';
+import { MemoryError, type CommitResult, type GraphMemory } from '../ports/graph-memory.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
 import { COMPRESS_CHANNEL } from '../steps/compress.ts';
 import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
@@ -88,12 +88,19 @@ export class ControlPlane implements ChildControl {
     let promoted = 0;
     let skipped = 0;
     if (memory !== null && this.main !== null) {
-      const exported = memory.exportTriples(EXPORT_LIMIT).length;
-      const bad = (keep ?? []).filter((k) => k >= exported);
-      if (bad.length > 0) {
-        return err(`reclaim ${id}: keep indexes ${bad.join(', ')} are out of range; ${id} has ${exported} temp triples (0..${exported - 1}), see inspect`);
+      let result: CommitResult;
+      try {
+        const exported = memory.exportTriples(EXPORT_LIMIT).length;
+        const bad = (keep ?? []).filter((k) => k >= exported);
+        if (bad.length > 0) {
+          return err(`reclaim ${id}: keep indexes ${bad.join(', ')} are out of range; ${id} has ${exported} temp triples (0..${exported - 1}), see inspect`);
+        }
+        result = memory.promote(this.main, keep, id, nowMs);
+      } catch (e) {
+        // A store failure is an expected outcome: the promotion is one transaction, so nothing moved.
+        if (e instanceof MemoryError) return err(`reclaim ${id}: memory error: ${e.message}; nothing was promoted and ${id} keeps running`);
+        throw e;
       }
-      const result = memory.promote(this.main, keep, id, nowMs);
       promoted = result.added;
       skipped = result.skipped;
     } else if (keep !== undefined && keep.length > 0) {

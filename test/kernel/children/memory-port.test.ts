@@ -16,6 +16,7 @@ import {
 } from '../../../src/kernel/ports/graph-memory.ts';
 import type { Command, Submission } from '../../../src/kernel/protocol.ts';
 import { InvariantMonitor } from '../../../src/kernel/trace/monitors.ts';
+import type { TraceEvent } from '../../../src/kernel/trace/vocabulary.ts';
 import { MEMORY_PARSERS } from '../../../src/memory/ports.ts';
 import { EMPTY_RECALL } from '../../../src/kernel/memory/rules.ts';
 
@@ -29,7 +30,10 @@ class FakeStore implements GraphMemory {
   recall(): Recall {
     return EMPTY_RECALL;
   }
+  /** Set: every commit throws this store failure. */
+  failure: string | null = null;
   commit(triples: readonly Triple[]): CommitResult {
+    if (this.failure !== null) throw new MemoryError(this.failure);
     this.log.push(`${this.name} commit ${triples.map((t) => t.subject).join(',')}`);
     this.triples.push(...triples);
     return { added: triples.length, skipped: 0 };
@@ -68,12 +72,18 @@ class MemoryTree {
   readonly memories = new FakeChildMemories();
   readonly main: FakeStore;
   readonly monitor = new InvariantMonitor({ builtinPlugins: [] });
+  readonly events: TraceEvent[] = [];
   readonly kernel: Kernel;
   private commands: Command[] = [];
 
   constructor() {
     this.main = new FakeStore('main', this.memories.log);
-    this.kernel = new Kernel({ verify: true }, { emit: (e) => this.monitor.observe(e) }, {
+    this.kernel = new Kernel({ verify: true }, {
+      emit: (e) => {
+        this.events.push(e);
+        this.monitor.observe(e);
+      },
+    }, {
       memory: { store: this.main, parsers: MEMORY_PARSERS },
       childMemory: this.memories,
     });
@@ -141,6 +151,29 @@ describe('child memory through the port', () => {
     expect(t.memories.log).toEqual(['c1 create', 'c1 commit a,b,c', 'c1 promote [2,0]', 'main commit c,a', 'c1 discard']);
     expect(t.kernel.dump().agents.find((a) => a.id === 'c1')?.state).toBe('stopped');
     expect(t.monitor.violations).toEqual([]);
+  });
+
+  it('S11: a reclaim whose promotion fails in main is a tool error: nothing is promoted, the child keeps running, the parent goes on', () => {
+    const t = new MemoryTree();
+    t.feed({ type: 'child.create', spec: { id: 'c1' } }, 0);
+    t.submit({ id: 'w', agent: 'c1' });
+    t.answer('w', { name: 'memory_write', args: { triples: [triple('a')] } });
+    t.answer('w', null);
+    t.main.failure = 'database is locked';
+    t.submit({ id: 'boss' });
+    t.answer('boss', { name: 'resident_agents', args: { action: 'reclaim', id: 'c1' } });
+    const end = t.events.filter((e) => e.type === 'tool.end').at(-1);
+    expect(end).toMatchObject({
+      task: 'boss',
+      ok: false,
+      panicked: false,
+      result: 'reclaim c1: memory error: database is locked; nothing was promoted and c1 keeps running',
+    });
+    expect(t.memories.log.filter((l) => l.endsWith('discard'))).toEqual([]);
+    expect(t.kernel.dump().agents.find((a) => a.id === 'c1')?.state).toBe('running');
+    t.answer('boss', null, 'will retry');
+    expect(t.kernel.dump().agents[0]?.scheduler.running).toBeNull();
+    expect(t.events.filter((e) => e.type === 'task.terminal' && e.task === 'boss')).toEqual([expect.objectContaining({ kind: 'done' })]);
   });
 
   it('S12 S16: destroy discards the temp store at once; the root\'s stop discards every remaining child\'s, each exactly once', () => {
