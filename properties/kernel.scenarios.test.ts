@@ -21,7 +21,8 @@
  *    context of the same run without them once the interrupts' own events are removed.
  *
  * A failure prints the shrunk scenario JSON (fast-check's counterexample) and the violations with
- * their trace context. Keep a counterexample as a plain `it` in kernel.regressions.test.ts.
+ * their trace context; property 1 also writes its counterexample, with its seed and the failure it
+ * showed, under scenarios/regressions/ (regression-keeper.ts), which `npm test` replays from then on.
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,6 +30,7 @@ import type { ContextEvent } from '../src/kernel/agent/dump-types.ts';
 import type { Report } from '../src/sim/report/index.ts';
 import { drive } from './kernel-driver.ts';
 import { r3CaseArb, scenarioJsonArb, type ScenarioJson } from './scenario-arbitrary.ts';
+import { keepCounterexample } from './regression-keeper.ts';
 import { isConsolidation, parsed, routedByFallback, run, terminalProblems } from './scenario-checks.ts';
 import type { Scenario } from '../src/sim/scenario/index.ts';
 
@@ -131,7 +133,7 @@ const completed = new Set<string>();
 
 describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
   it(`every generated scenario parses, runs without violations, and ends every task exactly once (I5, X3; ${INVARIANT_RUNS} runs)`, async () => {
-    await fc.assert(
+    const details = await fc.check(
       fc.asyncProperty(scenarioJsonArb, async (json) => {
         const scenario = parsed(json);
         const report = await run(scenario);
@@ -141,6 +143,12 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
       }),
       { numRuns: INVARIANT_RUNS },
     );
+    if (details.failed) {
+      const json = details.counterexample?.[0];
+      const why = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+      const kept = json === undefined ? '' : `\nkept as ${await keepCounterexample(json, why)}`;
+      throw new Error(`${fc.defaultReportMessage(details) ?? 'property 1 failed'}${kept}`);
+    }
     completed.add('invariants');
   });
 

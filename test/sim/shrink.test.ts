@@ -61,7 +61,7 @@ describe('shrinkScenario', () => {
     expect(result.runs).toBeGreaterThan(5);
     // The shrunk file still fails the same way.
     const again = await runFile(result.scenario, FLAGS);
-    expect(again?.report.violations.map((v) => v.invariant)).toEqual(['LIMIT']);
+    expect(again?.kind === 'report' ? again.report.violations.map((v) => v.invariant) : again).toEqual(['LIMIT']);
   });
 
   it('returns null for a scenario that does not fail', async () => {
@@ -81,12 +81,17 @@ describe('regression files', () => {
     expect(written).toMatchObject({ name, seed: 3, expect: { violations: ['LIMIT'] } });
     expect(written.description).toContain('from test/loop.json with seed 3: it showed LIMIT: the run reached limits.maxEvents 3000');
     expect(written.description).toContain(`Run with: npx homeagent sim run ${path}`);
-    expect((await runFile(written, FLAGS))?.report.ok).toBe(true);
+    const run = async (doc: Json) => {
+      const ran = await runFile(doc, FLAGS);
+      if (ran?.kind !== 'report') throw new Error(`no report: ${JSON.stringify(ran)}`);
+      return ran.report;
+    };
+    expect((await run(written)).ok).toBe(true);
     // "Fixed": the runaway reply now ends with text; the listed LIMIT no longer occurs and the file fails.
     const fixed = { ...written, inputs: [{ id: 'c', class: 'queued', at: 0 }] };
-    const report = (await runFile(fixed, FLAGS))?.report;
-    expect(report?.ok).toBe(false);
-    expect(report?.expectations.find((x) => !x.ok)).toMatchObject({ name: 'invariants', path: 'expect.violations', expected: ['LIMIT'], actual: [] });
+    const report = await run(fixed);
+    expect(report.ok).toBe(false);
+    expect(report.expectations.find((x) => !x.ok)).toMatchObject({ name: 'invariants', path: 'expect.violations', expected: ['LIMIT'], actual: [] });
     // A second file of the same name gets a numbered one, never overwriting the first.
     expect(writeRegression(dir, name, doc)).toBe(join(dir, `${name}-2.json`));
   });

@@ -34,6 +34,7 @@ export function regressionDocument(result: ShrinkResult, flags: RunFlags, origin
   const name = `${sourceName.slice(0, NAME_BASE_MAX).replace(/-+$/, '')}-seed-${flags.seed}-${slug(result.signature.name)}`;
   const message = oneLine(result.signature.message);
   const flagText = `${flags.swarm ? ' --swarm' : ''}${flags.shuffleTies ? ' --shuffle-ties' : ''}`;
+  // A crash cannot be expected: its file keeps the expectations and fails until the bug is fixed.
   const expect =
     result.signature.kind === 'violation'
       ? { ...(result.allTerminal ? {} : { allTerminal: false }), violations: [...result.violations] }

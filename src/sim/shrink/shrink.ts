@@ -8,7 +8,9 @@
  * fast-check finds the example failing and shrinks it, trying smaller plans and keeping each that
  * still fails. Every try is a whole simulated run, so the tries are bounded (`maxRuns`, `maxMs`): past
  * the budget every try counts as passing, which ends the shrink with the smallest plan found so far.
- * A candidate that does not parse as a scenario is not a counterexample.
+ * A candidate that does not parse as a scenario is not a counterexample. An error that escapes the
+ * simulator (a kernel assertion) is a failure too, named by its class and the rule its message starts
+ * with.
  *
  * While shrinking, a candidate keeps only the `invariants`, `violations` and `allTerminal` parts of
  * `expect` when the failure is a violation (the other expectations name inputs that may be gone), and
@@ -27,8 +29,12 @@ export interface RunFlags {
 }
 
 export interface FailureSignature {
-  readonly kind: 'violation' | 'expectation';
-  /** The invariant or the expectation name. */
+  /**
+   * A crash is an error that escaped the simulator (a kernel assertion, say): it has no report. A
+   * problem is what a property found beyond the report's own verdict (properties/ name it).
+   */
+  readonly kind: 'violation' | 'expectation' | 'crash' | 'problem';
+  /** The invariant, the expectation name, or the error's class and rule ("AssertionError STRICT"). */
   readonly name: string;
   /** Its message (a violation) or "expected X, got Y" (an expectation), for the regression file. */
   readonly message: string;
@@ -65,19 +71,39 @@ export function failureSignature(scenario: Pick<Scenario, 'expect'>, report: Rep
   return { kind: 'expectation', name: failed.name, message: `expected ${JSON.stringify(failed.expected)}, got ${JSON.stringify(failed.actual)}` };
 }
 
-/** Runs a file; null when it does not parse or the simulator cannot run it. */
-export async function runFile(doc: Json, flags: RunFlags): Promise<{ scenario: Scenario; report: Report } | null> {
+export type FileRun =
+  | { readonly kind: 'report'; readonly scenario: Scenario; readonly report: Report }
+  | { readonly kind: 'crash'; readonly signature: FailureSignature };
+
+/** Runs a file; null when it does not parse or the simulator refuses it. */
+export async function runFile(doc: Json, flags: RunFlags): Promise<FileRun | null> {
   const parsed = parseScenario(doc);
   if (!parsed.ok) return null;
-  const outcome = await runScenario(parsed.scenario, { seed: flags.seed, swarm: flags.swarm, shuffleTies: flags.shuffleTies });
-  return outcome.kind === 'report' ? { scenario: parsed.scenario, report: outcome.report } : null;
+  try {
+    const outcome = await runScenario(parsed.scenario, { seed: flags.seed, swarm: flags.swarm, shuffleTies: flags.shuffleTies });
+    return outcome.kind === 'report' ? { kind: 'report', scenario: parsed.scenario, report: outcome.report } : null;
+  } catch (err) {
+    return { kind: 'crash', signature: crashSignature(err) };
+  }
+}
+
+/** The failure of a run, or null when it passed. */
+function runFailure(run: FileRun | null): FailureSignature | null {
+  if (run === null) return null;
+  return run.kind === 'crash' ? run.signature : failureSignature(run.scenario, run.report);
+}
+
+/** "AssertionError STRICT" for "AssertionError: STRICT: gi4-3 (eff 4) armed …": the class and the rule. */
+function crashSignature(err: unknown): FailureSignature {
+  const error = err instanceof Error ? err : new Error(String(err));
+  const rule = /^([A-Z][A-Za-z0-9]*):/.exec(error.message)?.[1];
+  return { kind: 'crash', name: rule === undefined ? error.name : `${error.name} ${rule}`, message: error.message };
 }
 
 /** Shrinks `doc`, which fails with `flags`; null when it does not fail at all. */
 export async function shrinkScenario(doc: Json, flags: RunFlags, budget: ShrinkBudget = DEFAULT_SHRINK_BUDGET): Promise<ShrinkResult | null> {
   const base: Json = { ...doc, seed: flags.seed };
-  const first = await runFile(base, flags);
-  const signature = first === null ? null : failureSignature(first.scenario, first.report);
+  const signature = runFailure(await runFile(base, flags));
   if (signature === null) return null;
   const expect = record(base.expect) ?? {};
   const candidateExpect = signature.kind === 'violation' ? pick(expect, ['invariants', 'violations', 'allTerminal']) : expect;
@@ -87,8 +113,7 @@ export async function shrinkScenario(doc: Json, flags: RunFlags, budget: ShrinkB
   const sameFailure = async (candidate: Json): Promise<boolean> => {
     if (runs >= budget.maxRuns || performance.now() - started > budget.maxMs) return false;
     runs += 1;
-    const ran = await runFile(candidate, flags);
-    const got = ran === null ? null : failureSignature(ran.scenario, ran.report);
+    const got = runFailure(await runFile(candidate, flags));
     return got !== null && got.kind === signature.kind && got.name === signature.name;
   };
   const build = (plan: Parameters<typeof applyPlan>[1]): Json => ({ ...applyPlan(base, plan), expect: candidateExpect });
@@ -99,9 +124,10 @@ export async function shrinkScenario(doc: Json, flags: RunFlags, budget: ShrinkB
   const shrunk = details.failed && details.counterexample !== null ? details.counterexample[0] : undefined;
   const smallest = build(shrunk ?? space.fullPlan);
   const final = await runFile(smallest, flags);
-  const violations = final === null ? [] : [...new Set(unexpectedViolations(final.scenario, final.report.violations).map((v) => v.invariant))];
-  const allTerminal = final?.report.expectations.find((x) => x.name === 'allTerminal')?.ok ?? true;
-  const shown = final === null ? signature : (failureSignature(final.scenario, final.report) ?? signature);
+  const report = final?.kind === 'report' ? final : null;
+  const violations = report === null ? [] : [...new Set(unexpectedViolations(report.scenario, report.report.violations).map((v) => v.invariant))];
+  const allTerminal = report?.report.expectations.find((x) => x.name === 'allTerminal')?.ok ?? true;
+  const shown = runFailure(final) ?? signature;
   return { scenario: smallest, signature: shown, violations, allTerminal, runs, shrinks: details.numShrinks };
 }
 
