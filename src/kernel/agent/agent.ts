@@ -328,6 +328,10 @@ export class Agent implements StepHost {
       this.env.flushHooks(nowMs);
       let task = this.current;
       if (task === null) {
+        // An idle agent has nothing to pick: the kernel advances every agent of the tree after each
+        // input, and a pick (with its verify-mode check of the whole scheduler) per idle agent made
+        // the cost of an input grow with the number of agents.
+        if (this.core.pendingCount() === 0) break;
         const picked = this.core.pick(nowMs);
         if (picked === null) break;
         task = this.tasks.get(picked.id);

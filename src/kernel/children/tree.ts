@@ -50,6 +50,8 @@ export class AgentTree {
   /** Root first, then children in creation order (the dump's order). */
   private readonly agents = new Map<string, Agent>();
   private readonly childrenOf = new Map<string, string[]>();
+  /** The live ones among them, kept as children start and stop: routing asks on every input. */
+  private readonly liveOf = new Map<string, Set<string>>();
   readonly root: Agent;
 
   constructor(
@@ -70,9 +72,7 @@ export class AgentTree {
 
   /** The live direct children of `parent`: where routing may send an input (SPEC §8.2). */
   liveChildren(parent: string): ReadonlySet<string> {
-    const ids = this.childrenOf.get(parent);
-    if (ids === undefined) return EMPTY;
-    return new Set(ids.filter((id) => this.agents.get(id)?.isStopped() === false));
+    return this.liveOf.get(parent) ?? EMPTY;
   }
 
   /** The children of `parent`, live or stopped, in creation order. */
@@ -120,6 +120,9 @@ export class AgentTree {
     const siblings = this.childrenOf.get(parentId);
     if (siblings === undefined) this.childrenOf.set(parentId, [child.agentId]);
     else siblings.push(child.agentId);
+    const live = this.liveOf.get(parentId);
+    if (live === undefined) this.liveOf.set(parentId, new Set([child.agentId]));
+    else live.add(child.agentId);
 
     const inputChs = [...(spec.inputChs ?? [])];
     this.trace(child.agentId, nowMs, { type: 'child.create', parent: parentId, kind: kind.name, inputChs, taskPrompt: spec.taskPrompt ?? null });
@@ -184,6 +187,7 @@ export class AgentTree {
       this.trace(id, nowMs, { type: 'child.destroy', parent: seat.parent, by: cause.by, residual: cause.residual, channels, released });
     }
     const moved = agent.stop(nowMs, cause.by === 'stop' ? null : cause.residual);
+    if (agent.parent !== null) this.liveOf.get(agent.parent)?.delete(id);
     for (const task of moved) {
       const to = parent as Agent;
       this.trace(id, nowMs, { type: 'task.moved', task: task.id, to: to.agentId });
