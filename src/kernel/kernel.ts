@@ -266,7 +266,9 @@ export class Kernel {
     if (parent === undefined) return;
     const channel = inboundChannel(child.agentId);
     const level = event.reason === 'notify' ? 3 : 4;
-    const task = parent.createTreeTask({ level, source: channel, channel, text: event.text }, nowMs);
+    // The parent's model reads only the text: it names the child that spoke.
+    const text = event.reason === 'child_contextfull' ? event.text : `[child ${child.agentId}] ${event.text}`;
+    const task = parent.createTreeTask({ level, source: channel, channel, text }, nowMs);
     this.raisedOnParent = true;
     if (task !== null) this.tracer?.emit(parent.agentId, nowMs, { type: 'child.event', task, child: child.agentId, reason: event.reason, level });
   }
