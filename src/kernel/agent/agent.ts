@@ -369,7 +369,8 @@ export class Agent implements StepHost {
     switch (step) {
       case 'Prepare': {
         const outcome = stepPrepare(this, task, nowMs);
-        if (this.seat !== null) this.checkContextFull(nowMs);
+        // A compress task is the answer to a full context: its own Prepare signals nothing.
+        if (this.seat !== null && !task.compress) this.checkContextFull(nowMs);
         return outcome;
       }
       case 'Model':

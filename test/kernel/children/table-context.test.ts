@@ -124,6 +124,19 @@ describe('the token measure of a child\'s context (SPEC §10.5)', () => {
 });
 
 describe('compress (SPEC §10.5)', () => {
+  it('S10: the compress task\'s own Prepare raises no context-full signal, even with the latch armed over the threshold', () => {
+    // Round 2 prepared at 50 tokens (the latch stays armed) and committed to 100, over 0.9 × 100.
+    const w = childWithRounds(2);
+    expect(w.agent('c1').contextfullSignals).toBe(0);
+    w.queued('boss', 'tidy c1 up');
+    expect(w.control('boss', { action: 'compress', id: 'c1' })).toEqual({ ok: true, result: 'compress scheduled' });
+    w.answer('c1:1', 'summary of round 1');
+    expect(w.on('c1', 'child.contextfull')).toEqual([]);
+    expect(w.agent('c1').contextfullSignals).toBe(0);
+    expect(w.on('c1', 'child.compress')).toEqual([expect.objectContaining({ task: 'c1:1', older: 1, kept: 1, summarised: true })]);
+    expect(w.agent('c1').state).toBe('running');
+  });
+
   it('S10: compress keeps the child: an L4 critical kernel task on _compress_ summarises the older events, clears the table, and the child works on', () => {
     const w = childWithRounds(3);
     expect(w.agent('c1').state).toBe('contextfull');
