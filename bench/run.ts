@@ -7,12 +7,15 @@ import { formatSimTable, runSimBench } from './sim.bench.ts';
 import { formatToolTurnsTable, runToolTurnsBench } from './tool-turns.bench.ts';
 import { formatMemoryTable, runMemoryBench } from './memory.bench.ts';
 import { formatModelsTable, runModelsBench } from './models.bench.ts';
+import { formatTreeTable, runTreeBench } from './tree.bench.ts';
 
 console.log(`node ${process.version} (${process.platform} ${process.arch})`);
 console.log('\n## scheduler\n');
 console.log(formatSchedulerTable(await runSchedulerBench()));
 console.log('\n## simulator\n');
 console.log(formatSimTable(await runSimBench()));
+console.log('\n## agent tree by size\n');
+console.log(formatTreeTable(await runTreeBench()));
 console.log('\n## tool turns of one task\n');
 console.log(formatToolTurnsTable(await runToolTurnsBench()));
 console.log('\n## graph memory\n');

@@ -21,8 +21,8 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel } from 'node:worker_threads';
 import { Bench } from 'tinybench';
+import { macrotaskDrainer } from './drain.ts';
 import { VirtualClock } from '../src/clock/index.ts';
 import { Kernel } from '../src/kernel/kernel.ts';
 import { Runtime } from '../src/runtime/runtime.ts';
@@ -64,18 +64,7 @@ export async function runSimBench(): Promise<SimBenchResult> {
   if (first.kind !== 'report' || !first.report.ok) throw new Error('E4 does not pass; fix it before benchmarking');
   const { events, virtualMs, traceHash } = first.report;
 
-  const channel = new MessageChannel();
-  let wake: (() => void) | null = null;
-  channel.port1.on('message', () => {
-    const w = wake;
-    wake = null;
-    w?.();
-  });
-  const drain = (): Promise<void> =>
-    new Promise((r) => {
-      wake = r;
-      channel.port2.postMessage(null);
-    });
+  const { drain, close } = macrotaskDrainer();
 
   const bench = new Bench({ time: 2000, warmupTime: 500 });
   bench.add('E4 run', async () => {
@@ -97,7 +86,7 @@ export async function runSimBench(): Promise<SimBenchResult> {
     if (fired !== TIMERS_PER_ITERATION) throw new Error('timers lost');
   });
   await bench.run();
-  channel.port1.close();
+  close();
 
   const median = (name: string): number => {
     const task = bench.tasks.find((t) => t.name === name);
