@@ -449,7 +449,8 @@ export class TreeModel {
       if (task.step === 'Prepare') {
         if (s.safePoint() === 'suspended') continue;
         task.step = 'Model';
-        if (agent.kind !== 'root') this.afterPrepare(agent);
+        // A compress is the answer to a full context: its own Prepare leaves the latch alone.
+        if (agent.kind !== 'root' && !task.compress) this.afterPrepare(agent);
       }
       if (s.safePoint() === 'suspended') continue;
       if (task.compress && compressPlan(agent).older === 0) {
@@ -537,7 +538,8 @@ export class TreeModel {
     const child = agent.kind !== 'root';
     if (call.name === 'notify_parent' && child) {
       const text = (JSON.parse(call.args) as { text: string }).text;
-      this.raiseOnParent(agent, 3, text);
+      // The parent's model reads only the text: it names the child that spoke.
+      this.raiseOnParent(agent, 3, `[child ${agent.id}] ${text}`);
     } else if (call.name === 'inputch_note' && child) {
       agent.notes.set(task.id, (JSON.parse(call.args) as { text: string }).text);
     } else {
