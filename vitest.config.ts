@@ -9,6 +9,11 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
+      // `npm run test:coverage` (and so CI) fails when the kernel's coverage, summed over all of
+      // src/kernel, drops below these floors. The rest of src/ is reported without a floor.
+      thresholds: {
+        'src/kernel/**': { lines: 90, branches: 85 },
+      },
     },
   },
 });
