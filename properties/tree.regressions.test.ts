@@ -17,6 +17,9 @@ describe('agent tree regressions (model-based replay)', () => {
     const { real } = replay(SUSPEND, [create('resident', 0b000, null, 150), createUnder(0, 'resident', 0b000, null, 150, null), fill(7)]);
     const signal = real.world.rec.events.find((e) => e.type === 'task.submitted' && e.agent === 'k1' && e.source === 'child/k2');
     expect(signal).toMatchObject({ task: 'k1:1', class: 'interrupt', level: 3, kernel: true });
+    // The trace's child.event says the level the task got.
+    const event = real.world.rec.events.find((e) => e.type === 'child.event' && e.agent === 'k1');
+    expect(event).toMatchObject({ task: 'k1:1', child: 'k2', reason: 'child_contextfull', level: 3 });
     expect(real.monitor.violations).toEqual([]);
   });
 

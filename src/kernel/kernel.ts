@@ -265,7 +265,8 @@ export class Kernel {
     const parent = child.parent === null ? undefined : this.tree.get(child.parent);
     if (parent === undefined) return;
     const channel = inboundChannel(child.agentId);
-    const level = event.reason === 'notify' ? 3 : 4;
+    // Only a parent raises L4 on a child: a grandchild's kernel event reaches its parent, a child, as L3.
+    const level = event.reason === 'notify' || parent.seat !== null ? 3 : 4;
     // The parent's model reads only the text: it names the child that spoke.
     const text = event.reason === 'child_contextfull' ? event.text : `[child ${child.agentId}] ${event.text}`;
     const task = parent.createTreeTask({ level, source: channel, channel, text }, nowMs);
