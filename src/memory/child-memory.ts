@@ -3,7 +3,7 @@
  * `<dir>/residents/<child>/graph.db`, beside a read-only handle on the parent's main. The directory of
  * a child is removed when its memory is discarded, so temp memory never outlives its child (CHILD).
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryError, type ChildMemory, type ChildMemoryFactory } from '../kernel/index.ts';
 import { LightMemory } from './light-memory.ts';
@@ -24,23 +24,36 @@ export class ChildMemoryDir implements ChildMemoryFactory {
     }
     const childDir = join(this.dir, 'residents', child);
     const mainPath = this.mainPath();
+    // Refused now, not at the first call: a creation with no main to read is refused whole (M2).
+    if (!existsSync(mainPath)) throw new MemoryError(`cannot open main graph memory ${mainPath}: it does not exist`);
     // A store left by a process that did not end cleanly belongs to no live child: start empty.
     rmSync(childDir, { recursive: true, force: true });
-    mkdirSync(childDir, { recursive: true });
-    let memory: LightMemory;
-    try {
-      memory = LightMemory.open({ tempPath: join(childDir, 'graph.db'), mainPath });
-    } catch (err) {
-      rmSync(childDir, { recursive: true, force: true });
-      throw err;
-    }
+    // The stores open at the first call that needs them: most children never touch memory, and
+    // making two SQLite handles per child is most of the cost of a child.
+    let memory: LightMemory | null = null;
+    let discarded = false;
+    const open = (): LightMemory => {
+      if (discarded) throw new MemoryError(`the light memory of ${child} was discarded with its child`);
+      if (memory !== null) return memory;
+      mkdirSync(childDir, { recursive: true });
+      try {
+        memory = LightMemory.open({ tempPath: join(childDir, 'graph.db'), mainPath });
+      } catch (err) {
+        rmSync(childDir, { recursive: true, force: true });
+        throw err;
+      }
+      return memory;
+    };
     return {
-      recall: (keywords, depth) => memory.recall(keywords, depth),
-      commit: (triples, session, turn, nowMs) => memory.commit(triples, session, turn, nowMs),
-      exportTriples: (limit) => memory.exportTriples(limit),
-      promote: (main, keep, id, nowMs) => memory.promote(main, keep, id, nowMs),
+      recall: (keywords, depth) => open().recall(keywords, depth),
+      commit: (triples, session, turn, nowMs) => open().commit(triples, session, turn, nowMs),
+      // An unopened temp store is empty: nothing to list or promote, and no reason to open it.
+      exportTriples: (limit) => (memory === null ? [] : memory.exportTriples(limit)),
+      promote: (main, keep, id, nowMs) => (memory === null ? { added: 0, skipped: 0 } : memory.promote(main, keep, id, nowMs)),
       discard: () => {
-        memory.discard();
+        discarded = true;
+        memory?.discard();
+        memory = null;
         rmSync(childDir, { recursive: true, force: true });
       },
     };

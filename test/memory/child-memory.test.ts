@@ -67,6 +67,24 @@ describe('children\'s light memories (SPEC §9, §10.2)', () => {
     expect(readdirSync(join(dir, 'residents'))).toEqual([]);
   });
 
+  it('opens its stores at the first call that needs them: a child that never uses memory makes no file', () => {
+    const factory = new ChildMemoryDir(dir, mainPath);
+    const idle = factory.create('idle');
+    expect(existsSync(join(dir, 'residents', 'idle'))).toBe(false);
+    // Nothing written: nothing to list or promote, and still no file.
+    expect(idle.exportTriples(10)).toEqual([]);
+    expect(idle.promote(main, undefined, 'idle', 0)).toEqual({ added: 0, skipped: 0 });
+    expect(existsSync(join(dir, 'residents', 'idle'))).toBe(false);
+    // A recall reads main, so it opens the stores.
+    expect(idle.recall(['alice'], 1).entities.map((e) => e.name)).toContain('alice');
+    expect(existsSync(join(dir, 'residents', 'idle', 'graph.db'))).toBe(true);
+    idle.discard();
+    expect(existsSync(join(dir, 'residents', 'idle'))).toBe(false);
+    // After the discard the store is gone for good: a late call is a MemoryError, not a new file.
+    expect(() => idle.commit([{ subject: 'x', relation: 'y', object: 'z' }], 'idle', 1, 0)).toThrow(/discarded/);
+    expect(existsSync(join(dir, 'residents', 'idle'))).toBe(false);
+  });
+
   it('a missing main or an id that is not a file name is a clear MemoryError, and nothing is left behind', () => {
     const none = new ChildMemoryDir(dir, () => join(dir, 'absent.sqlite'));
     expect(() => none.create('kid')).toThrow(MemoryError);
