@@ -38,6 +38,11 @@ export const FAULT_SITES = [
   'queue-flood',
   /** At an input's instant, one extra interrupt of each level arrives at once. */
   'interrupt-burst',
+  /**
+   * At an input's instant, the user presses the stop button (SPEC §2.9) with a text: the queued FIFO is
+   * cancelled, the running task stop-marked, and the text becomes an interrupt of its own.
+   */
+  'user-stop',
 ] as const;
 
 export type FaultSite = (typeof FAULT_SITES)[number];

@@ -88,6 +88,10 @@ const EVIDENCE: Record<FaultSite, (r: Run) => boolean> = {
       const registered = of(r.events, 'interrupt.registered').filter((e) => e.task.startsWith(`sw_burst_${key}_L`));
       return registered.map((e) => e.level).join(',') === '1,2,3,3' && new Set(registered.map((e) => e.t)).size === 1;
     }),
+  // The stop button pressed: a stop event, and the cancelled or stop-marked tasks end cancelled/user_stop.
+  'user-stop': (r) =>
+    of(r.events, 'stop').some((e) => e.task.startsWith('sw_stop_')) &&
+    Object.values(r.report.tasks).some((t) => t.terminal === 'cancelled' && t.reason === 'user_stop'),
 };
 
 /** Sites whose evidence another site may leave too. */

@@ -18,7 +18,8 @@
  * tasks.
  *
  * Under `--swarm`, each input the agenda submits is a chance for the sites queue-flood (FLOOD_SIZE
- * queued inputs at once) and interrupt-burst (one interrupt of each level at once), submitted right
+ * queued inputs at once), interrupt-burst (one interrupt of each level at once) and user-stop (the
+ * stop button, with a text), submitted right
  * after it in the same instant. Their ids contain '_', which scenario ids cannot, so they never collide;
  * each has a text of its own, so the kernel's duplicate check (same source and text) does not skip
  * them and they reach the queue and the interrupt levels.
@@ -277,6 +278,9 @@ export class Agenda {
       for (const level of [1, 2, 3, 4] as const) {
         this.submitSwarm({ id: `sw_burst_${sub.id}_L${level}`, cls: 'interrupt', level, source: 'swarm', channel: 'swarm', text: `burst ${sub.id} L${level}` }, level);
       }
+    }
+    if (swarm.fires('user-stop', sub.id)) {
+      this.submitSwarm({ id: `sw_stop_${sub.id}`, cls: 'interrupt', level: 1, source: 'swarm', channel: 'swarm', text: `stop ${sub.id}`, stop: true }, 1);
     }
   }
 
