@@ -129,6 +129,8 @@ export class InvariantMonitor {
   private readonly agents = new Map<string, AgentTrack>();
   /** Each child's parent, from `child.create`. */
   private readonly parentOf = new Map<string, string>();
+  /** Tasks moved off an agent (`task.moved`) and not yet submitted where they went, with their target. */
+  private readonly inTransit = new Map<string, string>();
   private lastT = 0;
   private lastSeq = 0;
 
@@ -245,6 +247,10 @@ export class InvariantMonitor {
    * agent, unless that agent was stopped.
    */
   finish(final: MonitorFinal): void {
+    // A task that left an agent and never arrived where it went has no terminal event anywhere.
+    for (const [task, to] of this.inTransit) {
+      this.violateAt('I5', to, task, `task ${task} moved to ${to} but was never submitted there: it has no terminal event`);
+    }
     const stopped = new Set(final.stoppedAgents);
     for (const [id, ag] of this.agents) {
       if (ag.stopped) stopped.add(id);
@@ -280,7 +286,7 @@ export class InvariantMonitor {
 
   private onSubmitted(e: Extract<TraceEvent, { type: 'task.submitted' }>): void {
     const previous = this.tasks.get(e.task);
-    const moved = previous !== undefined && previous.movedTo === e.agent && !previous.ended;
+    const moved = previous !== undefined && previous.movedTo === e.agent && !previous.ended && this.inTransit.delete(e.task);
     if (previous !== undefined && !moved) {
       const state = previous.ended ? 'already ended' : `still pending on ${previous.agent}`;
       this.violate('I5', e, e.task, `task ${e.task} submitted again on ${e.agent} (${state}): one task, one terminal`);
@@ -311,6 +317,7 @@ export class InvariantMonitor {
       return;
     }
     task.movedTo = e.to;
+    this.inTransit.set(e.task, e.to);
   }
 
   /** CHILD: children stop first (SPEC §10.2a); a parent that stops while a child still runs leaves an orphan. */

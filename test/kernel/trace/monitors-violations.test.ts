@@ -140,6 +140,13 @@ const cases: readonly Case[] = [
     says: /submitted again on other/,
   },
   {
+    name: 'I5: a task moved off a child and never submitted where it went (found at the end of the run)',
+    trace: [create('kid'), sub('a', null, { agent: 'kid' }), moved('a', 'kid', 'root'), agentStop('kid')],
+    final: { drained: false, stoppedAgents: [] },
+    found: [['I5', 'a']],
+    says: /a moved to root but was never submitted there/,
+  },
+  {
     name: 'I5: a second terminal',
     trace: [sub('a', null), start('a'), end('a'), end('a')],
     found: [['I5', 'a']],
