@@ -273,6 +273,13 @@ describe('Model request placeholders (SPEC §3.6)', () => {
     expect(h.modelCall('q1').request.messages.at(-1)).toEqual(userMsg(PLACEHOLDER_FINISH));
   });
 
+  it('a batch of output_send__<x>_help calls is not a delivery: the placeholder asks the model to continue (REFERENCE §2.6, the Model step)', () => {
+    const h = new KernelWorld();
+    h.queued('q1', 'how do I send?');
+    h.answer('q1', '', [{ name: 'output_send__chat_help' }]);
+    expect(h.modelCall('q1').request.messages.at(-1)).toEqual(userMsg(PLACEHOLDER_CONTINUE));
+  });
+
   it('the first request of a task carries no placeholder', () => {
     const h = new KernelWorld();
     h.queued('q1', 'plain');

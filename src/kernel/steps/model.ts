@@ -135,6 +135,10 @@ export function requestMessages(messages: readonly Message[]): readonly Message[
   return lazySnapshot(messages, messages.length, placeholder);
 }
 
+/**
+ * Whether the last batch only delivered output (REFERENCE §2.6): every call an `output_send__<x>`,
+ * where an `output_send__<x>_help` call asks how to send and so is not a delivery.
+ */
 function onlyOutputSends(messages: readonly Message[]): boolean {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Message;
