@@ -43,6 +43,12 @@ export const FAULT_SITES = [
    * cancelled, the running task stop-marked, and the text becomes an interrupt of its own.
    */
   'user-stop',
+  /**
+   * At an input's instant, CHILD_FLOOD_SIZE long inputs arrive for one resident (the input's own index
+   * picks which), to fill its context: context-full signals, compresses and their races. A scenario
+   * without residents gives this site no chance.
+   */
+  'child-context-flood',
 ] as const;
 
 export type FaultSite = (typeof FAULT_SITES)[number];
@@ -59,6 +65,9 @@ export const HANG_FACTOR = 100;
 export const HANG_MIN_MS = 60_000;
 /** Queued inputs one flood adds. */
 export const FLOOD_SIZE = 20;
+/** Inputs one child context flood adds, and the code points of each (about 2 000 tokens apiece). */
+export const CHILD_FLOOD_SIZE = 5;
+export const CHILD_FLOOD_TEXT_POINTS = 1_000;
 
 export class Swarm {
   private healed = false;

@@ -10,11 +10,11 @@ import type { TraceEvent } from '../../src/kernel/index.ts';
 import type { Report } from '../../src/sim/report/index.ts';
 import { parseScenario } from '../../src/sim/scenario/index.ts';
 import { runScenario } from '../../src/sim/simulation.ts';
-import { FAULT_SITES, FLOOD_SIZE, HANG_MIN_MS, Swarm, type FaultSite } from '../../src/sim/swarm.ts';
+import { CHILD_FLOOD_SIZE, FAULT_SITES, FLOOD_SIZE, HANG_MIN_MS, Swarm, type FaultSite } from '../../src/sim/swarm.ts';
 
 /**
  * Four queued tasks that each call a tool, and three interrupts arriving 30 ms into a Model step (so
- * model calls are cancelled). Replies split into four two-letter pieces; the model call times out
+ * model calls are cancelled), beside one idle resident. Replies split into four two-letter pieces; the model call times out
  * after 3 s; the fake model drops everything at a cancel (cancelLagMs 0), so no chunk is late.
  */
 const parsed = parseScenario({
@@ -23,6 +23,8 @@ const parsed = parseScenario({
   kernel: { modelTimeoutMs: 3_000, cooldownMs: 0 },
   model: { firstChunkMs: [40, 80], chunkMs: [20, 40], chunks: 4, cancelAware: true, cancelLagMs: 0 },
   tools: { lookup: { durationMs: [100, 300], result: 'found' } },
+  // An idle resident with a small window: what a child context flood fills.
+  residents: [{ id: 'kid', contextWindowTokens: 4_000 }],
   inputs: [
     ...[0, 1, 2, 3].map((k) => ({
       id: `q${k}`,
@@ -88,6 +90,10 @@ const EVIDENCE: Record<FaultSite, (r: Run) => boolean> = {
       const registered = of(r.events, 'interrupt.registered').filter((e) => e.task.startsWith(`sw_burst_${key}_L`));
       return registered.map((e) => e.level).join(',') === '1,2,3,3' && new Set(registered.map((e) => e.t)).size === 1;
     }),
+  // CHILD_FLOOD_SIZE long inputs for the resident at one instant, filling its context to a signal.
+  'child-context-flood': (r) =>
+    [...groups(r, 'sw_cflood_').values()].some((ts) => ts.length === CHILD_FLOOD_SIZE && new Set(ts).size === 1) &&
+    of(r.events, 'child.contextfull').some((e) => e.agent === 'kid'),
   // The stop button pressed: a stop event, and the cancelled or stop-marked tasks end cancelled/user_stop.
   'user-stop': (r) =>
     of(r.events, 'stop').some((e) => e.task.startsWith('sw_stop_')) &&
@@ -126,8 +132,8 @@ async function run(seed: number, swarm: boolean): Promise<Run> {
   return { events: outcome.record.events, report: outcome.report };
 }
 
-/** Seeds per site: an active site fires on a quarter of its chances, and this scenario gives each several. */
-const SEEDS_PER_SITE = 4;
+/** Seeds per site: an active site fires on a quarter of its chances, and this scenario gives each several (late chunks need a cancelled call too: 8 seeds show it). */
+const SEEDS_PER_SITE = 8;
 const swarmed = new Map<FaultSite, Run[]>();
 
 async function swarmedRuns(site: FaultSite): Promise<Run[]> {

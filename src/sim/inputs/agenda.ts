@@ -29,7 +29,7 @@ import { assert, canPreempt, resolveLevel, type Kernel, type Level, type Registe
 import type { Runtime } from '../../runtime/runtime.ts';
 import type { InputMeta } from '../report/index.ts';
 import type { Scenario, ScenarioEvent, ScenarioInput } from '../scenario/index.ts';
-import { FLOOD_SIZE, type Swarm } from '../swarm.ts';
+import { CHILD_FLOOD_SIZE, CHILD_FLOOD_TEXT_POINTS, FLOOD_SIZE, type Swarm } from '../swarm.ts';
 import { Generator, type GeneratedInput } from './generator.ts';
 import type { TriggerEngine } from './triggers.ts';
 
@@ -281,6 +281,14 @@ export class Agenda {
     }
     if (swarm.fires('user-stop', sub.id)) {
       this.submitSwarm({ id: `sw_stop_${sub.id}`, cls: 'interrupt', level: 1, source: 'swarm', channel: 'swarm', text: `stop ${sub.id}`, stop: true }, 1);
+    }
+    const residents = this.scenario.residents;
+    if (residents.length > 0 && swarm.fires('child-context-flood', sub.id)) {
+      const child = residents[this.submitted.size % residents.length]?.id ?? 'root';
+      const filler = 'x'.repeat(CHILD_FLOOD_TEXT_POINTS);
+      for (let k = 1; k <= CHILD_FLOOD_SIZE; k += 1) {
+        this.submitSwarm({ id: `sw_cflood_${sub.id}_${k}`, cls: 'queued', source: 'swarm', channel: 'swarm', agent: child, text: `flood ${sub.id} ${k} ${filler}` }, null);
+      }
     }
   }
 
