@@ -24,6 +24,8 @@ const CASES: readonly (readonly [string, readonly ReachedState[]])[] = [
   ['tool-calls-never-started', ['stop-during-tool']],
   ['late-chunks', ['late-chunks']],
   ['p2-equal-level-waits', []],
+  ['e3-resident-flagship', ['child-contextfull', 'child-compress', 'child-reclaim', 'task-moved']],
+  ['c1-rt-newest-wins', ['rt-superseded']],
 ];
 
 describe('reachedStates', () => {

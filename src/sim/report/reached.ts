@@ -29,6 +29,16 @@ export const REACHED_STATES = [
   'late-chunks',
   /** A preemption deferred because the victim was a consolidation (critical as a whole). */
   'consolidation-deferral',
+  /** A child's context reached 0.9 × its window and signalled its parent (SPEC §10.5). */
+  'child-contextfull',
+  /** A compress task rewrote a child's context. */
+  'child-compress',
+  /** A parent reclaimed a child (its temp triples promoted, then stopped). */
+  'child-reclaim',
+  /** A stopping child's waiting work moved to its parent (residual keep) or to an offload helper. */
+  'task-moved',
+  /** An rt child's slot was overwritten: the task it held ended superseded. */
+  'rt-superseded',
 ] as const;
 
 export type ReachedState = (typeof REACHED_STATES)[number];
@@ -62,6 +72,21 @@ export function reachedStates(report: Pick<Report, 'maxStackDepth' | 'deferrals'
         if (step === 'ToolExec' || step === 'ToolBatch') reached.add('stop-during-tool');
         break;
       }
+      case 'child.contextfull':
+        reached.add('child-contextfull');
+        break;
+      case 'child.compress':
+        reached.add('child-compress');
+        break;
+      case 'child.reclaim':
+        reached.add('child-reclaim');
+        break;
+      case 'task.moved':
+        reached.add('task-moved');
+        break;
+      case 'task.terminal':
+        if (e.kind === 'superseded') reached.add('rt-superseded');
+        break;
       case 'preempt.deferred':
         if (e.reason === 'critical' && report.tasks[e.task]?.level === 4) reached.add('l4-deferred-critical');
         if (e.victim !== null && report.tasks[e.victim]?.channel === CONSOLIDATION_CHANNEL) reached.add('consolidation-deferral');
