@@ -13,33 +13,39 @@ import { objectArgs, requiredText, type ArgsObject } from './args.ts';
 
 export const RESIDENT_AGENTS_TOOL = 'resident_agents';
 
-export const RESIDENT_AGENTS_SPEC: ToolSpec = Object.freeze({
-  name: RESIDENT_AGENTS_TOOL,
-  description:
-    'Manage your resident child agents. Actions: list; create {id, kind?, inputChs?, allowedOutputs?, tools?, ' +
-    'taskPrompt?, contextWindowTokens?, capacity?}; send {id, text}; inspect {id}; compress {id}; ' +
-    'reclaim {id, keep?: [indexes], residual?, channels?}; destroy {id, residual?: keep|drop, channels?: release|keep|handback}.',
-  parameters: Object.freeze({
-    type: 'object',
-    properties: {
-      action: { type: 'string', enum: [...CONTROL_ACTIONS] },
-      id: { type: 'string' },
-      text: { type: 'string' },
-      kind: { type: 'string' },
-      inputChs: { type: 'array', items: { type: 'string' } },
-      allowedOutputs: { type: 'array', items: { type: 'string' } },
-      tools: { type: 'array', items: { type: 'string' } },
-      taskPrompt: { type: 'string' },
-      contextWindowTokens: { type: 'number' },
-      capacity: { type: 'number' },
-      keep: { type: 'array', items: { type: 'number' } },
-      residual: { type: 'string', enum: [...RESIDUAL_POLICIES] },
-      channels: { type: 'string', enum: [...CHANNEL_DISPOSITIONS] },
-    },
-    required: ['action'],
-  }),
-  parallelSafe: false,
-});
+/**
+ * The tool as the model sees it. Built on each call, not held in a module constant, because mutation
+ * testing switches a mutant on only for code that runs after the module is imported.
+ */
+export function residentAgentsSpec(): ToolSpec {
+  return Object.freeze({
+    name: RESIDENT_AGENTS_TOOL,
+    description:
+      'Manage your resident child agents. Actions: list; create {id, kind?, inputChs?, allowedOutputs?, tools?, ' +
+      'taskPrompt?, contextWindowTokens?, capacity?}; send {id, text}; inspect {id}; compress {id}; ' +
+      'reclaim {id, keep?: [indexes], residual?, channels?}; destroy {id, residual?: keep|drop, channels?: release|keep|handback}.',
+    parameters: Object.freeze({
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: [...CONTROL_ACTIONS] },
+        id: { type: 'string' },
+        text: { type: 'string' },
+        kind: { type: 'string' },
+        inputChs: { type: 'array', items: { type: 'string' } },
+        allowedOutputs: { type: 'array', items: { type: 'string' } },
+        tools: { type: 'array', items: { type: 'string' } },
+        taskPrompt: { type: 'string' },
+        contextWindowTokens: { type: 'number' },
+        capacity: { type: 'number' },
+        keep: { type: 'array', items: { type: 'number' } },
+        residual: { type: 'string', enum: [...RESIDUAL_POLICIES] },
+        channels: { type: 'string', enum: [...CHANNEL_DISPOSITIONS] },
+      },
+      required: ['action'],
+    }),
+    parallelSafe: false,
+  });
+}
 
 const err = (output: string): ToolResult => ({ ok: false, output });
 

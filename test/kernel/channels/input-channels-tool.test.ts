@@ -1,8 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { ChannelRegistry } from '../../../src/kernel/channels/registry.ts';
 import {
-  INPUT_CHANNELS_SPEC,
-  INPUT_CHANNELS_VIEWS,
+  inputChannelsSpec,
   inputChannelsView,
   runInputChannelsTool,
 } from '../../../src/kernel/builtins/input-channels.ts';
@@ -144,16 +143,20 @@ describe('input_channels tool (SPEC §8.3)', () => {
     }
   });
 
-  it('the tool spec: JSON schema with the view enum and name, parallel-safe', () => {
-    expect(INPUT_CHANNELS_SPEC.name).toBe('input_channels');
-    expect(INPUT_CHANNELS_SPEC.parallelSafe).toBe(true);
-    expect(INPUT_CHANNELS_SPEC.parameters).toEqual({
+  it('the tool spec (SPEC §8.3): the view enum and name in its schema, every view named in its description, parallel-safe', () => {
+    const views = ['all', 'mine', 'unassigned', 'by_agent', 'detail'];
+    const spec = inputChannelsSpec();
+    expect(spec.name).toBe('input_channels');
+    expect(spec.parallelSafe).toBe(true);
+    expect(spec.parameters).toEqual({
       type: 'object',
       properties: {
-        view: expect.objectContaining({ type: 'string', enum: [...INPUT_CHANNELS_VIEWS] }),
-        name: expect.objectContaining({ type: 'string' }),
+        view: { type: 'string', enum: views, description: expect.stringMatching(/default all/) },
+        name: { type: 'string', description: expect.stringMatching(/inputch name.*view=detail/) },
       },
       additionalProperties: false,
     });
+    expect(spec.description).toMatch(/^Show the input channels/);
+    for (const view of views) expect(spec.description).toContain(`${view} (`);
   });
 });

@@ -2,11 +2,11 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { ChannelRegistry } from '../../../src/kernel/channels/registry.ts';
 import {
-  OUTPUT_LIST_SPEC,
   OUTPUT_SEND_PREFIX,
   checkOutputSend,
   isAuthorized,
   outputChannelOfTool,
+  outputListSpec,
   outputListView,
   outputToolSpecs,
   type OutputDevice,
@@ -153,7 +153,12 @@ describe('output authorization (SPEC §8.4)', () => {
       properties: { text: { type: 'string' }, type: { type: 'string', enum: ['text'] } },
       required: ['text'],
     });
-    expect(OUTPUT_LIST_SPEC).toMatchObject({ name: 'output_list_channels', parallelSafe: true });
+    expect(outputListSpec()).toEqual({
+      name: 'output_list_channels',
+      description: expect.stringContaining('output_send__<channel>'),
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      parallelSafe: true,
+    });
     expect(outputChannelOfTool('output_send__qq/2')).toBe('qq/2');
     expect(outputChannelOfTool('output_send__')).toBeNull();
     expect(outputChannelOfTool('memory_write')).toBeNull();
