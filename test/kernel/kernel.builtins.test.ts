@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message, ToolSpec } from '../../src/kernel/ports/provider.ts';
-import { PLACEHOLDER_FINISH } from '../../src/kernel/steps/model.ts';
+import { PLACEHOLDER_FINISH } from './steps/placeholders.ts';
 import { memoryPorts } from '../../src/memory/ports.ts';
 import { SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
 import { KernelWorld, SYSTEM_PROMPT, type CallSpec, type EventOf } from '../support/kernel-world.ts';

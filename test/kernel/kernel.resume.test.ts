@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLACEHOLDER_CONTINUE } from '../../src/kernel/steps/model.ts';
+import { PLACEHOLDER_CONTINUE } from './steps/placeholders.ts';
 import {
   KernelWorld,
   SYSTEM_PROMPT,

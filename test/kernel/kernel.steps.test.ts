@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLACEHOLDER_CONTINUE, PLACEHOLDER_FINISH } from '../../src/kernel/steps/model.ts';
+import { PLACEHOLDER_CONTINUE, PLACEHOLDER_FINISH } from './steps/placeholders.ts';
 import { KernelWorld, SYSTEM_PROMPT, assistantMsg, systemMsg, tailAfterInput, userMsg } from '../support/kernel-world.ts';
 
 const FAILED_MODEL = 'processing error: model call failed: ';

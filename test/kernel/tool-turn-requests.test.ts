@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/kernel/ports/provider.ts';
-import { PLACEHOLDER_CONTINUE } from '../../src/kernel/steps/model.ts';
+import { PLACEHOLDER_CONTINUE } from './steps/placeholders.ts';
 import { KernelWorld, SYSTEM_PROMPT, systemMsg, userMsg } from '../support/kernel-world.ts';
 
 /**

@@ -148,6 +148,9 @@ describe('compress (SPEC §10.5)', () => {
     // The newest events within 0.5 × window (50 tokens: one round) are kept; the two older ones are summarised.
     const request = w.modelCall('c1:1').request;
     expect(request.tools).toEqual([]);
+    // Only the instruction and the older events: not the child's own prompt, nor the kept round.
+    expect(request.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(request.messages[0]?.content).toMatch(/^Summarise the conversation below so the summary can replace it: .+; answer with the summary text only\.$/);
     expect(request.messages[1]?.content).toBe(`turn: ${INPUT(1)} => ${REPLY(1)}\nturn: ${INPUT(2)} => ${REPLY(2)}`);
     w.answer('c1:1', 'the summary');
     expect(w.replyOf('c1:1')).toEqual({ kind: 'done', reply: 'compressed: 2 events summarised, 1 kept' });

@@ -6,8 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryError, type GraphMemory, type MemoryPorts } from '../../../src/kernel/ports/graph-memory.ts';
-import { CONSOLIDATION_PROMPT } from '../../../src/kernel/steps/consolidate.ts';
-import { PLACEHOLDER_CONTINUE } from '../../../src/kernel/steps/model.ts';
+import { PLACEHOLDER_CONTINUE } from './placeholders.ts';
 import { memoryPorts } from '../../../src/memory/ports.ts';
 import { KernelWorld, tailAfterInput, userMsg } from '../../support/kernel-world.ts';
 
@@ -139,8 +138,26 @@ describe('consolidation (SPEC §3.7)', () => {
     h.queued('q2', 'bob works at acme');
     h.answer('q2', 'noted two');
     const messages = h.requests('root:2')[0]?.messages ?? [];
-    expect(messages[0]).toEqual({ role: 'system', content: CONSOLIDATION_PROMPT });
+    expect(messages[0]?.role).toBe('system');
     expect(messages.slice(1, -1).map((m) => m.content)).toEqual(['bob works at acme', 'noted two']);
+  });
+
+  it('asks, as its system message, for the JSON shape that the kernel parses, and for nothing else', () => {
+    const h = new KernelWorld({ consolidateEveryTurns: 1 });
+    h.queued('q1', 'alice likes tea');
+    h.answer('q1', 'noted');
+    const [system, ...rest] = h.requests('root:1')[0]?.messages ?? [];
+    expect(system?.role).toBe('system');
+    expect(rest.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    const prompt = system?.content ?? '';
+    expect(prompt).toMatch(/^Extract durable facts from the conversation below as JSON: \{/);
+    expect(prompt).toMatch(/\}\. Answer with the JSON object only\.$/);
+    // The example in the prompt is an answer the consolidation parser accepts, field for field.
+    const example = prompt.slice(prompt.indexOf('{'), prompt.lastIndexOf('}') + 1);
+    expect(memoryPorts(failingMemory().store).parsers.consolidationAnswer(example)).toEqual({
+      ok: true,
+      value: [{ subject: '...', relation: '...', object: '...', sentence: '...' }],
+    });
   });
 
   it('without a graph memory it commits nothing, says so in the trace, and ends done', () => {
