@@ -135,7 +135,8 @@ describe('Scheduler queues and pick order (SPEC §2.1, §2.5, §2.8)', () => {
     expect(d.counters.rejected).toBe(1);
     expect(d.counters.dropped).toBe(1);
     expect(d.counters.interruptsByLevel).toEqual({ 1: 2, 2: 1, 3: 1, 4: 0 });
-    expect(h.terminalOf('b1')).toMatchObject({ t: 3, kind: 'dropped', reason: 'interrupt_overflow' });
+    // A dropped interrupt has nothing to say: its reply is empty.
+    expect(h.terminalOf('b1')).toMatchObject({ t: 3, kind: 'dropped', reason: 'interrupt_overflow', reply: '' });
     expect(h.events('queue.drop')).toMatchObject([{ t: 3, victim: 'b1', for: 'd3', level: 1 }]);
   });
 
@@ -143,9 +144,9 @@ describe('Scheduler queues and pick order (SPEC §2.1, §2.5, §2.8)', () => {
     const h = setup({ maxQueue: 2 });
     h.s.submitInterrupt('a2', 2, 0);
     h.s.submitInterrupt('b3', 3, 0);
-    expect(h.s.submitInterrupt('c1', 1, 1)).toMatchObject({
+    expect(h.s.submitInterrupt('c1', 1, 1)).toEqual({
       kind: 'ended',
-      terminal: { kind: 'dropped', reason: 'interrupt_overflow' },
+      terminal: { kind: 'dropped', reason: 'interrupt_overflow', reply: '' },
     });
     const d = h.s.dump();
     expect(ids(d.levelQueues[2])).toEqual(['a2']);

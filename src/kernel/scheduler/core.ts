@@ -22,7 +22,7 @@ import {
   assertLevel,
   canPreempt,
   effectiveLevel,
-  LEVELS_HIGH_TO_LOW,
+  levelsHighToLow,
   STACK_DEPTH_MAX,
   type Level,
   type TaskClass,
@@ -46,9 +46,17 @@ import type { Terminal, TerminalReason } from '../task/terminal.ts';
 
 export * from './types.ts';
 
-const ADMITTED: SubmitOutcome = { kind: 'admitted', armed: false };
-const ADMITTED_ARMED: SubmitOutcome = { kind: 'admitted', armed: true };
-const OVERFLOW_DROP: Terminal = { kind: 'dropped', reason: 'interrupt_overflow', reply: '' };
+// The two outcomes below are built on each call, not held in module constants, because mutation
+// testing switches a mutant on only for code that runs after the module is imported.
+
+function admitted(armed: boolean): SubmitOutcome {
+  return { kind: 'admitted', armed };
+}
+
+/** The terminal of an interrupt dropped by the overflow rule (SPEC §2.3): no reply reaches its source. */
+function overflowDrop(): Terminal {
+  return { kind: 'dropped', reason: 'interrupt_overflow', reply: '' };
+}
 
 /** The scheduler's record of a task. The agent driver keeps the frame; this is only what ranks it. */
 export class SchedTask {
@@ -149,7 +157,7 @@ export class Scheduler {
       for (const t of rest) this.queue.push(t);
     } else this.queue.push(task);
     this.counters.enqueued += 1;
-    return this.checked(ADMITTED);
+    return this.checked(admitted(false));
   }
 
   /**
@@ -405,7 +413,7 @@ export class Scheduler {
     this.armed = null;
     if (this.immediate !== null) waiting(this.immediate);
     this.immediate = null;
-    for (const level of LEVELS_HIGH_TO_LOW) for (const task of this.levelQueues[level].drain()) waiting(task);
+    for (const level of levelsHighToLow()) for (const task of this.levelQueues[level].drain()) waiting(task);
     this.levelQueued = 0;
     for (const task of this.queue.drain()) waiting(task);
     while (this.stack.depth > 0) {
@@ -563,19 +571,19 @@ export class Scheduler {
     this.immediate = task;
     this.counters.enqueued += 1;
     this.arm(task, running, 'register', evicted?.id ?? null, nowMs);
-    return ADMITTED_ARMED;
+    return admitted(true);
   }
 
   /** Appends a non-arming interrupt to its level queue, applying the overflow rule. */
   private place(task: SchedTask, nowMs: number): SubmitOutcome {
     if (this.containersFull()) {
       const victim = this.dropVictim(task, task, nowMs);
-      if (victim === task) return { kind: 'ended', terminal: OVERFLOW_DROP };
+      if (victim === task) return { kind: 'ended', terminal: overflowDrop() };
     }
     this.levelQueues[task.level as Level].push(task);
     this.levelQueued += 1;
     this.counters.enqueued += 1;
-    return ADMITTED;
+    return admitted(false);
   }
 
   private containersFull(): boolean {
@@ -612,7 +620,7 @@ export class Scheduler {
     this.counters.rejected += 1;
     this.counters.dropped += 1;
     if (this.tracer !== null) this.emit(nowMs, { type: 'queue.drop', victim: victim.id, for: cause.id, level: victim.level as Level });
-    this.end(victim, OVERFLOW_DROP, nowMs);
+    this.end(victim, overflowDrop(), nowMs);
   }
 
   private arm(task: SchedTask, victim: SchedTask, reason: ArmReason, evicted: string | null, nowMs: number): void {
@@ -636,7 +644,7 @@ export class Scheduler {
   private tryArmFromQueues(running: SchedTask, nowMs: number, reason: ArmReason): boolean {
     if (this.levelQueued === 0 || this.armed !== null || this.immediate !== null || this.critical) return false;
     let candidate: SchedTask | null = null;
-    for (const level of LEVELS_HIGH_TO_LOW) {
+    for (const level of levelsHighToLow()) {
       const head = this.levelQueues[level].peek();
       if (head !== undefined && canPreempt(head, running)) {
         candidate = head;
@@ -716,7 +724,7 @@ export class Scheduler {
   private highestHead(): SchedTask | undefined {
     // Stryker disable next-line ConditionalExpression: a shortcut; with every level queue empty the loop below finds no head either
     if (this.levelQueued === 0) return undefined;
-    for (const level of LEVELS_HIGH_TO_LOW) {
+    for (const level of levelsHighToLow()) {
       const head = this.levelQueues[level].peek();
       if (head !== undefined) return head;
     }
