@@ -58,6 +58,11 @@ describe.concurrent('homeagent sim sweep', () => {
       'stop-during-tool': 0,
       'late-chunks': 0,
       'consolidation-deferral': 0,
+      'child-contextfull': 0,
+      'child-compress': 0,
+      'child-reclaim': 0,
+      'task-moved': 0,
+      'rt-superseded': 0,
     });
     expect((shard1.doc.reached['depth-4'] ?? 0) + (shard2.doc.reached['depth-4'] ?? 0)).toBe(6);
 
