@@ -252,3 +252,21 @@ describe('Scheduler queues and pick order (SPEC §2.1, §2.5, §2.8)', () => {
     expect(h.pick(2)).toBeNull();
   });
 });
+
+describe('the offload moves on the queued FIFO (SPEC §10.7)', () => {
+  it('a front submission is queued at the FIFO head, ahead of earlier queued work', () => {
+    const h = setup();
+    h.s.submitQueued('q1', 0);
+    h.s.submitQueued('q2', 0);
+    expect(h.s.submitQueued('notice', 0, { kernel: true, front: true })).toEqual({ kind: 'admitted', armed: false });
+    expect(ids(h.s.dump().queue)).toEqual(['notice', 'q1', 'q2']);
+  });
+
+  it('takeQueued takes only the selected tasks, in FIFO order, keeps the others in order, and ends none', () => {
+    const h = setup();
+    for (const id of ['a', 'b', 'c', 'd']) h.s.submitQueued(id, 0);
+    expect(h.s.takeQueued((id) => id === 'b' || id === 'd', 1)).toEqual(['b', 'd']);
+    expect(ids(h.s.dump().queue)).toEqual(['a', 'c']);
+    expect(h.events('task.terminal')).toEqual([]);
+  });
+});
