@@ -25,7 +25,7 @@ import type { ChildMemoryFactory, MemoryPorts } from './ports/graph-memory.ts';
 import { AgentTree } from './children/tree.ts';
 import { ControlPlane } from './children/control-plane.ts';
 import { BUILTIN_CHILD_KINDS, type ChildKind } from './children/kind.ts';
-import { inboundChannel } from './children/spec.ts';
+import { inboundChannel, type Disposal } from './children/spec.ts';
 import { OffloadTriage } from './children/offload.ts';
 import type { Terminal } from './task/terminal.ts';
 import { decodeTimerKey, encodeTimerKey, type TimerKey } from './timers.ts';
@@ -251,12 +251,11 @@ export class Kernel {
   }
 
   /** A parent's destroy from outside the agents (a scenario event, an operator): the same as the tool's. */
-  private destroyChild(id: string, disposal: { residual?: 'keep' | 'drop'; channels?: 'release' | 'keep' | 'handback' }, nowMs: number): FeedResult<'child.destroy'> {
+  private destroyChild(id: string, disposal: Disposal, nowMs: number): FeedResult<'child.destroy'> {
     const child = this.tree.get(id);
     if (child === undefined || child.seat === null) return { kind: 'refused', error: `unknown child ${JSON.stringify(id)}` };
     if (child.isStopped()) return { kind: 'refused', error: `child ${id} has already stopped` };
-    const defaults = child.seat.kind.dispose;
-    this.tree.stop(id, { by: 'destroy', residual: disposal.residual ?? defaults.residual, channels: disposal.channels ?? defaults.channels }, nowMs);
+    this.tree.dispose(child, 'destroy', disposal, nowMs);
     return { kind: 'destroyed' };
   }
 

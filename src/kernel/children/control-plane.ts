@@ -107,24 +107,15 @@ export class ControlPlane implements ChildControl {
       return err(`reclaim ${id}: the child has no temp memory, so keep must be empty or absent`);
     }
     this.trace(id, nowMs, { type: 'child.reclaim', parent: this.parentId, promoted, skipped });
-    this.stopChild(child, 'reclaim', disposal, nowMs);
+    this.tree.dispose(child, 'reclaim', disposal, nowMs);
     return ok(`reclaimed ${id}: ${promoted} triples promoted, ${skipped} skipped`);
   }
 
   destroy(id: string, disposal: Disposal, nowMs: number): ToolResult {
     const child = this.live(id, 'destroy');
     if (typeof child === 'string') return err(child);
-    this.stopChild(child, 'destroy', disposal, nowMs);
+    this.tree.dispose(child, 'destroy', disposal, nowMs);
     return ok(`destroyed ${id}`);
-  }
-
-  private stopChild(child: Agent, by: 'destroy' | 'reclaim', disposal: Disposal, nowMs: number): void {
-    const defaults = child.seat?.kind.dispose ?? { residual: 'keep', channels: 'release' };
-    this.tree.stop(
-      child.agentId,
-      { by, residual: disposal.residual ?? defaults.residual, channels: disposal.channels ?? defaults.channels },
-      nowMs,
-    );
   }
 
   /** The child `id` of this parent, live or stopped, or the error that says why not. */

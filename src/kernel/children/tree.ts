@@ -25,7 +25,7 @@ import { CONTEXT_WINDOW_DEFAULT } from './context-full.ts';
 import { disposeChannels, type ChannelDisposition, type ResidualPolicy } from './dispositions.ts';
 import type { ChildKind } from './kind.ts';
 import { ChildSeat } from './seat.ts';
-import { CHILD_ID_PATTERN, inboundChannel, parentSource, type ChildSpec } from './spec.ts';
+import { CHILD_ID_PATTERN, inboundChannel, parentSource, type ChildSpec, type Disposal } from './spec.ts';
 
 export interface TreeDeps {
   readonly config: KernelConfig;
@@ -173,6 +173,15 @@ export class AgentTree {
   }
 
   // ---------------------------------------------------------------- stopping
+
+  /**
+   * A parent's destroy or reclaim of `child` (the tool's or a scenario event's): the disposal's policy and
+   * disposition, each defaulting to the child's kind (SPEC §10.1), then the stop.
+   */
+  dispose(child: Agent, by: 'destroy' | 'reclaim', disposal: Disposal, nowMs: number): void {
+    const defaults = child.seat?.kind.dispose ?? { residual: 'keep', channels: 'release' };
+    this.stop(child.agentId, { by, residual: disposal.residual ?? defaults.residual, channels: disposal.channels ?? defaults.channels }, nowMs);
+  }
 
   /** SPEC §10.2a: stops `id` and, first, every descendant (depth-first). Idempotent. */
   stop(id: string, cause: StopCause, nowMs: number): void {

@@ -174,10 +174,7 @@ export class Scheduler {
         kept.push(task);
         continue;
       }
-      task.ended = true;
-      this.live?.delete(task.id);
-      this.liveCount -= 1;
-      this.movedOut += 1;
+      this.moveOut(task);
       taken.push(task.id);
     }
     for (const task of kept) this.queue.push(task);
@@ -382,25 +379,17 @@ export class Scheduler {
     this.tick(nowMs);
     const ended: string[] = [];
     const moved: string[] = [];
-    const endOne = (task: SchedTask): void => {
-      this.end(task, terminal, nowMs);
+    const endOne = (task: SchedTask, how: Terminal = terminal): void => {
+      this.end(task, how, nowMs);
       ended.push(task.id);
     };
     const waiting = (task: SchedTask): void => {
       const decided = fate === null ? null : fate(task.id);
-      if (decided === null) {
-        endOne(task);
-        return;
-      }
       if (decided !== 'take') {
-        this.end(task, decided, nowMs);
-        ended.push(task.id);
+        endOne(task, decided ?? terminal);
         return;
       }
-      task.ended = true;
-      this.live?.delete(task.id);
-      this.liveCount -= 1;
-      this.movedOut += 1;
+      this.moveOut(task);
       moved.push(task.id);
     };
     const running = this.running;
@@ -735,6 +724,14 @@ export class Scheduler {
     const taken = this.levelQueues[head.level as Level].shift();
     if (taken !== head) fail(`QUEUE: ${head.id} is not the head of its level queue`);
     this.levelQueued -= 1;
+  }
+
+  /** A task leaves for another agent without a terminal event; BALANCE counts it as moved out. */
+  private moveOut(task: SchedTask): void {
+    task.ended = true;
+    this.live?.delete(task.id);
+    this.liveCount -= 1;
+    this.movedOut += 1;
   }
 
   private end(task: SchedTask, terminal: Terminal, nowMs: number): void {
