@@ -264,13 +264,13 @@ export class Kernel {
     const parent = child.parent === null ? undefined : this.tree.get(child.parent);
     if (parent === undefined) return;
     const channel = inboundChannel(child.agentId);
-    // Only a parent raises L4 on a child: a grandchild's kernel event reaches its parent, a child, as L3.
-    const level = event.reason === 'notify' || parent.seat !== null ? 3 : 4;
+    // A notify is L3, a kernel event L4 (the parent clamps it when it is itself a child).
+    const level = event.reason === 'notify' ? 3 : 4;
     // The parent's model reads only the text: it names the child that spoke.
     const text = event.reason === 'child_contextfull' ? event.text : `[child ${child.agentId}] ${event.text}`;
     const task = parent.createTreeTask({ level, source: channel, channel, text }, nowMs);
     this.raisedOnParent = true;
-    if (task !== null) this.tracer?.emit(parent.agentId, nowMs, { type: 'child.event', task, child: child.agentId, reason: event.reason, level });
+    if (task !== null) this.tracer?.emit(parent.agentId, nowMs, { type: 'child.event', task: task.id, child: child.agentId, reason: event.reason, level: task.level ?? level });
   }
 
   // ---------------------------------------------------------------- internals

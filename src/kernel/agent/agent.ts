@@ -255,16 +255,16 @@ export class Agent implements StepHost {
   /**
    * A task the tree creates here (SPEC §12.2 "kernel-created tasks"): a child's task prompt or parent
    * message or compress, a notify or a child's kernel event on the parent. Named `<agent>:<n>`, never
-   * de-duplicated. Returns its id, or null when this agent has stopped.
+   * de-duplicated. Returns its id and the level it got, or null when this agent has stopped.
    */
-  createTreeTask(spec: TreeTask, nowMs: number): string | null {
+  createTreeTask(spec: TreeTask, nowMs: number): { readonly id: string; readonly level: Level | null } | null {
     if (this.state === 'stopped') return null;
     const fromParent = spec.source.startsWith('parent/');
     // A compress is the parent's too, but it keeps the task it preempts (SPEC §10.5): only a message discards.
     if (spec.level === 4 && this.seat !== null && fromParent && spec.compress !== true) this.parentMessageArrives();
     // On a child only its parent raises L4 (SPEC §5, §6 L4): a grandchild's kernel event is clamped to L3.
     const task = spec.level === 4 && this.seat !== null && !fromParent ? { ...spec, level: 3 as const } : spec;
-    return this.intake.createKernelTask(task, nowMs);
+    return { id: this.intake.createKernelTask(task, nowMs), level: task.level };
   }
 
   /**

@@ -44,8 +44,10 @@ export class ControlPlane implements ChildControl {
     const child = this.live(id, 'send');
     if (typeof child === 'string') return err(child);
     const task = child.createTreeTask({ level: 4, source: parentSource(this.parentId), channel: homeChannel(child), text }, nowMs);
-    this.trace(child.agentId, nowMs, { type: 'child.send', task: task as string, parent: this.parentId });
-    return ok(`sent to ${id} as task ${task as string}`);
+    // A live child always takes the message (`live` refused a stopped one).
+    const taskId = (task as { readonly id: string }).id;
+    this.trace(child.agentId, nowMs, { type: 'child.send', task: taskId, parent: this.parentId });
+    return ok(`sent to ${id} as task ${taskId}`);
   }
 
   inspect(id: string): ToolResult {
