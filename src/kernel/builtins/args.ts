@@ -5,19 +5,20 @@
 export type ArgsObject = Readonly<Record<string, unknown>>;
 
 export function objectArgs(raw: unknown, tool: string, example: string): ArgsObject | string {
-  let value = raw;
-  const shape = `${tool} arguments must be a JSON object such as ${example}`;
-  if (typeof raw === 'string') {
-    if (raw.trim() === '') return {};
-    try {
-      value = JSON.parse(raw) as unknown;
-    } catch {
-      return shape;
-    }
-  }
+  if (typeof raw === 'string' && raw.trim() === '') return {};
+  const value = typeof raw === 'string' ? parsedOrText(raw) : raw;
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) return shape;
+  if (typeof value !== 'object' || Array.isArray(value)) return `${tool} arguments must be a JSON object such as ${example}`;
   return value as ArgsObject;
+}
+
+/** The value of JSON text, or the text itself when it is not JSON, which the object check then refuses. */
+function parsedOrText(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
 }
 
 /** A required non-blank string field, or the error naming it. */

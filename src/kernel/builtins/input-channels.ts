@@ -6,13 +6,14 @@
 import type { ToolSpec } from '../ports/provider.ts';
 import { compareNames, type ChannelRegistry, type InputChannel } from '../channels/registry.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
+import { objectArgs } from './args.ts';
 
 export const INPUT_CHANNELS_VIEWS = ['all', 'mine', 'unassigned', 'by_agent', 'detail'] as const;
 export type InputChannelsView = (typeof INPUT_CHANNELS_VIEWS)[number];
 
 export interface InputChannelsArgs {
-  readonly view?: string;
-  readonly name?: string;
+  readonly view?: string | undefined;
+  readonly name?: string | undefined;
 }
 
 /**
@@ -74,23 +75,12 @@ export function runInputChannelsTool(registry: ChannelRegistry, self: string, ar
 }
 
 function parseArgs(raw: unknown): InputChannelsArgs | string {
-  let value = raw;
-  if (typeof raw === 'string') {
-    if (raw.trim() === '') return {};
-    try {
-      value = JSON.parse(raw) as unknown;
-    } catch {
-      return 'input_channels arguments must be a JSON object such as {"view":"all"}';
-    }
-  }
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    return 'input_channels arguments must be a JSON object such as {"view":"all"}';
-  }
-  const { view, name } = value as Record<string, unknown>;
+  const value = objectArgs(raw, 'input_channels', '{"view":"all"}');
+  if (typeof value === 'string') return value;
+  const { view, name } = value;
   if (view !== undefined && typeof view !== 'string') return 'input_channels: view must be a string';
   if (name !== undefined && typeof name !== 'string') return 'input_channels: name must be a string';
-  return { ...(view === undefined ? {} : { view }), ...(name === undefined ? {} : { name }) };
+  return { view, name };
 }
 
 /** What every list view answers while the registry is empty. */
@@ -137,8 +127,8 @@ function byAgentView(channels: readonly InputChannel[]): string {
     else names.push(c.name);
   }
   const lines = [`inputch assignment (${channels.length} in total):`];
-  for (const owner of [...groups.keys()].sort(compareNames)) {
-    lines.push(`  - ${ownerLabel(owner)}: ${(groups.get(owner) ?? []).join(', ')}`);
+  for (const [owner, names] of [...groups].sort(([a], [b]) => compareNames(a, b))) {
+    lines.push(`  - ${ownerLabel(owner)}: ${names.join(', ')}`);
   }
   return lines.join('\n');
 }

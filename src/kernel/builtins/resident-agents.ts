@@ -106,6 +106,7 @@ function childSpec(id: string, args: ArgsObject): ChildSpec | string {
   for (const field of ['inputChs', 'allowedOutputs', 'tools'] as const) {
     const list = stringList(args, field);
     if (typeof list === 'string') return list;
+    // Stryker disable next-line ConditionalExpression: a field set to undefined means absent to every reader, which takes `?? default`
     if (list !== undefined) spec[field] = list;
   }
   for (const field of ['kind', 'taskPrompt'] as const) {
@@ -131,8 +132,10 @@ function disposalOf(args: ArgsObject, action: ControlAction): Disposal | string 
   if (channels !== undefined && !(CHANNEL_DISPOSITIONS as readonly unknown[]).includes(channels)) {
     return `${RESIDENT_AGENTS_TOOL} ${action}: channels must be one of ${CHANNEL_DISPOSITIONS.join(', ')}`;
   }
+  // Stryker disable ConditionalExpression: a field set to undefined means absent to every reader (children/tree.ts, control-plane.ts take `?? default`)
   return {
     ...(residual === undefined ? {} : { residual: residual as ResidualPolicy }),
     ...(channels === undefined ? {} : { channels: channels as ChannelDisposition }),
   };
+  // Stryker restore ConditionalExpression
 }

