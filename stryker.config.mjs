@@ -17,11 +17,21 @@ const config = {
   vitest: { configFile: 'vitest.mutation.config.ts' },
   coverageAnalysis: 'perTest',
   checkers: ['typescript'],
-  // The kernel imports only itself and src/clock, so the checker compiles just those files: a mutant
+  // The checker compiles only the mutated folders and what they import (the kernel, src/clock, and
+  // for the simulator's report and scenario reader a few simulator and boundary modules): a mutant
   // that does not type-check is discarded before any test runs, and work in progress elsewhere in
   // the tree cannot fail the check.
   tsconfigFile: 'tools/mutation/tsconfig.kernel.json',
-  mutate: ['src/kernel/**/*.ts', '!src/kernel/index.ts'],
+  // The kernel, then the two public formats the simulator owns: the report it writes (SPEC §12.3)
+  // and the scenario file it reads (SPEC §12.1). The index files only re-export.
+  mutate: [
+    'src/kernel/**/*.ts',
+    '!src/kernel/index.ts',
+    'src/sim/report/**/*.ts',
+    '!src/sim/report/index.ts',
+    'src/sim/scenario/**/*.ts',
+    '!src/sim/scenario/index.ts',
+  ],
   // A static mutant (a module-level constant) forces a reload and the whole suite per mutant; the
   // kernel's module-level values are tables and defaults that the unit tests pin anyway.
   ignoreStatic: true,
