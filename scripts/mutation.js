@@ -21,6 +21,12 @@ const tools = join(root, 'tools', 'mutation');
 const stryker = join(tools, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
 const reportJson = join(root, 'reports', 'mutation', 'mutation.json');
 
+// `npm run mutation:scores`: the scores recorded in the committed incremental file, without a run.
+if (process.argv[2] === '--scores') {
+  printFolderScores(JSON.parse(readFileSync(join(root, 'stryker-incremental.json'), 'utf8')), 'stryker-incremental.json');
+  process.exit(0);
+}
+
 installOnDemand();
 checkOneVitest();
 
@@ -71,7 +77,7 @@ function checkOneVitest() {
 }
 
 /** Stryker's score (killed + timeout over every mutant with a verdict) per folder, from its JSON report. */
-function printFolderScores(report) {
+function printFolderScores(report, source = 'report: reports/mutation/index.html') {
   const folders = new Map();
   const total = { killed: 0, survived: 0, noCoverage: 0, ignored: 0, invalid: 0 };
   for (const [file, { mutants }] of Object.entries(report.files)) {
@@ -91,7 +97,7 @@ function printFolderScores(report) {
   process.stdout.write(`\n${'folder'.padEnd(32)} mutants  killed survived  no-cov ignored    score\n`);
   for (const [name, c] of [...folders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) process.stdout.write(line(name, c));
   process.stdout.write(line('all', total));
-  process.stdout.write('(killed counts timeouts; mutants = killed + survived + no coverage; report: reports/mutation/index.html)\n');
+  process.stdout.write(`(killed counts timeouts; mutants = killed + survived + no coverage; ${source})\n`);
 }
 
 function verdictOf(status) {
