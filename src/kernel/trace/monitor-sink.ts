@@ -42,7 +42,6 @@ export class MonitoredSink implements TraceSink {
 
   private writeNew(t: number): void {
     const found = this.monitor.violations;
-    if (found.length === this.written) return;
     const stamp = this.stamp;
     for (; this.written < found.length; this.written += 1) {
       const v = found[this.written] as Violation;

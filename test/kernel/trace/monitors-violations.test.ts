@@ -78,8 +78,9 @@ interface Case {
   readonly trace: readonly At[];
   readonly final?: MonitorFinal;
   readonly found: readonly (readonly [string, string | undefined])[];
-  /** A fragment of the first verdict's message. */
+  /** A fragment of a verdict's message: the first one's, or the one at `at`. */
   readonly says: RegExp;
+  readonly at?: number;
 }
 
 const drained: MonitorFinal = { drained: true, stoppedAgents: [] };
@@ -273,7 +274,7 @@ const cases: readonly Case[] = [
     name: 'L4: an L4 on the root from an ordinary channel',
     trace: [sub('a', 4, { source: 'terminal/1' })],
     found: [['L4', 'a']],
-    says: /from source terminal\/1, which is neither the kernel/,
+    says: /from source terminal\/1, which is neither the kernel, a built-in plugin on the root, nor the parent of a child$/,
   },
   {
     name: 'L4: an L4 on the root without a source',
@@ -336,13 +337,124 @@ const cases: readonly Case[] = [
     found: [['CHILD', undefined]],
     says: /cooldown\.timer on kid after it stopped/,
   },
+  ...stoppedChildCases(),
+  {
+    name: 'I1: a suspension of a task that is not running leaves the running one running',
+    trace: [sub('a', 2), sub('b', 1), sub('c', 1), start('a'), suspend('b', 'a', 1, 1, 1), start('c')],
+    found: [
+      ['I1', 'b'],
+      ['I1', 'c'],
+    ],
+    says: /^c started on root while a is running$/,
+    at: 1,
+  },
+  {
+    name: 'I1: a resume while another task runs',
+    trace: [...qPreemptedByI1, resume('q', null, 0, 0)],
+    found: [['I1', 'q']],
+    says: /^q resumed on root while i is running$/,
+  },
+  {
+    name: 'I2: a step that ends for a task that is not running',
+    trace: [sub('a', null), sub('b', null), start('a'), stepEnd('b')],
+    found: [['I2', 'b']],
+    says: /^step\.end for b on root, but the running task is a$/,
+  },
+  {
+    name: "I4: another task's step end does not close the running task's step",
+    trace: [sub('q', null), sub('b', null), start('q'), begin('q'), stepEnd('b'), sub('i', 1), arm('i', 'q', 1), suspend('q', 'i', null, 0, 1)],
+    found: [
+      ['I2', 'b'],
+      ['I4', 'q'],
+    ],
+    says: /q suspended inside step Prepare of q/,
+    at: 1,
+  },
+  {
+    name: 'STACK: a frame at the same effective level as the frame below it',
+    trace: [sub('a', 1), start('a'), sub('x', 2), suspend('a', 'x', 1, 1, 1), start('x'), end('x'), sub('b', 1), start('b'), sub('c', 2), suspend('b', 'c', 1, 1, 2)],
+    found: [['STACK', 'b']],
+    says: /^b suspended at effective level 1 on top of a at 1: levels must strictly increase$/,
+  },
+  {
+    name: 'LIFO: a resume of a task below the top of the stack',
+    trace: [...qPreemptedByI1, sub('i2', 2), suspend('i', 'i2', 1, 1, 2), start('i2'), end('i2'), resume('q', null, 0, 1)],
+    found: [['LIFO', 'q']],
+    says: /^q resumed on root but it is below the top; the top is i$/,
+  },
+  {
+    name: 'BALANCE: a terminal emitted by an agent the task is not pending on',
+    trace: [create('kid'), sub('a', null, { agent: 'kid' }), end('a')],
+    found: [['BALANCE', 'a']],
+    says: /^root emitted the terminal of a, which is pending on kid$/,
+  },
+  {
+    name: 'DRAIN: a drained agent whose stack holds frames, all of them named',
+    trace: [...qPreemptedByI1, sub('i2', 2), suspend('i', 'i2', 1, 1, 2), start('i2'), end('i2')],
+    final: drained,
+    found: [
+      ['I5', 'q'],
+      ['DRAIN', undefined],
+      ['BALANCE', undefined],
+    ],
+    says: /^root drained with suspended 2 != resumed 0 or work pending \(pending 2, stack \[q, i\]\)$/,
+    at: 1,
+  },
+  {
+    name: 'DRAIN: a drained agent with a frame left on its stack, though it resumed as often as it suspended and nothing is pending',
+    // The resume of a task not on the stack pops nothing; the frame's task ends on another agent.
+    trace: [...qPreemptedByI1, end('i'), resume('ghost', null, 0, 0), end('q', 'kid')],
+    final: drained,
+    found: [
+      ['LIFO', 'ghost'],
+      ['BALANCE', 'q'],
+      ['DRAIN', undefined],
+    ],
+    says: /^root drained with suspended 1 != resumed 1 or work pending \(pending 0, stack \[q\]\)$/,
+    at: 2,
+  },
+  {
+    name: 'L4: an L4 on a child without a source',
+    trace: [create('kid'), ['kid', { type: 'task.submitted', task: 'a', class: 'interrupt', level: 4, kernel: false, source: null, channel: null }]],
+    found: [['L4', 'a']],
+    says: /^task a got L4 on child kid from null: only its parent raises L4 on a child$/,
+  },
+  {
+    name: 'verdicts without a task and about a task with an empty id are both recorded',
+    trace: [create('kid'), agentStop('root'), sub('', null), start('')],
+    found: [
+      ['CHILD', undefined],
+      ['CHILD', ''],
+    ],
+    says: /^task\.start on root after it stopped/,
+    at: 1,
+  },
 ];
 
+/** CHILD (SPEC §10.2a): each thing a stopped child never does again, done after `agent.stop`. */
+function stoppedChildCases(): Case[] {
+  const running: At[] = [create('kid'), sub('a', 1, { agent: 'kid' }), start('a', 'kid')];
+  const after = (name: string, event: At, task: string, trace: readonly At[] = running): Case => ({
+    name: `CHILD: a stopped child ${name}`,
+    trace: [...trace, agentStop('kid'), event],
+    found: [['CHILD', task]],
+    says: new RegExp(`^${event[1].type.replace('.', '\\.')} on kid after it stopped: nothing of a stopped agent may run$`),
+  });
+  const suspended: At[] = [...running, sub('i', 2, { agent: 'kid' }), suspend('a', 'i', 1, 1, 1, 'kid'), start('i', 'kid'), end('i', 'kid')];
+  return [
+    after('resumes a task', resume('a', 1, 1, 0, 'kid'), 'a', suspended),
+    after('begins a step', begin('a', 'kid'), 'a'),
+    after('starts a model call', ['kid', { type: 'model.start', task: 'a', callId: 'm1', turn: 0, replyIndex: 0 }], 'a'),
+    after('starts a tool call', ['kid', { type: 'tool.start', task: 'a', callId: 'c1', name: 'echo', args: '{}' }], 'a'),
+    after('arms a preemption', arm('b', 'a', 2, 'kid'), 'b', [...running, sub('b', 2, { agent: 'kid' })]),
+  ];
+}
+
 describe('InvariantMonitor verdicts on broken traces (SPEC §6, §7)', () => {
-  it.each(cases)('$name', ({ trace, final, found, says }) => {
+  it.each(cases)('$name', ({ trace, final, found, says, at }) => {
     const vs = verdicts(trace, final ?? null);
     expect(pairs(vs)).toEqual(found);
-    if (found.length > 0) expect(vs[0]?.message).toMatch(says);
+    if (found.length > 0) expect(vs[at ?? 0]?.message).toMatch(says);
   });
 
   it('every invariant the monitor checks is broken by at least one case above', () => {
@@ -381,7 +493,7 @@ describe('InvariantMonitor on traces that keep every invariant', () => {
 
   it('an L4 on a child raised by its parent, an L4 on the root from a built-in plugin and from the kernel', () => {
     const trace: At[] = [create('kid'), sub('p', 4, { agent: 'kid', source: 'parent/root' }), sub('w', 4, { source: 'webui/dev-1' })];
-    trace.push(sub('k', 4, { source: 'kernel', kernel: true }), end('p', 'kid'), end('w'), end('k'));
+    trace.push(sub('k', 4, { source: 'kernel', kernel: true }), sub('b', 4, { source: 'webui' }), end('p', 'kid'), end('w'), end('k'), end('b'));
     expect(verdicts(trace, drained)).toEqual([]);
   });
 
@@ -390,6 +502,13 @@ describe('InvariantMonitor on traces that keep every invariant', () => {
     trace.push(sub('i', 1, { agent: 'kid' }), arm('i', 'q', 1, 'kid'), suspend('q', 'i', null, 0, 1, 'kid'), start('i', 'kid'));
     trace.push(sub('w', null, { agent: 'kid' }), end('i', 'kid', 'residual_dropped_by_parent'), end('q', 'kid', 'residual_dropped_by_parent'));
     trace.push(moved('w', 'kid', 'root'), agentStop('kid', ['i', 'q']), sub('w', null), start('w'), end('w'), agentStop('root'));
+    expect(verdicts(trace, drained)).toEqual([]);
+  });
+
+  it('a stopped child still refuses a submission, drops a late tool result and ends its tasks', () => {
+    const trace: At[] = [create('kid'), sub('a', null, { agent: 'kid' }), start('a', 'kid'), stepEnd('a', 'kid'), agentStop('kid')];
+    trace.push(['kid', { type: 'tool.result.late', task: 'a', callId: 'c1' }], end('a', 'kid', 'agent_stopped'));
+    trace.push(sub('x', null, { agent: 'kid' }), ['kid', { type: 'task.rejected', task: 'x', reason: 'agent_stopped' }], end('x', 'kid', 'agent_stopped'));
     expect(verdicts(trace, drained)).toEqual([]);
   });
 
