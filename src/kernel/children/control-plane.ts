@@ -37,7 +37,8 @@ export class ControlPlane implements ChildControl {
 
   create(spec: ChildSpec, nowMs: number): ToolResult {
     const created = this.tree.create(this.parentId, spec, nowMs);
-    return created.ok ? ok(`created ${created.agent.seat?.kind.name ?? 'child'} ${spec.id}`) : err(created.error);
+    // The role names the child's kind, as list and inspect show it.
+    return created.ok ? ok(`created ${created.agent.role.kind} ${spec.id}`) : err(created.error);
   }
 
   send(id: string, text: string, nowMs: number): ToolResult {
@@ -76,6 +77,7 @@ export class ControlPlane implements ChildControl {
     const child = this.live(id, 'compress');
     if (typeof child === 'string') return err(child);
     child.createTreeTask(
+      // Stryker disable next-line StringLiteral: the compress task's text is never read: its Model step replaces the messages before any call, and it commits no context event and no table record
       { level: 4, source: parentSource(this.parentId), channel: COMPRESS_CHANNEL, text: 'compress the conversation context', compress: true },
       nowMs,
     );

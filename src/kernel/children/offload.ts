@@ -16,7 +16,11 @@ import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
 import type { AgentTree } from './tree.ts';
 
 export const OFFLOAD_PERIOD_MIN_MS = 1_000;
-const HELPER_PREFIX = 'offload-';
+
+/** What every helper's id starts with: a function rather than a module-level constant, which would be built at import (see stryker-equivalent.md). */
+function helperPrefix(): string {
+  return 'offload-';
+}
 
 export function offloadPeriodMs(config: OffloadConfig): number {
   return Math.max(OFFLOAD_PERIOD_MIN_MS, config.busyAfterMs / 5);
@@ -42,8 +46,8 @@ export class OffloadTriage {
   /** After each reaction: a busy root has its check timer; an idle one needs none. */
   afterSettle(nowMs: number): void {
     if (!this.config.enabled || this.timerAtMs !== null) return;
-    const root = this.tree.root;
-    if (root.isStopped() || root.runningSince() === null) return;
+    // A stopped root runs nothing, so it has no running task either.
+    if (this.tree.root.runningSince() === null) return;
     this.arm(nowMs);
   }
 
@@ -57,7 +61,7 @@ export class OffloadTriage {
   timerFired(nowMs: number): void {
     this.timerAtMs = null;
     const root = this.tree.root;
-    if (root.isStopped()) return;
+    // Null for an idle root and for a stopped one (a late firing after the stop cleared the timer).
     const running = root.runningSince();
     if (running === null) return;
     const queued = root.plainQueued();
@@ -83,12 +87,13 @@ export class OffloadTriage {
 
   /** An idle live helper, else a new one while fewer than `maxHelpers` live, else the least loaded. */
   private helper(nowMs: number): Agent | null {
-    const live = this.tree.children(this.tree.root.agentId).filter((c) => c.agentId.startsWith(HELPER_PREFIX) && !c.isStopped());
+    const prefix = helperPrefix();
+    const live = this.tree.children(this.tree.root.agentId).filter((c) => c.agentId.startsWith(prefix) && !c.isStopped());
     const idle = live.find((c) => !c.hasPendingWork());
     if (idle !== undefined) return idle;
     if (live.length < this.config.maxHelpers) {
       this.spawned += 1;
-      const created = this.tree.create(this.tree.root.agentId, { id: `${HELPER_PREFIX}${this.spawned}` }, nowMs);
+      const created = this.tree.create(this.tree.root.agentId, { id: `${prefix}${this.spawned}` }, nowMs);
       if (created.ok) return created.agent;
     }
     let best: Agent | null = null;
