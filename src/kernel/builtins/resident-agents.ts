@@ -5,7 +5,7 @@
  * action, a missing id, a residual policy that does not exist) is a tool error that names the fix.
  */
 import { CONTROL_ACTIONS, type ChildControl, type ControlAction } from '../children/control.ts';
-import { CHANNEL_DISPOSITIONS, RESIDUAL_POLICIES, type ChannelDisposition, type ResidualPolicy } from '../children/dispositions.ts';
+import { channelDispositions, residualPolicies, type ChannelDisposition, type ResidualPolicy } from '../children/dispositions.ts';
 import type { ChildSpec, Disposal } from '../children/spec.ts';
 import type { ToolSpec } from '../ports/provider.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
@@ -38,8 +38,8 @@ export function residentAgentsSpec(): ToolSpec {
         contextWindowTokens: { type: 'number' },
         capacity: { type: 'number' },
         keep: { type: 'array', items: { type: 'number' } },
-        residual: { type: 'string', enum: [...RESIDUAL_POLICIES] },
-        channels: { type: 'string', enum: [...CHANNEL_DISPOSITIONS] },
+        residual: { type: 'string', enum: [...residualPolicies()] },
+        channels: { type: 'string', enum: [...channelDispositions()] },
       },
       required: ['action'],
     }),
@@ -126,11 +126,13 @@ function childSpec(id: string, args: ArgsObject): ChildSpec | string {
 
 function disposalOf(args: ArgsObject, action: ControlAction): Disposal | string {
   const { residual, channels } = args;
-  if (residual !== undefined && !(RESIDUAL_POLICIES as readonly unknown[]).includes(residual)) {
-    return `${RESIDENT_AGENTS_TOOL} ${action}: residual must be one of ${RESIDUAL_POLICIES.join(', ')}`;
+  const policies = residualPolicies();
+  if (residual !== undefined && !(policies as readonly unknown[]).includes(residual)) {
+    return `${RESIDENT_AGENTS_TOOL} ${action}: residual must be one of ${policies.join(', ')}`;
   }
-  if (channels !== undefined && !(CHANNEL_DISPOSITIONS as readonly unknown[]).includes(channels)) {
-    return `${RESIDENT_AGENTS_TOOL} ${action}: channels must be one of ${CHANNEL_DISPOSITIONS.join(', ')}`;
+  const dispositions = channelDispositions();
+  if (channels !== undefined && !(dispositions as readonly unknown[]).includes(channels)) {
+    return `${RESIDENT_AGENTS_TOOL} ${action}: channels must be one of ${dispositions.join(', ')}`;
   }
   // Stryker disable ConditionalExpression: a field set to undefined means absent to every reader (children/tree.ts, control-plane.ts take `?? default`)
   return {

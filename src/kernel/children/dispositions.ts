@@ -12,8 +12,15 @@ import type { ChannelRegistry } from '../channels/registry.ts';
 export type ResidualPolicy = 'keep' | 'drop';
 export type ChannelDisposition = 'release' | 'keep' | 'handback';
 
-export const RESIDUAL_POLICIES: readonly ResidualPolicy[] = ['keep', 'drop'];
-export const CHANNEL_DISPOSITIONS: readonly ChannelDisposition[] = ['release', 'keep', 'handback'];
+// The lists are built on each call, not held in module constants: mutation testing switches a mutant
+// on only for code that runs after the module is imported.
+export function residualPolicies(): readonly ResidualPolicy[] {
+  return ['keep', 'drop'];
+}
+
+export function channelDispositions(): readonly ChannelDisposition[] {
+  return ['release', 'keep', 'handback'];
+}
 
 /** Applies a disposition to every inputch `child` owns; returns their names, in registry order. */
 export function disposeChannels(
@@ -29,11 +36,14 @@ export function disposeChannels(
         registry.release(name);
         break;
       case 'handback':
-        registry.assign(name, parent, registry.lookup(name)?.capacity ?? 0);
+        // No capacity given: the registry keeps the channel's own.
+        registry.assign(name, parent);
         break;
       case 'keep':
         break;
+      // Stryker disable next-line ConditionalExpression: unreachable, the type is exhausted and every outside door (the tool, scenario, journal) checks the name
       default:
+        // Stryker disable next-line StringLiteral: unreachable, as above
         assertNever(disposition, 'channel disposition');
     }
   }

@@ -1,0 +1,125 @@
+/**
+ * What a creation is refused for and what it defaults to (SPEC §10.2, §10.5, §8.4), through the
+ * kernel input `child.create` (a scenario's or a serve config's `residents`) and the parent's
+ * `resident_agents create`: the id rule, the window and capacity bounds, the error texts that name
+ * what there is, and the defaults a child gets for what its spec leaves out.
+ */
+import { describe, expect, it } from 'vitest';
+import { SYSTEM_PROMPT } from '../../support/kernel-world.ts';
+import { TreeWorld } from './tree-world.ts';
+
+const THREE_DEVICES = [
+  { name: 'chat', caps: ['text'] },
+  { name: 'sms', caps: ['text'] },
+  { name: 'tv', caps: ['text'] },
+] as const;
+
+/** The agents of the world, by id: a refused creation leaves this list as it was. */
+const agentIds = (w: TreeWorld): string[] => w.kernel.dump().agents.map((a) => a.id);
+
+describe('child ids (SPEC §10.2: the scenario id rule [a-z0-9][a-z0-9-]*)', () => {
+  it('an id that starts with a lower-case letter or digit and goes on with them or "-" is accepted', () => {
+    const w = new TreeWorld();
+    for (const id of ['a', '7', 'r-1', 'voice-call-2']) w.child({ id });
+    expect(agentIds(w)).toEqual(['root', 'a', '7', 'r-1', 'voice-call-2']);
+  });
+
+  it('an upper-case letter, a leading "-", another character anywhere, or the empty id is refused, naming the rule', () => {
+    const w = new TreeWorld();
+    for (const id of ['A', 'rA', '-x', 'a_b', 'x y', 'x/', '']) {
+      expect(w.create({ id }), JSON.stringify(id)).toEqual({ kind: 'refused', error: `child id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*` });
+    }
+    expect(agentIds(w)).toEqual(['root']);
+    expect(w.kernel.dump().channels).toEqual([]);
+  });
+});
+
+describe('window and capacity bounds (SPEC §10.2, §10.5)', () => {
+  it('contextWindowTokens and capacity must be integers >= 1: 0, a negative, a fraction and NaN are refused with the value', () => {
+    const w = new TreeWorld();
+    for (const bad of [0, -3, 1.5, Number.NaN]) {
+      expect(w.create({ id: 'c1', contextWindowTokens: bad })).toEqual({ kind: 'refused', error: `contextWindowTokens must be an integer >= 1, got ${bad}` });
+      expect(w.create({ id: 'c1', capacity: bad })).toEqual({ kind: 'refused', error: `capacity must be an integer >= 1, got ${bad}` });
+    }
+    expect(agentIds(w)).toEqual(['root']);
+  });
+
+  it('1 is the smallest window and capacity: accepted, and the child works with them', () => {
+    const w = new TreeWorld();
+    w.child({ id: 'c1', contextWindowTokens: 1, capacity: 1 });
+    w.queued('first', 'first', { agent: 'c1' });
+    w.queued('second', 'second', { agent: 'c1' });
+    w.queued('third', 'does not fit', { agent: 'c1' });
+    expect(w.replyOf('third')).toMatchObject({ reason: 'queue_full' });
+    w.answer('first', 'done');
+    // One window token: the committed round fills it, so the next Prepare signals context-full.
+    expect(w.on('c1', 'child.contextfull')).toEqual([expect.objectContaining({ window: 1 })]);
+  });
+
+  it('a child without a window of its own takes the kernel\'s', () => {
+    const w = new TreeWorld({ contextWindowTokens: 100 });
+    w.registerChannel({ name: 'qq/a', plugin: 'qq' });
+    w.child({ id: 'c1', inputChs: ['qq/a'] });
+    // Two rounds of 30 + 20 tokens: 100, the kernel's whole window.
+    for (const n of [1, 2]) {
+      w.queued(`r${n}`, `${n}${'a'.repeat(29)}`, { source: 'qq', channel: 'qq/a' });
+      w.answer(`r${n}`, `${n}${'b'.repeat(19)}`);
+    }
+    expect(w.on('c1', 'child.contextfull')).toEqual([]);
+    w.queued('r3', 'one more', { source: 'qq', channel: 'qq/a' });
+    expect(w.on('c1', 'child.contextfull')).toEqual([expect.objectContaining({ tokens: 100, window: 100 })]);
+  });
+});
+
+describe('the error texts name what there is (SPEC §10.2: clear errors)', () => {
+  it('with nothing registered, no devices and no tools, each list reads "none"', () => {
+    const w = new TreeWorld({ tools: [], outputs: [] });
+    expect(w.create({ id: 'c1', inputChs: ['qq/a'] })).toEqual({ kind: 'refused', error: 'unknown inputch "qq/a"; registered: none' });
+    expect(w.create({ id: 'c1', allowedOutputs: ['chat'] })).toEqual({ kind: 'refused', error: 'unknown output "chat"; devices: none' });
+    expect(w.create({ id: 'c1', tools: ['search'] })).toEqual({ kind: 'refused', error: 'unknown tool "search"; the parent\'s tools: none' });
+    expect(agentIds(w)).toEqual(['root']);
+  });
+
+  it('the devices and a parent\'s grant are listed comma-separated', () => {
+    const w = new TreeWorld({ outputs: THREE_DEVICES });
+    expect(w.create({ id: 'c1', allowedOutputs: ['fax'] })).toEqual({ kind: 'refused', error: 'unknown output "fax"; devices: chat, sms, tv' });
+    w.child({ id: 'c1', allowedOutputs: ['chat', 'sms'] });
+    expect(w.create({ id: 'g1', allowedOutputs: ['tv'] }, 'c1')).toEqual({ kind: 'refused', error: "output tv is not in the parent's grant (chat, sms)" });
+    expect(agentIds(w)).toEqual(['root', 'c1']);
+  });
+});
+
+describe('what a child gets for what its spec leaves out (SPEC §10.2, §8.4)', () => {
+  it('without a task prompt (or with an empty one) the child\'s system prompt is the parent\'s, unchanged, and no task is queued', () => {
+    const w = new TreeWorld();
+    w.child({ id: 'none' });
+    w.child({ id: 'empty', taskPrompt: '' });
+    for (const id of ['none', 'empty']) {
+      expect(w.on(id, 'task.submitted'), id).toEqual([]);
+      expect(w.on(id, 'child.create'), id).toEqual([expect.objectContaining({ taskPrompt: id === 'none' ? null : '' })]);
+      w.queued(`job-${id}`, 'hello', { agent: id });
+      expect(w.modelCall(`job-${id}`).request.messages[0], id).toEqual({ role: 'system', content: SYSTEM_PROMPT });
+    }
+  });
+
+  it('an empty allowedOutputs is the parent\'s grant, as an absent one is: the whole grant under the root, the narrowed one under a child', () => {
+    const w = new TreeWorld({ outputs: THREE_DEVICES });
+    w.child({ id: 'c1', allowedOutputs: ['chat', 'sms'] });
+    w.child({ id: 'g1', allowedOutputs: [] }, 'c1');
+    w.child({ id: 'c2', allowedOutputs: [] });
+    expect(w.agent('g1').allowedOutputs).toEqual(['chat', 'sms']);
+    expect(w.agent('g1').tools.filter((t) => t.startsWith('output_send__'))).toEqual(['output_send__chat', 'output_send__sms']);
+    expect(w.agent('c2').allowedOutputs).toEqual([]);
+    expect(w.agent('c2').tools.filter((t) => t.startsWith('output_send__'))).toEqual(['output_send__chat', 'output_send__sms', 'output_send__tv']);
+  });
+
+  it('resident_agents create with an empty task prompt and grant: created, nothing queued, the parent\'s prompt and grant', () => {
+    const w = new TreeWorld();
+    w.queued('boss', 'make a quiet child');
+    expect(w.control('boss', { action: 'create', id: 'quiet', taskPrompt: '', allowedOutputs: [] })).toEqual({ ok: true, result: 'created resident quiet' });
+    expect(w.on('quiet', 'task.submitted')).toEqual([]);
+    expect(w.agent('quiet').tools).toContain('output_send__chat');
+    w.queued('job', 'hello', { agent: 'quiet' });
+    expect(w.modelCall('job').request.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
+  });
+});
