@@ -5,11 +5,8 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MemoryError, type ChildMemory, type ChildMemoryFactory } from '../kernel/index.ts';
+import { childIdPattern, MemoryError, type ChildMemory, type ChildMemoryFactory } from '../kernel/index.ts';
 import { LightMemory } from './light-memory.ts';
-
-/** Child ids become directory names: the same rule as scenario ids, so no path can escape `dir`. */
-const CHILD_ID = /^[a-z0-9][a-z0-9-]*$/;
 
 export class ChildMemoryDir implements ChildMemoryFactory {
   constructor(
@@ -19,7 +16,8 @@ export class ChildMemoryDir implements ChildMemoryFactory {
   ) {}
 
   create(child: string): ChildMemory {
-    if (!CHILD_ID.test(child)) {
+    // Child ids become directory names; the kernel's id rule keeps every path inside `dir`.
+    if (!childIdPattern().test(child)) {
       throw new MemoryError(`child id "${child}" cannot name a memory directory; use lower-case letters, digits and '-'`);
     }
     const childDir = join(this.dir, 'residents', child);
