@@ -20,8 +20,6 @@ export const TRIPLES_PER_CALL_MAX = 256;
 /** Recall walks 1..RECALL_DEPTH_MAX hops from the matched entities. */
 export const RECALL_DEPTH_MAX = 3;
 
-/** A letter or digit in any script (CJK included), or `-` / `_`. */
-const MEANINGFUL = /[\p{L}\p{N}_-]/u;
 
 function codePoints(s: string): number {
   let n = 0;
@@ -33,7 +31,10 @@ function codePoints(s: string): number {
 export function validEntityName(name: string): boolean {
   const trimmed = name.trim();
   const length = codePoints(trimmed);
-  return length >= ENTITY_NAME_MIN && length <= ENTITY_NAME_MAX && MEANINGFUL.test(trimmed);
+  // A letter or digit in any script (CJK included), or `-` / `_`. Built here, not at module level,
+  // so that a test can see a change to it (a module constant is evaluated once, at import).
+  const meaningful = /[\p{L}\p{N}_-]/u;
+  return length >= ENTITY_NAME_MIN && length <= ENTITY_NAME_MAX && meaningful.test(trimmed);
 }
 
 /**
@@ -63,7 +64,7 @@ export function commitCapped(
   turn: number,
   nowMs: number,
 ): CommitResult {
-  const kept = triples.length > TRIPLES_PER_CALL_MAX ? triples.slice(0, TRIPLES_PER_CALL_MAX) : triples;
+  const kept = triples.slice(0, TRIPLES_PER_CALL_MAX);
   const result = store.commit(kept, session, turn, nowMs);
   return { added: result.added, skipped: result.skipped + (triples.length - kept.length) };
 }
@@ -84,6 +85,7 @@ function compareStrings(a: string, b: string): number {
 
 /** Entity order, total: name, then type, then mentions (descending). */
 function compareEntities(a: RecallEntity, b: RecallEntity): number {
+  // Stryker disable next-line ArithmeticOperator: reached only for two entities of one name and type, which in a merge have equal mentions (the sort sees distinct names; preferEntity compares equal counts) and so are identical
   return compareStrings(a.name, b.name) || compareStrings(a.type, b.type) || b.mentions - a.mentions;
 }
 
@@ -93,19 +95,24 @@ function compareRelations(a: RecallRelation, b: RecallRelation): number {
     compareStrings(a.source, b.source) ||
     compareStrings(a.relation, b.relation) ||
     compareStrings(a.target, b.target) ||
+    // Stryker disable next-line ArithmeticOperator: reached only for two relations of one source, relation and target, which in a merge have equal confidence (the sort sees distinct triples; preferRelation compares equal ones) and so are identical
     b.confidence - a.confidence
   );
 }
 
 /** Of two entities with one key, the one with more mentions; ties go to the first in entity order. */
 function preferEntity(a: RecallEntity, b: RecallEntity): RecallEntity {
+  // Stryker disable next-line EqualityOperator: `>=` differs from `>` only for equal counts, which this line never sees
   if (a.mentions !== b.mentions) return a.mentions > b.mentions ? a : b;
+  // Stryker disable next-line EqualityOperator: `< 0` differs only when the order ties, i.e. for identical entities
   return compareEntities(a, b) <= 0 ? a : b;
 }
 
 /** Of two relations with one key, the more confident; ties go to the first in relation order. */
 function preferRelation(a: RecallRelation, b: RecallRelation): RecallRelation {
+  // Stryker disable next-line EqualityOperator: `>=` differs from `>` only for equal confidences, which this line never sees
   if (a.confidence !== b.confidence) return a.confidence > b.confidence ? a : b;
+  // Stryker disable next-line EqualityOperator: `< 0` differs only when the order ties, i.e. for identical relations
   return compareRelations(a, b) <= 0 ? a : b;
 }
 
