@@ -41,34 +41,40 @@ export interface KernelConfig {
   readonly verify: boolean;
 }
 
-export const DEFAULT_KERNEL_CONFIG: KernelConfig = {
-  maxQueue: 256,
-  cooldownMs: 2000,
-  dedupWindowMs: 10_000,
-  maxToolTurns: 16,
-  contextWindowTokens: 32_768,
-  consolidateEveryTurns: 0,
-  modelTimeoutMs: 120_000,
-  parentMessage: 'suspend',
-  offload: { enabled: false, busyAfterMs: 300_000, minPending: 3, maxHelpers: 2 },
-  maxInputBytes: 1024 * 1024,
-  stepBudget: 2 ** 20,
-  maxTokens: 4096,
-  selfLoopExtraMax: 64,
-  systemPrompt: 'You are homeagent, a helpful assistant.',
-  builtinPlugins: [],
-  tools: [],
-  outputs: [],
-  allowedOutputs: [],
-  verify: false,
-};
+// Built per call rather than only at import, so a mutation test can switch a default on and see it.
+function defaultKernelConfig(): KernelConfig {
+  return {
+    maxQueue: 256,
+    cooldownMs: 2000,
+    dedupWindowMs: 10_000,
+    maxToolTurns: 16,
+    contextWindowTokens: 32_768,
+    consolidateEveryTurns: 0,
+    modelTimeoutMs: 120_000,
+    parentMessage: 'suspend',
+    offload: { enabled: false, busyAfterMs: 300_000, minPending: 3, maxHelpers: 2 },
+    maxInputBytes: 1024 * 1024,
+    stepBudget: 2 ** 20,
+    maxTokens: 4096,
+    selfLoopExtraMax: 64,
+    systemPrompt: 'You are homeagent, a helpful assistant.',
+    builtinPlugins: [],
+    tools: [],
+    outputs: [],
+    allowedOutputs: [],
+    verify: false,
+  };
+}
+
+export const DEFAULT_KERNEL_CONFIG: KernelConfig = defaultKernelConfig();
 
 export type KernelConfigInput = Partial<Omit<KernelConfig, 'offload'>> & { readonly offload?: Partial<OffloadConfig> };
 
 export function resolveKernelConfig(input: KernelConfigInput = {}): KernelConfig {
+  const defaults = defaultKernelConfig();
   return {
-    ...DEFAULT_KERNEL_CONFIG,
+    ...defaults,
     ...input,
-    offload: { ...DEFAULT_KERNEL_CONFIG.offload, ...input.offload },
+    offload: { ...defaults.offload, ...input.offload },
   };
 }
