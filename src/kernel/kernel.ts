@@ -55,10 +55,13 @@ export class Kernel {
   private commands: Command[] = [];
   private callSeq = 0;
   private readonly hookQueue: Submission[] = [];
-  /** Set when a child raises a task on its parent during a settle pass (parents advance first). */
+  /**
+   * Set when a settle pass gives work to an agent that may already have advanced in it: a child raised
+   * a task on its parent (parents advance first), or a terminal released `submit.after` inputs, which
+   * can go to any agent of the tree.
+   */
   // Stryker disable next-line BooleanLiteral: every settle pass resets it before it is read
-  private raisedOnParent = false;
-  private flushingHooks = false;
+  private passAgain = false;
   /** `submit.after` inputs by the task whose terminal event releases them, in feed order. */
   private readonly afterTerminal = new Map<string, Submission[]>();
 
@@ -275,7 +278,7 @@ export class Kernel {
     // The parent's model reads only the text: it names the child that spoke.
     const text = event.reason === 'child_contextfull' ? event.text : `[child ${child.agentId}] ${event.text}`;
     const task = parent.createTreeTask({ level, source: channel, channel, text }, nowMs);
-    this.raisedOnParent = true;
+    this.passAgain = true;
     if (task !== null) this.tracer?.emit(parent.agentId, nowMs, { type: 'child.event', task: task.id, child: child.agentId, reason: event.reason, level: task.level ?? level });
   }
 
@@ -310,22 +313,16 @@ export class Kernel {
 
   private settle(nowMs: number): void {
     do {
-      this.raisedOnParent = false;
+      this.passAgain = false;
       this.flushHooks(nowMs);
       for (const agent of this.tree.all()) agent.advance(nowMs);
-      // A child raised something on an agent advanced before it in this pass: go round again.
-    } while (this.hookQueue.length > 0 || this.raisedOnParent);
+    } while (this.passAgain);
     this.offload.afterSettle(nowMs);
   }
 
+  /** Routes the released `submit.after` inputs. Routing never advances an agent, so this never re-enters. */
   private flushHooks(nowMs: number): void {
-    if (this.flushingHooks) return;
-    this.flushingHooks = true;
-    try {
-      for (let sub = this.hookQueue.shift(); sub !== undefined; sub = this.hookQueue.shift()) this.route(sub, nowMs);
-    } finally {
-      this.flushingHooks = false;
-    }
+    for (let sub = this.hookQueue.shift(); sub !== undefined; sub = this.hookQueue.shift()) this.route(sub, nowMs);
   }
 
   /**
@@ -392,6 +389,7 @@ export class Kernel {
         if (after !== undefined) {
           this.afterTerminal.delete(task.id);
           for (const sub of after) this.hookQueue.push(sub);
+          this.passAgain = true;
         }
       },
       flushHooks: (nowMs) => this.flushHooks(nowMs),

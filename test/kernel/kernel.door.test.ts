@@ -30,6 +30,40 @@ describe('late facts', () => {
   });
 });
 
+describe('late facts of a cancelled call', () => {
+  // A preempted model call is cancelled at once (SPEC §2.3 step 2). A completion the provider still
+  // sends is late data, counted as a late chunk; its `model.failed`, the abort's acknowledgement, just
+  // closes the call.
+  function cancelled(): { w: KernelWorld; callId: string } {
+    const w = new KernelWorld();
+    w.queued('q1', 'long answer');
+    const call = w.modelCall('q1');
+    w.at(5).interrupt('i1', 'L2', 'now');
+    expect(w.commands('model.cancel')).toEqual([{ type: 'model.cancel', callId: call.callId }]);
+    return { w, callId: call.callId };
+  }
+
+  it('a model.done for a preempted call is a late model fact of its task', () => {
+    const { w, callId } = cancelled();
+    w.at(6).handle({ type: 'model.done', callId, usage: { inputTokens: 1, outputTokens: 1 } });
+    expect(w.events('model.chunk.late')).toMatchObject([{ agent: 'root', task: 'q1', callId }]);
+    expect(w.sched().counters.lateChunksDiscarded).toBe(1);
+    expect(w.sched().counters.lateToolResultsDiscarded).toBe(0);
+  });
+
+  it('a model.failed for a preempted call closes it uncounted; a second one, for a closed id, is discarded as a model fact', () => {
+    const { w, callId } = cancelled();
+    w.at(6).handle({ type: 'model.failed', callId, failure: 'error', error: 'aborted' });
+    expect(w.events('model.chunk.late')).toEqual([]);
+    expect(w.events('fact.discarded')).toEqual([]);
+    expect(w.sched().counters.lateChunksDiscarded).toBe(0);
+    w.at(7).handle({ type: 'model.failed', callId, failure: 'error', error: 'again' });
+    expect(w.events('fact.discarded')).toMatchObject([{ agent: 'root', callId, fact: 'model.failed' }]);
+    expect(w.sched().counters.lateChunksDiscarded).toBe(1);
+    expect(w.sched().counters.lateToolResultsDiscarded).toBe(0);
+  });
+});
+
 describe('submit.after', () => {
   it('an input released by a task\'s end is routed before the agent picks its next task', () => {
     const w = new KernelWorld();
