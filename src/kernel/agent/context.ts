@@ -53,11 +53,11 @@ export class ConversationContext {
       this.accumulated -= eventTokens(this.events[dropped] as ContextEvent);
       dropped += 1;
     }
-    if (dropped > 0) {
-      this.events.splice(0, dropped);
-      this.messages = [];
-      for (const e of this.events) appendMessages(this.messages, e);
-    }
+    // Rebuilt even when nothing was dropped (the same messages): an overflow is rare, and the
+    // timeline is only ever copied, never held.
+    this.events.splice(0, dropped);
+    this.messages = [];
+    for (const e of this.events) appendMessages(this.messages, e);
     return dropped;
   }
 
