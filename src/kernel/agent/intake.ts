@@ -80,7 +80,8 @@ export class Intake {
       channel,
       text: sub.text,
       kernel: false,
-      consolidation: level === null && channel === CONSOLIDATION_CHANNEL,
+      // The refusal checks let only a queued input through on this channel (an interrupt is invalid).
+      consolidation: channel === CONSOLIDATION_CHANNEL,
     });
     const outcome =
       level === null
@@ -94,6 +95,7 @@ export class Intake {
   /** Refuses a submission before the containers; it still gets its task and terminal events. */
   refuse(sub: Submission, level: Level | null, reason: Refusal, nowMs: number): SubmitResult {
     const channel = sub.channel ?? sub.source;
+    // Stryker disable next-line BooleanLiteral: a refused task is never queued, run or moved, so nothing reads its kernel flag
     this.tasks.add({ id: sub.id, level, source: sub.source, channel, text: sub.text, kernel: false });
     const terminal = this.core.refuse(sub.id, level === null ? 'queued' : 'interrupt', level, reason, nowMs, {
       meta: { source: sub.source, channel },
@@ -105,9 +107,10 @@ export class Intake {
   /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (SPEC §5). */
   raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void {
     const source = reason === 'panic' ? 'kernel' : 'kernel/overflow';
-    const task = this.tasks.add({ id: this.tasks.nextKernelTaskId(), level: 4, source, channel: 'kernel', text, kernel: true });
+    const channel = 'kernel';
+    const task = this.tasks.add({ id: this.tasks.nextKernelTaskId(), level: 4, source, channel, text, kernel: true });
     this.hooks.trace(nowMs, { type: 'kernel.event', task: task.id, cause: cause.id, source, reason });
-    this.afterSubmit(this.core.submitInterrupt(task.id, 4, nowMs, { kernel: true, meta: { source, channel: 'kernel' } }), nowMs);
+    this.afterSubmit(this.core.submitInterrupt(task.id, 4, nowMs, { kernel: true, meta: { source, channel } }), nowMs);
   }
 
   /** A task the tree creates here: never clamped, refused or de-duplicated. Returns its id. */
@@ -145,16 +148,8 @@ export class Intake {
   /** SPEC §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */
   queueConsolidation(nowMs: number): void {
     const text = 'extract memory triples from the recent turns';
-    const task = this.tasks.add({
-      id: this.tasks.nextKernelTaskId(),
-      level: null,
-      source: 'kernel',
-      channel: CONSOLIDATION_CHANNEL,
-      text,
-      kernel: true,
-      consolidation: true,
-    });
     const meta = { source: 'kernel', channel: CONSOLIDATION_CHANNEL };
+    const task = this.tasks.add({ id: this.tasks.nextKernelTaskId(), level: null, ...meta, text, kernel: true, consolidation: true });
     this.afterSubmit(this.core.submitQueued(task.id, nowMs, { kernel: true, meta }), nowMs);
   }
 
