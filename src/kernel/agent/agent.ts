@@ -88,15 +88,32 @@ export interface ParentEvent {
   readonly text: string;
 }
 
-const STOPPED: Terminal = { kind: 'skipped', reason: 'agent_stopped', reply: '' };
-const RESIDUAL_DROPPED: Terminal = { kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' };
-const SUPERSEDED: Terminal = { kind: 'superseded', reply: '' };
-const DISCARDED: Terminal = { kind: 'failed', reply: 'processing error: discarded by a parent message' };
-const STOP_REPLY = 'cancelled (user stop)';
+// The terminals this file gives, built per call rather than at import, so that a mutation test can
+// switch their strings on and see them.
 
-/** The terminal of a task the stop button cancels; a fresh object each time. */
+/** A task of a stopping agent (SPEC §10.2a steps 2 and 4). */
+function stoppedTerminal(): Terminal {
+  return { kind: 'skipped', reason: 'agent_stopped', reply: '' };
+}
+
+/** A waiting external input of a destroyed child under the residual policy `drop` (SPEC §10.2a step 3). */
+function residualDroppedTerminal(): Terminal {
+  return { kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' };
+}
+
+/** What an rt child's newer input does to the one in its slot (C1, C2). */
+function supersededTerminal(): Terminal {
+  return { kind: 'superseded', reply: '' };
+}
+
+/** A task failed by a parent message under `parentMessage: "discard"` (SPEC §10.3). */
+function discardedTerminal(): Terminal {
+  return { kind: 'failed', reply: 'processing error: discarded by a parent message' };
+}
+
+/** The terminal of a task the stop button cancels (SPEC §2.9). */
 function userStopTerminal(): Terminal {
-  return { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY };
+  return { kind: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' };
 }
 
 /** What an agent is made of: who it is, where it sits in the tree, and what it is given. */
@@ -222,9 +239,10 @@ export class Agent implements StepHost {
    */
   private stopButton(id: string, nowMs: number): string[] {
     const cancelled = this.core.stopQueued(userStopTerminal(), nowMs);
+    // A stopped agent runs nothing (`stop` let go of its task), so there is nothing to mark there.
     const running = this.current;
     let marked: string | null = null;
-    if (running !== null && running.stoppable && this.state !== 'stopped') {
+    if (running !== null && running.stoppable) {
       running.stopMarked = true;
       marked = running.id;
     }
@@ -259,11 +277,14 @@ export class Agent implements StepHost {
    */
   createTreeTask(spec: TreeTask, nowMs: number): { readonly id: string; readonly level: Level | null } | null {
     if (this.state === 'stopped') return null;
+    // Only a child has a parent: `parent/` tasks are a child's task prompt, its parent's messages (L4)
+    // and compresses. The task prompt arrives when the child is made, with nothing running to discard.
     const fromParent = spec.source.startsWith('parent/');
     // A compress is the parent's too, but it keeps the task it preempts (SPEC §10.5): only a message discards.
-    if (spec.level === 4 && this.seat !== null && fromParent && spec.compress !== true) this.parentMessageArrives();
-    // On a child only its parent raises L4 (SPEC §5, §6 L4): a grandchild's kernel event is clamped to L3.
-    const task = spec.level === 4 && this.seat !== null && !fromParent ? { ...spec, level: 3 as const } : spec;
+    if (fromParent && spec.compress !== true) this.parentMessageArrives();
+    // On a child only its parent raises L4 (SPEC §5, §6 L4): what its own children raise there (a
+    // notify at L3, a kernel event at L4) runs at L3.
+    const task = this.seat !== null && !fromParent ? { ...spec, level: 3 as const } : spec;
     return { id: this.intake.createKernelTask(task, nowMs), level: task.level };
   }
 
@@ -301,10 +322,12 @@ export class Agent implements StepHost {
    * ends `superseded`, its frame dropped, and the newcomer takes the slot.
    */
   private beforeAdmission(nowMs: number): void {
-    if (this.seat === null || this.seat.kind.deliver !== 'slot' || this.core.pendingCount() === 0) return;
+    if (this.seat === null || this.seat.kind.deliver !== 'slot') return;
+    // Stryker disable next-line ConditionalExpression: an empty slot has nothing to supersede, and stopping nothing changes nothing
+    if (this.core.pendingCount() === 0) return;
     this.calls.abandonAll(nowMs, 'superseded');
     this.current = null;
-    this.core.stopAll(SUPERSEDED, nowMs);
+    this.core.stopAll(supersededTerminal(), nowMs);
     this.flushEffects();
   }
 
@@ -324,19 +347,23 @@ export class Agent implements StepHost {
   /** Runs zero-time steps until the running task waits for the outside world or nothing is left. */
   advance(nowMs: number): void {
     for (;;) {
-      if (this.state === 'stopped' || this.calls.isWaiting()) break;
+      // Stryker disable next-line ConditionalExpression: a stopped agent has ended every task and takes no new one, so the idle check below breaks as well
+      if (this.state === 'stopped') break;
+      if (this.calls.isWaiting()) break;
       this.env.flushHooks(nowMs);
       let task = this.current;
       if (task === null) {
         // An idle agent has nothing to pick: the kernel advances every agent of the tree after each
         // input, and a pick (with its verify-mode check of the whole scheduler) per idle agent made
         // the cost of an input grow with the number of agents.
+        // Stryker disable next-line ConditionalExpression: an optimisation only, a pick with nothing pending returns null
         if (this.core.pendingCount() === 0) break;
         const picked = this.core.pick(nowMs);
         if (picked === null) break;
         task = this.tasks.get(picked.id);
         this.current = task;
         task.firstStartMs ??= nowMs;
+        // Stryker disable next-line ConditionalExpression: a task picked from a queue or the slot has never run, and rebasePrefix leaves a frame without a prefix alone
         if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
         // Consolidation and compress tasks are critical as a whole (SPEC §3.7, §10.5): nothing preempts them, even an L4.
         if (task.consolidation || task.compress) this.core.enterCritical(nowMs);
@@ -346,7 +373,7 @@ export class Agent implements StepHost {
         continue;
       }
       if (task.discardMarked && !this.core.isCritical()) {
-        this.finish(task, DISCARDED, nowMs);
+        this.finish(task, discardedTerminal(), nowMs);
         continue;
       }
       task.frame.steps += 1;
@@ -386,9 +413,11 @@ export class Agent implements StepHost {
       case 'ToolBatch': {
         const { started, panics } = stepToolBatch(this, task, nowMs);
         batchMaybeComplete(this, this.calls, this.calls.beginBatch(task, started, panics), nowMs);
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: the driver only stops at 'wait', and its loop checks for a call in flight again before the next step
         return this.calls.isWaiting() ? 'wait' : this.current === task ? 'next' : 'ended';
       }
       default:
+        // Stryker disable next-line StringLiteral: unreachable, the cases above cover every step (assertNever)
         return assertNever(step, 'step');
     }
   }
@@ -465,14 +494,17 @@ export class Agent implements StepHost {
 
   compressed(task: Task, plan: CompressPlan, summary: string | null, nowMs: number): void {
     const seat = this.seat;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: with nothing older no summary was asked for, and replacing no events with no summary rebuilds the same context
     if (plan.older > 0) this.context.replaceOldest(plan.older, summary, task.id);
     const dropped = summary === null ? plan.older : 0;
     if (seat !== null) {
       seat.table.clear();
       seat.droppedByCompress += dropped;
-      if (this.state !== 'stopped') this.state = stateAfterCompress(this.context.accumulatedTokens(), seat.windowTokens);
+      // The compress task runs on the child itself, so the child is live here.
+      this.state = stateAfterCompress(this.context.accumulatedTokens(), seat.windowTokens);
     }
-    this.trace(nowMs, { type: 'child.compress', task: task.id, older: plan.older, kept: plan.kept, summarised: summary !== null && plan.older > 0, dropped });
+    // A summary is asked for only when there are older events.
+    this.trace(nowMs, { type: 'child.compress', task: task.id, older: plan.older, kept: plan.kept, summarised: summary !== null, dropped });
   }
 
   memoryCommitted(task: Task, session: string, added: number, skipped: number, nowMs: number): void {
@@ -524,13 +556,17 @@ export class Agent implements StepHost {
         task: task.id,
         source: task.source,
         input: task.text,
+        // Stryker disable next-line StringLiteral: a done or failed terminal always carries its reply
         response: terminal.reply ?? '',
       });
       this.trace(nowMs, { type: 'context.commit', task: task.id, kind, events });
       if (kind === 'turn') {
         this.turnsCommitted += 1;
         const every = this.config.consolidateEveryTurns;
-        consolidate = every > 0 && this.turnsCommitted % every === 0;
+        // SPEC §3.7: only a period N > 0 consolidates.
+        // Stryker disable next-line EqualityOperator: with N = 0, n % 0 is NaN, never 0, so `every >= 0` consolidates never as well
+        const periodic = every > 0;
+        consolidate = periodic && this.turnsCommitted % every === 0;
       }
     }
     this.current = null;
@@ -546,6 +582,7 @@ export class Agent implements StepHost {
       table.roundEnded(task.id);
       return;
     }
+    // Stryker disable next-line StringLiteral: a done terminal always carries its reply
     const record = table.roundDone({ task: task.id, inputch: task.channel, input: task.text, output: terminal.reply ?? '' }, nowMs);
     this.trace(nowMs, { type: 'child.record', task: task.id, inputch: record.inputch, proactive: record.proactive });
   }
@@ -588,7 +625,9 @@ export class Agent implements StepHost {
       case 'offload':
         // The kernel's own timer (children/offload.ts); never routed to an agent.
         return;
+      // Stryker disable next-line ConditionalExpression: unreachable, the cases above cover every timer key (assertNever)
       default:
+        // Stryker disable next-line StringLiteral: unreachable, as above
         assertNever(key, 'timer key');
     }
   }
@@ -606,8 +645,8 @@ export class Agent implements StepHost {
     this.state = 'stopped';
     // The residual policy concerns external inputs still waiting; kernel-created tasks never move.
     const fate =
-      residual === null ? null : (id: string) => (this.tasks.get(id).kernel ? null : residual === 'keep' ? 'take' : RESIDUAL_DROPPED);
-    const { ended, moved } = this.core.stopAndTake(STOPPED, nowMs, fate);
+      residual === null ? null : (id: string) => (this.tasks.get(id).kernel ? null : residual === 'keep' ? 'take' : residualDroppedTerminal());
+    const { ended, moved } = this.core.stopAndTake(stoppedTerminal(), nowMs, fate);
     const movedTasks = moved.map((id) => this.tasks.remove(id));
     this.flushEffects();
     this.trace(nowMs, { type: 'agent.stop', ended });
@@ -630,7 +669,9 @@ export class Agent implements StepHost {
         case 'timer.clear':
           this.env.command({ type: 'timer.clear', id });
           break;
+        // Stryker disable next-line ConditionalExpression: unreachable, the cases above cover every scheduler effect (assertNever)
         default:
+          // Stryker disable next-line StringLiteral: unreachable, as above
           assertNever(effect, 'scheduler effect');
       }
     }
