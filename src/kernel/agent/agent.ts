@@ -413,8 +413,9 @@ export class Agent implements StepHost {
       case 'ToolBatch': {
         const { started, panics } = stepToolBatch(this, task, nowMs);
         batchMaybeComplete(this, this.calls, this.calls.beginBatch(task, started, panics), nowMs);
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: the driver only stops at 'wait', and its loop checks for a call in flight again before the next step
-        return this.calls.isWaiting() ? 'wait' : this.current === task ? 'next' : 'ended';
+        if (this.calls.isWaiting()) return 'wait';
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: the driver tells only 'wait' apart
+        return this.current === task ? 'next' : 'ended';
       }
       default:
         // Stryker disable next-line StringLiteral: unreachable, the cases above cover every step (assertNever)
