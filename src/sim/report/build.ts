@@ -69,6 +69,7 @@ function reportTasks(tasks: ReadonlyMap<string, TaskAcc>, inputs: readonly Input
     // A submitted input with no task is a stop without text: it is reported under `stops` only.
   }
   for (const [id, task] of tasks) {
+    // Stryker disable next-line ConditionalExpression: the guard only skips building an input's task again: the same value under a key that keeps its place
     if (!Object.hasOwn(out, id)) out[id] = reportTask(task);
   }
   return out;
@@ -178,7 +179,8 @@ function violationContext(seq: number, events: readonly TraceEvent[]): string[] 
     if (e !== undefined && e.seq < seq) lo = mid + 1;
     else hi = mid;
   }
-  if (lo >= events.length || events[lo]?.seq !== seq) return [];
+  // Past the last event `events[lo]` is undefined, so this also covers a seq beyond the trace.
+  if (events[lo]?.seq !== seq) return [];
   return events.slice(Math.max(0, lo - CONTEXT_BEFORE), lo + CONTEXT_AFTER + 1).map(formatTraceLine);
 }
 
@@ -199,7 +201,8 @@ function livenessContext(cutSeq: number, events: readonly TraceEvent[]): string[
   }
   const pending = [...lastOf].filter(([task]) => !ended.has(task)).slice(0, LIVENESS_PENDING_SHOWN);
   for (const [, e] of pending) shown.add(e);
-  const stop = events.find((e) => e.seq > cutSeq && e.type === 'agent.stop' && e.agent === 'root');
+  // Events are in seq order, so `before` is a prefix and the rest are the events after the cut.
+  const stop = events.slice(before.length).find((e) => e.type === 'agent.stop' && e.agent === 'root');
   if (stop !== undefined) shown.add(stop);
   return [...shown].sort((a, b) => a.seq - b.seq).map(formatTraceLine);
 }

@@ -5,7 +5,6 @@
 
 /** The first `max` code points of `text` (a surrogate pair is one code point and is never split). */
 export function firstCodePoints(text: string, max: number): string {
-  if (text.length <= max) return text;
   let units = 0;
   let points = 0;
   for (const ch of text) {

@@ -1,0 +1,123 @@
+/**
+ * The readable summary printed without --json (report/summary.ts): one line per aspect of the run,
+ * the failed expectations and the violations with their trace lines, then the command that reproduces
+ * it. The summary is read by people, so the tests pin its whole text, line by line.
+ */
+import { describe, expect, it } from 'vitest';
+import { finalizeReport, formatSummary, type Report, type ReportSuspension, type ReportTask } from '../../../src/sim/report/index.ts';
+
+const HASH = 'ab'.repeat(32);
+const COMMAND = 'homeagent sim run summary.json --seed 3';
+
+/** The report of a run with no events, no tasks and no agents: every count zero. */
+function emptyReport(): Report {
+  return finalizeReport({
+    scenario: 'summary',
+    seed: 3,
+    command: COMMAND,
+    config: {},
+    events: [],
+    dump: { agents: [], channels: [] },
+    traceHash: HASH,
+    wallMs: 0,
+    violations: [],
+    inputsMeta: [{ id: 'never', declaredClass: 'queued', declaredLevel: null, submitted: false }],
+    triggers: [],
+    expect: { allTerminal: false, invariants: false },
+    unfiredTriggers: [],
+  });
+}
+
+/** A task of the report: the never-submitted one of `emptyReport`, with `over` on top. */
+function task(over: Partial<ReportTask>): ReportTask {
+  const never = emptyReport().tasks.never;
+  if (never === undefined) throw new Error('fixture: the never-submitted input is reported');
+  return { ...never, ...over };
+}
+
+const suspendedBy = (by: string): ReportSuspension => ({ t: 10, step: 'Model', by, effBefore: 0, depthAfter: 1 });
+
+describe('formatSummary', () => {
+  it('prints every count of an empty run as zero, without level pairs, and the ratio as n/a when no wall time passed', () => {
+    const report = { ...emptyReport(), tasks: {} };
+    expect(formatSummary(report)).toBe(
+      [
+        'scenario summary  seed 3  OK',
+        'tasks 0',
+        'preemptions 0',
+        'deferrals critical 0, cooldown 0, level 0; drops 0; stops 0',
+        'max stack depth 0',
+        `trace hash ${HASH}  (0 events)`,
+        'wall 0 ms, virtual 0 ms, virtual/wall n/a',
+        `reproduce: ${COMMAND}`,
+      ].join('\n'),
+    );
+  });
+
+  it('groups suspensions by victim level → incoming level, sorted by victim then incoming, counting repeats', () => {
+    // Met in this order: L2→L3, queued→L3, queued→L2, queued→L2; printed sorted.
+    const report: Report = {
+      ...emptyReport(),
+      tasks: {
+        i2: task({ class: 'interrupt', level: 2, terminal: 'done', suspensions: [suspendedBy('i3')] }),
+        q1: task({ terminal: 'done', suspensions: [suspendedBy('i3'), suspendedBy('i2b'), suspendedBy('i2b')] }),
+        i3: task({ class: 'interrupt', level: 3, terminal: 'done' }),
+        i2b: task({ class: 'interrupt', level: 2, terminal: 'cancelled' }),
+      },
+      suspendOrder: ['i2', 'q1', 'q1', 'q1'],
+    };
+    const lines = formatSummary(report).split('\n');
+    expect(lines[1]).toBe('tasks 4: done 3, cancelled 1');
+    expect(lines[2]).toBe('preemptions 4: queued→L2 2, queued→L3 1, L2→L3 1');
+  });
+
+  it('names the active swarm sites, or says none is active', () => {
+    const line = (sites: string[]): string | undefined =>
+      formatSummary({ ...emptyReport(), swarm: { sites } })
+        .split('\n')
+        .find((l) => l.startsWith('swarm'));
+    expect(line(['model-error', 'tool-hang'])).toBe('swarm sites: model-error, tool-hang');
+    expect(line([])).toBe('swarm sites: (none active)');
+  });
+
+  it('lists only the failed expectations, then each violation with its task when it has one and its trace lines', () => {
+    const report: Report = {
+      ...emptyReport(),
+      ok: false,
+      wallMs: 2,
+      virtualMs: 170,
+      events: 12,
+      deferrals: { critical: 1, cooldown: 2, level: 3 },
+      drops: [{ t: 5, victim: 'i2', for: 'i3' }],
+      stops: [{ id: 's1', t: 6, cancelled: [] }],
+      maxStackDepth: 2,
+      expectations: [
+        { name: 'terminal.q1', path: 'expect.terminal.q1', ok: true, expected: 'done', actual: 'done' },
+        { name: 'terminal.q2', path: 'expect.terminal.q2', ok: false, expected: 'done', actual: null },
+      ],
+      violations: [
+        { invariant: 'I5', t: 7, agent: 'root', task: 'q1', message: 'two terminals', context: ['line a', 'line b'] },
+        { invariant: 'DRAIN', t: 9, agent: 'child-1', message: 'not drained', context: [] },
+      ],
+    };
+    expect(formatSummary(report)).toBe(
+      [
+        'scenario summary  seed 3  FAILED',
+        'tasks 1: never submitted 1',
+        'preemptions 0',
+        'deferrals critical 1, cooldown 2, level 3; drops 1; stops 1',
+        'max stack depth 2',
+        `trace hash ${HASH}  (12 events)`,
+        'wall 2 ms, virtual 170 ms, virtual/wall 85×',
+        'failed expectations (1):',
+        '  terminal.q2 at expect.terminal.q2: expected "done", got null',
+        'violations (2):',
+        '  I5 t=7ms root q1: two terminals',
+        '      line a',
+        '      line b',
+        '  DRAIN t=9ms child-1: not drained',
+        `reproduce: ${COMMAND}`,
+      ].join('\n'),
+    );
+  });
+});
