@@ -56,8 +56,9 @@ function checkInputTotal(raw: Obj, issues: Issue[]): void {
 
 function generatedCount(generate: unknown): number {
   if (!isObj(generate)) return 0;
-  // A count that is itself out of bounds is the shape pass's problem; it adds nothing here.
-  const countOf = (v: unknown): number => (Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= INPUTS_MAX ? (v as number) : 0);
+  // A count that is itself out of bounds is the shape pass's problem; it adds nothing here. A negative
+  // one is clamped to 0 (rather than tested with `>= 0`, whose `> 0` twin could never be told apart).
+  const countOf = (v: unknown): number => (Number.isSafeInteger(v) && (v as number) <= INPUTS_MAX ? Math.max(v as number, 0) : 0);
   const levels = isObj(generate.interrupts) ? generate.interrupts : {};
   return countOf(generate.queued) + countOf(levels.L1) + countOf(levels.L2) + countOf(levels.L3) + countOf(levels.L4);
 }
@@ -97,6 +98,7 @@ function checkInput(entry: Obj, i: number, ctx: TaskContext, issues: Issue[]): v
   }
   const timings = TIMING_KEYS.filter((k) => entry[k] !== undefined);
   for (const key of timings.slice(1)) {
+    // Stryker disable next-line StringLiteral: unreachable fallback, a second timing implies a first
     issues.push({ path: at(key), message: `conflicts with '${timings[0] ?? ''}': give at most one of at, when, afterTerminal` });
   }
   if (typeof entry.agent === 'string' && entry.agent !== '' && !ctx.agents.has(entry.agent)) {
