@@ -1,5 +1,5 @@
 // `npm run mutation [-- stryker options]`: mutation testing of the kernel with StrykerJS
-// (stryker.config.mjs), then the mutation score of each folder.
+// (tools/mutation/stryker.config.mjs), then the mutation score of each folder.
 //
 // Stryker is not one of the project's devDependencies: its tree is large, and `npx homeagent` starts
 // from a light install. It lives in tools/mutation/ with its own lockfile, installed here on first
@@ -16,8 +16,8 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const tools = join(root, 'tools', 'mutation');
+const tools = fileURLToPath(new URL('.', import.meta.url));
+const root = join(tools, '..', '..');
 const stryker = join(tools, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
 const reportJson = join(root, 'reports', 'mutation', 'mutation.json');
 
@@ -31,7 +31,8 @@ installOnDemand();
 checkOneVitest();
 
 const startedMs = Date.now();
-const run = spawnSync(process.execPath, [stryker, 'run', 'stryker.config.mjs', ...process.argv.slice(2)], {
+// Stryker resolves every path of its config from its working directory: the repository root.
+const run = spawnSync(process.execPath, [stryker, 'run', join(tools, 'stryker.config.mjs'), ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
 });

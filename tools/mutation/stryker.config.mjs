@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * `npm run mutation` (scripts/mutation.js): StrykerJS over the kernel. Stryker lives in
+ * `npm run mutation` (tools/mutation/run.js): StrykerJS over the kernel. Stryker lives in
  * tools/mutation/, installed on first use, so that `npm ci` and the `homeagent` start-up stay light.
+ * The runner starts Stryker in the repository root, and Stryker resolves every path below from there.
  *
  * perTest coverage runs only the tests that reach a mutant; incremental mode reuses the verdicts in
  * stryker-incremental.json (committed, so a fresh clone starts from the last recorded run) for every
@@ -14,7 +15,7 @@ const config = {
   testRunner: 'vitest',
   // The mutation suite leaves out the tests that cannot see a mutant (the CLI tests spawn a process
   // that loads its own, unmutated sources) and the slowest kernel-wide property; see the config file.
-  vitest: { configFile: 'vitest.mutation.config.ts' },
+  vitest: { configFile: 'tools/mutation/vitest.config.ts' },
   coverageAnalysis: 'perTest',
   checkers: ['typescript'],
   // The checker compiles only the mutated folders and what they import (the kernel, src/clock, and
