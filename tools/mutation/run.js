@@ -10,36 +10,110 @@
 //
 // Options after `--` go to `stryker run`, e.g. `npm run mutation -- --mutate 'src/kernel/scheduler/**'`
 // or `--force` (ignore the incremental file and test every mutant again).
-import { spawnSync } from 'node:child_process';
+//
+// After a run: the score of each folder of the report, and tools/mutation/scores.json updated for
+// every top-level room of src/ (src/kernel, src/sim, …) that the run mutated whole; the other rooms
+// keep their recorded entry (docs/mutation-testing.md). `npm run mutation:scores` prints scores.json.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  mutateSelection,
+  printFolderTable,
+  printScores,
+  readScores,
+  roomEntries,
+  roomsMeasuredWhole,
+  writeScores,
+} from './scores.js';
 
 const tools = fileURLToPath(new URL('.', import.meta.url));
 const root = join(tools, '..', '..');
+const config = join(tools, 'stryker.config.mjs');
 const stryker = join(tools, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
 const reportJson = join(root, 'reports', 'mutation', 'mutation.json');
+const scoresJson = join(tools, 'scores.json');
 
-// `npm run mutation:scores`: the scores recorded in the committed incremental file, without a run.
+// `npm run mutation:scores`: the recorded scores, without a run.
 if (process.argv[2] === '--scores') {
-  printFolderScores(JSON.parse(readFileSync(join(root, 'stryker-incremental.json'), 'utf8')), 'stryker-incremental.json');
+  if (!existsSync(scoresJson)) {
+    process.stderr.write('mutation: no tools/mutation/scores.json yet; `npm run mutation` writes it\n');
+    process.exit(1);
+  }
+  printScores(readScores(scoresJson), 'tools/mutation/scores.json');
   process.exit(0);
 }
 
 installOnDemand();
 checkOneVitest();
 
+const args = process.argv.slice(2);
 const startedMs = Date.now();
 // Stryker resolves every path of its config from its working directory: the repository root.
-const run = spawnSync(process.execPath, [stryker, 'run', join(tools, 'stryker.config.mjs'), ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const run = spawnSync(process.execPath, [stryker, 'run', config, ...args], { cwd: root, stdio: 'inherit' });
 const wallS = (Date.now() - startedMs) / 1000;
 if (run.status !== 0) process.exit(run.status ?? 1);
-if (existsSync(reportJson)) printFolderScores(JSON.parse(readFileSync(reportJson, 'utf8')));
+// A run that wrote no report (`--dryRunOnly`, say) leaves the previous run's report in place.
+if (existsSync(reportJson) && statSync(reportJson).mtimeMs >= startedMs) {
+  const report = JSON.parse(readFileSync(reportJson, 'utf8'));
+  printFolderTable(report, root, 'report: reports/mutation/index.html');
+  await recordScores(report);
+}
 process.stdout.write(`wall time ${wallS.toFixed(0)} s\n`);
+
+/**
+ * Replaces the scores.json entry of each room that the run mutated whole and keeps the others.
+ * A run narrowed to part of a room (`--mutate`) or to some test files (`--testFiles`) would
+ * understate or misstate that room, so it records nothing for it.
+ */
+async function recordScores(report) {
+  if (optionValue(['--testFiles', '-t']) !== undefined) {
+    process.stdout.write('scores.json: unchanged (a run with --testFiles measures those tests only)\n');
+    return;
+  }
+  const configMutate = (await import(pathToFileURL(config).href)).default.mutate;
+  const runMutate = optionValue(['--mutate', '-m'])?.split(',').filter(Boolean) ?? configMutate;
+  const fromCore = createRequire(join(tools, 'node_modules', '@stryker-mutator', 'core', 'package.json'));
+  const { minimatch } = await import(pathToFileURL(fromCore.resolve('minimatch')).href);
+  const scope = mutateSelection(configMutate, root, minimatch);
+  const whole = roomsMeasuredWhole(scope, mutateSelection(runMutate, root, minimatch));
+  // A room's entry counts the files of the configured scope only, whatever else the run mutated.
+  const measured = roomEntries(report, root, (file) => scope.get(file) === 'whole');
+  const rooms = whole.filter((room) => room in measured);
+  const left = Object.keys(measured).filter((room) => !rooms.includes(room));
+  if (rooms.length === 0) {
+    process.stdout.write(`scores.json: unchanged (the run mutated no room of src/ whole: ${left.join(', ')})\n`);
+    return;
+  }
+  const recorded = existsSync(scoresJson) ? readScores(scoresJson) : { folders: {} };
+  const folders = { ...recorded.folders };
+  for (const room of rooms) folders[room] = measured[room];
+  const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  writeScores(scoresJson, { commit, measuredAt: new Date().toISOString(), folders });
+  process.stdout.write(`scores.json: recorded ${rooms.join(', ')} at ${commit.slice(0, 12)}`);
+  process.stdout.write(left.length > 0 ? `; kept ${left.join(', ')} (not mutated whole in this run)\n` : '\n');
+  const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'test', 'properties', 'scenarios', 'tools/mutation'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (dirty.trim() !== '') {
+    process.stdout.write('scores.json: the sources or tests differ from that commit; commit them with the scores\n');
+  }
+}
+
+/** The value of the last of these options on the command line (`--name value` or `--name=value`). */
+function optionValue(names) {
+  let value;
+  for (let i = 0; i < args.length; i += 1) {
+    for (const name of names) {
+      if (args[i] === name && i + 1 < args.length) value = args[i + 1];
+      else if (args[i].startsWith(`${name}=`)) value = args[i].slice(name.length + 1);
+    }
+  }
+  return value;
+}
 
 /** `npm ci` in tools/mutation when it was never installed or its lockfile is newer than the install. */
 function installOnDemand() {
@@ -74,46 +148,5 @@ function checkOneVitest() {
       );
       process.exit(2);
     }
-  }
-}
-
-/** Stryker's score (killed + timeout over every mutant with a verdict) per folder, from its JSON report. */
-function printFolderScores(report, source = 'report: reports/mutation/index.html') {
-  const folders = new Map();
-  const total = { killed: 0, survived: 0, noCoverage: 0, ignored: 0, invalid: 0 };
-  for (const [file, { mutants }] of Object.entries(report.files)) {
-    const folder = dirname(relative(root, join(root, file)));
-    if (!folders.has(folder)) folders.set(folder, { killed: 0, survived: 0, noCoverage: 0, ignored: 0, invalid: 0 });
-    for (const m of mutants) {
-      const key = verdictOf(m.status);
-      folders.get(folder)[key] += 1;
-      total[key] += 1;
-    }
-  }
-  const line = (name, c) => {
-    const valid = c.killed + c.survived + c.noCoverage;
-    const score = valid === 0 ? 'n/a' : `${((100 * c.killed) / valid).toFixed(2)}%`;
-    return `${name.padEnd(32)} ${String(valid).padStart(7)} ${String(c.killed).padStart(7)} ${String(c.survived).padStart(8)} ${String(c.noCoverage).padStart(7)} ${String(c.ignored).padStart(7)} ${score.padStart(8)}\n`;
-  };
-  process.stdout.write(`\n${'folder'.padEnd(32)} mutants  killed survived  no-cov ignored    score\n`);
-  for (const [name, c] of [...folders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) process.stdout.write(line(name, c));
-  process.stdout.write(line('all', total));
-  process.stdout.write(`(killed counts timeouts; mutants = killed + survived + no coverage; ${source})\n`);
-}
-
-function verdictOf(status) {
-  switch (status) {
-    case 'Killed':
-    case 'Timeout':
-      return 'killed';
-    case 'Survived':
-      return 'survived';
-    case 'NoCoverage':
-      return 'noCoverage';
-    case 'Ignored':
-      return 'ignored';
-    default:
-      // CompileError and RuntimeError: the mutant never ran against a test, and Stryker leaves it out of the score.
-      return 'invalid';
   }
 }
