@@ -1,16 +1,21 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The suite that `npm run mutation` runs against each mutant (stryker.config.mjs). It is `npm test`'s
- * suite less the tests that cannot kill a mutant or would only slow every run down:
+ * The suite that `npm run mutation` runs against each mutant (tools/mutation/stryker.config.mjs). It is
+ * `npm test`'s suite less the tests that cannot kill a mutant or would only slow every run down:
  * - test/cli/ spawns `homeagent` as a child process, which loads its own, unmutated sources;
  * - properties/kernel.scenarios.test.ts is the slowest file of the suite (tens of seconds) and
  *   covers nearly every kernel line, so it would run against almost every surviving mutant.
  * fast-check gets a fixed seed (tools/mutation/fixed-seed.ts): a mutant's verdict must not depend on
  * the draw, or incremental runs would reuse verdicts that a new run could contradict.
+ *
+ * The root is the repository (two folders up from this file, in Stryker's sandbox copy as well), so
+ * the patterns below read the same whatever directory vitest is started from.
  */
 export default defineConfig({
   test: {
+    root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['test/**/*.test.ts', 'properties/**/*.test.ts', 'scenarios/**/*.test.ts'],
     exclude: ['test/cli/**', 'properties/kernel.scenarios.test.ts', '**/node_modules/**'],
     setupFiles: ['tools/mutation/fixed-seed.ts'],

@@ -1,12 +1,14 @@
 // @ts-check
 /**
- * `npm run mutation` (scripts/mutation.js): StrykerJS over the kernel. Stryker lives in
+ * `npm run mutation` (tools/mutation/run.js): StrykerJS over the kernel. Stryker lives in
  * tools/mutation/, installed on first use, so that `npm ci` and the `homeagent` start-up stay light.
+ * The runner starts Stryker in the repository root, and Stryker resolves every path below from there.
  *
  * perTest coverage runs only the tests that reach a mutant; incremental mode reuses the verdicts in
- * stryker-incremental.json (committed, so a fresh clone starts from the last recorded run) for every
- * mutant whose code and covering tests did not change. Mutants judged equivalent are listed in
- * stryker-equivalent.md and disabled where they stand with `// Stryker disable` comments.
+ * reports/stryker-incremental.json (git-ignored: a fresh clone starts from scratch) for every mutant
+ * whose code and covering tests did not change. The scores of each run are recorded in
+ * tools/mutation/scores.json. Mutants judged equivalent are disabled where they stand with
+ * `// Stryker disable` comments that give the reason; docs/mutation-testing.md has the policy.
  *
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
@@ -14,7 +16,7 @@ const config = {
   testRunner: 'vitest',
   // The mutation suite leaves out the tests that cannot see a mutant (the CLI tests spawn a process
   // that loads its own, unmutated sources) and the slowest kernel-wide property; see the config file.
-  vitest: { configFile: 'vitest.mutation.config.ts' },
+  vitest: { configFile: 'tools/mutation/vitest.config.ts' },
   coverageAnalysis: 'perTest',
   checkers: ['typescript'],
   // The checker compiles only the mutated folders and what they import (the kernel, src/clock, and
@@ -36,7 +38,8 @@ const config = {
   // kernel's module-level values are tables and defaults that the unit tests pin anyway.
   ignoreStatic: true,
   incremental: true,
-  incrementalFile: 'stryker-incremental.json',
+  // Stryker's default place, named here because the runner and the docs rely on it.
+  incrementalFile: 'reports/stryker-incremental.json',
   reporters: ['html', 'json', 'clear-text', 'progress'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
@@ -48,6 +51,8 @@ const config = {
   timeoutMS: 20_000,
   dryRunTimeoutMinutes: 15,
   tempDirName: '.stryker-tmp',
+  // Not copied into the sandbox. Stryker leaves out node_modules at any depth (tools/mutation's own
+  // install too), .git, its temp folder, its incremental file and its reports by itself.
   ignorePatterns: ['/dist', '/coverage', '/reports', '/.clinic', '/.scratch-*', '/test/browser'],
   thresholds: { high: 95, low: 90, break: null },
 };
