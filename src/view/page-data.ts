@@ -2,7 +2,7 @@
  * The model as the page reads it: flat number arrays (a fixed number of fields per item) instead of
  * objects, so that a 100 000-event trace embeds in a few megabytes and parses in milliseconds. The
  * readable lines are one string joined by newlines, split once by the page. The field order of every
- * array is written next to it; page-script.ts reads the same order.
+ * array is written next to it; timeline.client.js reads the same order.
  */
 import { MARKER_KINDS, type Lane, type SpanState, type TimelineModel } from './model.ts';
 
