@@ -15,7 +15,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { AssertionError, assertNever, type TraceEvent, type TraceSink } from '../../kernel/index.ts';
+import { AssertionError, assertNever, type TraceEvent, type TraceSink } from '../kernel/index.ts';
 
 const LEAD_KEYS: ReadonlySet<string> = new Set(['seq', 't', 'agent', 'type']);
 /** Buffered file output is flushed when it grows past this many UTF-16 units. */
