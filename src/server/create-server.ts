@@ -25,7 +25,7 @@ import { RecordingChildMemoryFactory } from './recording-child-memory.ts';
 import { createProvider, DEMO_MODEL_LABEL, DemoProvider } from '../models/index.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { JOURNAL_VERSION, MAIN_STORE } from '../sim/replay/journal-format.ts';
-import { TraceHasher } from '../trace-file/writer.ts';
+import { TraceHasher } from '../trace-file/index.ts';
 import { CommandToolRunner } from './command-tools.ts';
 import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';

@@ -40,7 +40,7 @@ import { ResponseMonitor } from './response/monitor.ts';
 import { SimMonitors } from './response/sink.ts';
 import { createRunTempDir } from './run-temp-dir.ts';
 import type { Reply, Scenario } from './scenario/index.ts';
-import { TraceHasher } from '../trace-file/writer.ts';
+import { TraceHasher } from '../trace-file/index.ts';
 import { Swarm } from './swarm.ts';
 import { insideTripwire } from './tripwire.ts';
 

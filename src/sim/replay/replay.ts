@@ -21,7 +21,7 @@ import {
 } from '../../kernel/index.ts';
 import { memoryPorts } from '../../memory/ports.ts';
 import type { Problem } from '../scenario/index.ts';
-import { TraceHasher } from '../../trace-file/writer.ts';
+import { TraceHasher } from '../../trace-file/index.ts';
 import { type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from './journal-format.ts';
 import { openJournal } from './journal-reader.ts';
 import type { BodyLine } from './journal-schema.ts';
