@@ -1,7 +1,7 @@
 /**
  * The trace hasher: the TraceSink behind every run, simulated or served. It hashes the canonical line
  * of every event (canonical-line.ts) into the run's fingerprint, and optionally writes the trace file
- * and keeps the lines.
+ * (writer.ts) and keeps the lines.
  *
  * What the hash covers: exactly the event lines, each followed by "\n", in emission order. The optional
  * header line (seed, scenario name, …) is written to the trace file only and is NOT hashed, so a golden
@@ -9,16 +9,11 @@
  * be compared whatever their headers say.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
-import { canonicalJson, canonicalLine } from './canonical-line.ts';
-
-/** Buffered file output is flushed when it grows past this many UTF-16 units. */
-const FILE_BUFFER_MAX = 1 << 16;
+import { canonicalLine } from './canonical-line.ts';
+import { TraceFileWriter, type TraceHeader } from './writer.ts';
 /** Hash input is batched up to this many UTF-16 units. */
 const HASH_BATCH = 1 << 15;
-
-export type TraceHeader = Readonly<Record<string, string | number | boolean | null>>;
 
 export interface TraceHasherOptions {
   /** Also write the lines to this file (created or truncated), the header first. */
@@ -36,19 +31,14 @@ export interface TraceHasherOptions {
 export class TraceHasher implements TraceSink {
   private readonly hash: Hash = createHash('sha256');
   private readonly kept: string[] | null;
-  private fd: number | null = null;
-  private buffered: string[] = [];
-  private bufferedLength = 0;
+  private file: TraceFileWriter | null;
   private count = 0;
   /** Lines not yet fed to the hash: one native `update` per batch instead of per event. */
   private pendingHash = '';
 
   constructor(opts: TraceHasherOptions = {}) {
     this.kept = opts.keepLines === true ? [] : null;
-    if (opts.path !== undefined) {
-      this.fd = openSync(opts.path, 'w');
-      if (opts.header !== undefined) this.write(`${canonicalJson({ type: 'trace.header', ...opts.header })}\n`);
-    }
+    this.file = opts.path === undefined ? null : new TraceFileWriter(opts.path, opts.header);
   }
 
   emit(event: TraceEvent): void {
@@ -57,7 +47,7 @@ export class TraceHasher implements TraceSink {
     this.pendingHash += `${line}\n`;
     if (this.pendingHash.length >= HASH_BATCH) this.feedHash();
     if (this.kept !== null) this.kept.push(line);
-    if (this.fd !== null) this.write(`${line}\n`);
+    if (this.file !== null) this.file.write(`${line}\n`);
   }
 
   /** Number of events hashed so far. */
@@ -84,22 +74,8 @@ export class TraceHasher implements TraceSink {
 
   /** Flushes and closes the file, if any. Idempotent. */
   close(): void {
-    if (this.fd === null) return;
-    this.flush();
-    closeSync(this.fd);
-    this.fd = null;
-  }
-
-  private write(text: string): void {
-    this.buffered.push(text);
-    this.bufferedLength += text.length;
-    if (this.bufferedLength >= FILE_BUFFER_MAX) this.flush();
-  }
-
-  private flush(): void {
-    if (this.fd === null || this.buffered.length === 0) return;
-    writeSync(this.fd, this.buffered.join(''));
-    this.buffered = [];
-    this.bufferedLength = 0;
+    if (this.file === null) return;
+    this.file.close();
+    this.file = null;
   }
 }
