@@ -14,7 +14,7 @@
  * parsed value normalized.
  */
 import { readFileSync } from 'node:fs';
-import { decodeUtf8 } from '../../boundary/utf8.ts';
+import { decodeUtf8 } from '../../validation/utf8.ts';
 import { assert } from '../../kernel/index.ts';
 import { crossFieldIssues } from './checks.ts';
 import { normalize } from './normalize.ts';

@@ -8,7 +8,7 @@
  * list is stable and the problems of one entry stay together; exact repeats are reported once.
  */
 import type { z } from 'zod';
-import { showValue, zodErrorMap, type ZodMessageOptions } from '../../boundary/zod-messages.ts';
+import { showValue, zodErrorMap, type ZodMessageOptions } from '../../validation/zod-messages.ts';
 import type { Problem } from './types.ts';
 
 export type Segment = string | number;
