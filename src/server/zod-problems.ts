@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { zodErrorMap } from '../validation/zod-messages.ts';
-import { formatPath } from '../sim/scenario/index.ts';
+import { formatPath } from '../validation/problem.ts';
 
 export interface FieldProblem {
   /** `providers[0].apiKeyEnv`, `level`; "" for the whole document. */

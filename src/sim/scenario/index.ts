@@ -31,7 +31,7 @@ export {
   SEED_MAX,
   TIME_MS_MAX,
 } from './bounds.ts';
-export { formatPath } from './problems.ts';
+export { formatPath } from '../../validation/problem.ts';
 export { DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
 export type {
   AgentExpect,
