@@ -22,9 +22,7 @@ import {
 import { memoryPorts } from '../../memory/ports.ts';
 import type { Problem } from '../scenario/index.ts';
 import { TraceHasher } from '../../trace-file/index.ts';
-import { type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from './journal-format.ts';
-import { openJournal } from './journal-reader.ts';
-import type { BodyLine } from './journal-schema.ts';
+import { openJournal, type BodyLine, type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from '../../journal/index.ts';
 import { ReplayStores } from './replay-stores.ts';
 
 export interface ReplayOptions {
