@@ -20,7 +20,7 @@ import { SystemClock } from '../clock/index.ts';
 import { JOURNAL_VERSION, JournalWriter, MAIN_STORE, RecordingChildMemoryFactory, RecordingMemory } from '../journal/index.ts';
 import { InvariantMonitor, Kernel, MonitoredSink, resolveKernelConfig, type Provider, type Submission, type Terminal, type TraceEvent } from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
-import { memoryPorts } from '../memory/ports.ts';
+import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { createProvider, DEMO_MODEL_LABEL, DemoProvider } from '../models/index.ts';
 import { Runtime } from '../runtime/runtime.ts';

@@ -28,7 +28,7 @@ import {
   type TraceSink,
 } from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
-import { memoryPorts } from '../memory/ports.ts';
+import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { FakeProvider, type FakeReply } from './fakes/model.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KernelInput } from '../../src/kernel/index.ts';
-import { memoryPorts } from '../../src/memory/ports.ts';
+import { memoryPorts } from '../../src/memory/parsers.ts';
 import { LazyGraphStore } from '../../src/memory/lazy-store.ts';
 import { runScenario, scenarioKernelConfig } from '../../src/sim/simulation.ts';
 import { TraceHasher } from '../../src/trace-file/index.ts';

@@ -19,7 +19,7 @@ import {
   type KernelConfigInput,
   type Violation,
 } from '../../kernel/index.ts';
-import { memoryPorts } from '../../memory/ports.ts';
+import { memoryPorts } from '../../memory/parsers.ts';
 import type { Problem } from '../scenario/index.ts';
 import { TraceHasher } from '../../trace-file/index.ts';
 import { openJournal, type BodyLine, type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from '../../journal/index.ts';
