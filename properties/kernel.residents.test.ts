@@ -12,7 +12,7 @@ import type { Report } from '../src/sim/report/index.ts';
 import { residentScenarioArb, type ResidentScenarioJson } from './resident-scenario-arbitrary.ts';
 import { residentProblems } from './resident-scenario-checks.ts';
 import { parsed, run } from './scenario-checks.ts';
-import type { ScenarioJson } from './scenario-arbitrary.ts';
+import type { ScenarioJson } from './scenario-json.ts';
 
 /**
  * A run takes 15–150 ms of wall time, most of it opening and closing the residents' temp stores

@@ -17,7 +17,7 @@
  * disposition) or stop one, at random times; `parentMessage` both ways; small fault rates.
  */
 import fc from 'fast-check';
-import type { InputJson, JsonValue, LevelJson, ReplyJson, ToolJson } from './scenario-arbitrary.ts';
+import type { InputJson, JsonValue, LevelJson, ReplyJson, ToolJson } from './scenario-json.ts';
 
 export const RESIDENT_CHANNELS = ['ch-1', 'ch-2', 'ch-3', 'ch-4'] as const;
 const TOOLS = ['alpha', 'beta', 'gamma'] as const;

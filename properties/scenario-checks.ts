@@ -6,7 +6,7 @@
 import { parseScenario, type Scenario } from '../src/sim/scenario/index.ts';
 import type { Report, ReportTask, ReportToolCall } from '../src/sim/report/index.ts';
 import { runScenario, type SimOptions } from '../src/sim/simulation.ts';
-import type { ScenarioJson } from './scenario-arbitrary.ts';
+import type { ScenarioJson } from './scenario-json.ts';
 
 export function parsed(json: ScenarioJson): Scenario {
   const result = parseScenario(json);

@@ -26,7 +26,8 @@ import { loadScenarioFile, type Scenario } from '../src/sim/scenario/index.ts';
 import type { Report } from '../src/sim/report/index.ts';
 import { runScenario } from '../src/sim/simulation.ts';
 import { Swarm } from '../src/sim/swarm.ts';
-import { scenarioJsonArb, type ScenarioJson } from '../properties/scenario-arbitrary.ts';
+import { scenarioJsonArb } from '../properties/scenario-arbitrary.ts';
+import type { ScenarioJson } from '../properties/scenario-json.ts';
 import { parsed } from '../properties/scenario-checks.ts';
 
 /** The fast-check seed of the generated scenarios: fixed, so a campaign is the same every time. */
