@@ -22,6 +22,7 @@ export type FaultsJson = NonNullable<ScenarioFile['faults']>;
 export type ChannelJson = Entry<ScenarioFile['channels']>;
 export type OutputJson = Entry<ScenarioFile['outputs']>;
 export type EventJson = Entry<ScenarioFile['events']>;
+export type ResidentJson = Entry<ScenarioFile['residents']>;
 /** Integer milliseconds, or a `[min, max]` pair. */
 export type RangeJson = NonNullable<ModelJson['firstChunkMs']>;
 export type LevelJson = NonNullable<InputJson['level']>;
