@@ -28,7 +28,7 @@ import { Kernel } from '../src/kernel/kernel.ts';
 import { Runtime } from '../src/runtime/runtime.ts';
 import { FakeProvider } from '../src/sim/fakes/model.ts';
 import { FakeToolRunner } from '../src/sim/fakes/tools.ts';
-import { TraceHasher } from '../src/sim/trace/writer.ts';
+import { TraceHasher } from '../src/trace-file/index.ts';
 import { loadScenarioFile, type Scenario } from '../src/sim/scenario/index.ts';
 import { runScenario } from '../src/sim/simulation.ts';
 

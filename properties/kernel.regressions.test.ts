@@ -4,7 +4,7 @@
  * asserts both the specific outcome and the whole of property 1 (`terminalProblems`).
  */
 import { describe, expect, it } from 'vitest';
-import type { ScenarioJson } from './scenario-arbitrary.ts';
+import type { ScenarioJson } from './scenario-json.ts';
 import { parsed, run, stopListProblems, terminalProblems } from './scenario-checks.ts';
 
 async function runJson(json: ScenarioJson): Promise<{ problems: string[]; report: Awaited<ReturnType<typeof run>> }> {

@@ -12,7 +12,6 @@ import type { Report } from '../src/sim/report/index.ts';
 import { residentScenarioArb, type ResidentScenarioJson } from './resident-scenario-arbitrary.ts';
 import { residentProblems } from './resident-scenario-checks.ts';
 import { parsed, run } from './scenario-checks.ts';
-import type { ScenarioJson } from './scenario-arbitrary.ts';
 
 /**
  * A run takes 15–150 ms of wall time, most of it opening and closing the residents' temp stores
@@ -64,7 +63,7 @@ describe('kernel property over generated scenarios with residents (I5, CHILD, L4
   it(`every generated scenario with residents runs without violations and ends every task exactly once (${RUNS} runs)`, async () => {
     await fc.assert(
       fc.asyncProperty(residentScenarioArb, async (json: ResidentScenarioJson) => {
-        const scenario = parsed(json as unknown as ScenarioJson);
+        const scenario = parsed(json);
         const report = await run(scenario);
         tally(report);
         reached.eventDestroys += scenario.events.filter((e) => e.destroy !== undefined).length;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { regressionFlags } from '../src/sim/shrink/regression.ts';
 import { PROPERTY_ORIGIN, keepCounterexample } from './regression-keeper.ts';
-import type { ScenarioJson } from './scenario-arbitrary.ts';
+import type { ScenarioJson } from './scenario-json.ts';
 import { parsed, run } from './scenario-checks.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'homeagent-keeper-'));

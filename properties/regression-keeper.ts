@@ -10,7 +10,7 @@
 import { REGRESSIONS_DIR, regressionDocument, writeRegression } from '../src/sim/shrink/regression.ts';
 import { shrinkScenario } from '../src/sim/shrink/shrink.ts';
 import type { Json } from '../src/sim/shrink/plan.ts';
-import type { ScenarioJson } from './scenario-arbitrary.ts';
+import type { ScenarioJson } from './scenario-json.ts';
 
 /** What the regression replay looks for to run the property's checks on a file. */
 export const PROPERTY_ORIGIN = 'the generated-scenario property';

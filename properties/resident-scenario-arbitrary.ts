@@ -17,7 +17,7 @@
  * disposition) or stop one, at random times; `parentMessage` both ways; small fault rates.
  */
 import fc from 'fast-check';
-import type { InputJson, JsonValue, LevelJson, ReplyJson, ToolJson } from './scenario-arbitrary.ts';
+import type { EventJson, InputJson, JsonValue, LevelJson, ReplyJson, ResidentJson, ScenarioFile, ToolJson } from './scenario-json.ts';
 
 export const RESIDENT_CHANNELS = ['ch-1', 'ch-2', 'ch-3', 'ch-4'] as const;
 const TOOLS = ['alpha', 'beta', 'gamma'] as const;
@@ -28,39 +28,11 @@ const LONG = `a long answer ${'x'.repeat(110)}`;
 const UNKNOWN_WHO = 7;
 const whoArb = fc.oneof({ weight: 6, arbitrary: fc.nat({ max: 3 }) }, { weight: 1, arbitrary: fc.constant(UNKNOWN_WHO) });
 
-/** An input of a scenario with residents: it may be addressed to one (`agent`). */
-export type ResidentInputJson = InputJson & { agent?: string };
-
-export interface ResidentJson {
-  id: string;
-  kind?: 'resident' | 'rt';
-  inputChs?: string[];
-  tools?: string[];
-  taskPrompt?: string;
-  contextWindowTokens?: number;
-}
-
-export interface ResidentEventJson {
-  at: number;
-  destroy?: { id: string; residual?: 'keep' | 'drop'; channels?: 'release' | 'keep' | 'handback' };
-  stopAgent?: string;
-}
-
-export interface ResidentScenarioJson {
-  version: 1;
-  name: string;
-  seed: number;
-  kernel?: { parentMessage?: 'suspend' | 'discard'; maxQueue?: number; cooldownMs?: number };
-  model: { firstChunkMs: number; chunkMs: number; chunks: number };
-  tools: Record<string, ToolJson>;
-  channels: { name: string; plugin: string }[];
-  residents: ResidentJson[];
-  events?: ResidentEventJson[];
-  inputs: ResidentInputJson[];
-  kernelReplies?: Record<string, ReplyJson[]>;
-  faults?: { toolPanicRate?: number; modelErrorRate?: number };
-  expect: { allTerminal: true };
-}
+/**
+ * What this generator writes: a scenario file with a seed, residents and inputs (some addressed to a
+ * resident, `agent`), and `expect: {allTerminal: true}`.
+ */
+export type ResidentScenarioJson = ScenarioFile & { seed: number; residents: ResidentJson[]; inputs: InputJson[]; expect: { allTerminal: true } };
 
 // ---------------------------------------------------------------- raw draws
 
@@ -285,9 +257,9 @@ export function buildResidentScenario(raw: RawScenario): ResidentScenarioJson {
     if (r !== undefined) r.inputChs = [...(r.inputChs ?? []), RESIDENT_CHANNELS[c] as string];
   });
 
-  const inputs: ResidentInputJson[] = raw.inputs.map((ri, i) => {
+  const inputs: InputJson[] = raw.inputs.map((ri, i) => {
     const id = `in-${i}`;
-    const input: ResidentInputJson =
+    const input: InputJson =
       ri.level === null ? { id, class: 'queued', source: 'user' } : { id, class: 'interrupt', level: LEVELS[ri.level] ?? 'L1', source: 'user' };
     input.text = `text of ${id}`;
     if (ri.to.kind === 'agent') input.agent = residentId(ri.to.index % n);
@@ -319,7 +291,7 @@ export function buildResidentScenario(raw: RawScenario): ResidentScenarioJson {
     kernelReplies[key] = buildReplies(r, n, `${agent}-${Math.floor(k / n) + 1}`);
   });
 
-  const events: ResidentEventJson[] = raw.events.map((e) => {
+  const events: EventJson[] = raw.events.map((e) => {
     const id = residentId(e.who % n);
     if (e.stop) return { at: e.at, stopAgent: id };
     const destroy: { id: string; residual?: 'keep' | 'drop'; channels?: 'release' | 'keep' | 'handback' } = { id };

@@ -6,9 +6,9 @@
 import { parseScenario, type Scenario } from '../src/sim/scenario/index.ts';
 import type { Report, ReportTask, ReportToolCall } from '../src/sim/report/index.ts';
 import { runScenario, type SimOptions } from '../src/sim/simulation.ts';
-import type { ScenarioJson } from './scenario-arbitrary.ts';
+import type { ScenarioFile } from './scenario-json.ts';
 
-export function parsed(json: ScenarioJson): Scenario {
+export function parsed(json: ScenarioFile): Scenario {
   const result = parseScenario(json);
   if (!result.ok) {
     throw new Error(`generated scenario does not parse:\n${result.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);

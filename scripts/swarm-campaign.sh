@@ -9,4 +9,4 @@
 # Exit 0 when no run failed, 1 when one did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec node --import tsx properties/swarm-campaign.ts "$@"
+exec node --import tsx scripts/swarm-campaign.ts "$@"

@@ -10,7 +10,7 @@
  * the "consolidated: A added, S skipped" reply accounts for it.
  */
 import { z } from 'zod';
-import { zodErrorMap } from '../boundary/zod-messages.ts';
+import { zodErrorMap } from '../validation/zod-messages.ts';
 import { type Parsed, RECALL_DEPTH_MAX, type Triple } from '../kernel/index.ts';
 
 /** At most this many keywords per `memory_recall` call. */

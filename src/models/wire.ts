@@ -1,10 +1,10 @@
 /**
  * Checking one wire event with zod, shared by the adapters. A failed check is a malformed stream,
- * worded like every other boundary of the project (src/boundary) and naming the first bad field,
+ * worded like every other boundary of the project (src/validation) and naming the first bad field,
  * which is enough to find it in a server's output.
  */
 import type { z } from 'zod';
-import { zodErrorMap } from '../boundary/zod-messages.ts';
+import { zodErrorMap } from '../validation/zod-messages.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 const messageFor = zodErrorMap();

@@ -8,7 +8,7 @@
  * kinds of line.
  */
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
-import { canonicalLine, formatTraceLine } from '../sim/trace/writer.ts';
+import { canonicalLine, formatTraceLine } from '../trace-file/index.ts';
 
 export type LogFormat = 'json' | 'text';
 

@@ -13,7 +13,7 @@
  * `close` ends every stream (shutdown) and refuses new ones, so no stream holds the server open.
  */
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
-import { canonicalLine } from '../sim/trace/writer.ts';
+import { canonicalLine } from '../trace-file/index.ts';
 
 /** Trace lines kept for `Last-Event-ID` resumption; older ones are gone and a snapshot stands in. */
 export const RECENT_EVENTS_MAX = 4096;

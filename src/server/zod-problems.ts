@@ -1,12 +1,12 @@
 /**
  * zod at the server's boundaries (the config file, HTTP bodies): strict objects whose unknown-key
  * issue names the allowed keys, and issues turned into `{ path, message }` problems worded by the
- * shared error map (src/boundary/zod-messages.ts), so a config file and a request body are told what
+ * shared error map (src/validation/zod-messages.ts), so a config file and a request body are told what
  * is wrong in the same words as a scenario file.
  */
 import { z } from 'zod';
-import { zodErrorMap } from '../boundary/zod-messages.ts';
-import { formatPath } from '../sim/scenario/index.ts';
+import { zodErrorMap } from '../validation/zod-messages.ts';
+import { formatPath } from '../validation/problem.ts';
 
 export interface FieldProblem {
   /** `providers[0].apiKeyEnv`, `level`; "" for the whole document. */

@@ -28,7 +28,7 @@ import {
   type TraceSink,
 } from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
-import { memoryPorts } from '../memory/ports.ts';
+import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { FakeProvider, type FakeReply } from './fakes/model.ts';
@@ -40,7 +40,7 @@ import { ResponseMonitor } from './response/monitor.ts';
 import { SimMonitors } from './response/sink.ts';
 import { createRunTempDir } from './run-temp-dir.ts';
 import type { Reply, Scenario } from './scenario/index.ts';
-import { TraceHasher } from './trace/writer.ts';
+import { TraceHasher } from '../trace-file/index.ts';
 import { Swarm } from './swarm.ts';
 import { insideTripwire } from './tripwire.ts';
 

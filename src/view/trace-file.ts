@@ -1,8 +1,8 @@
 /**
  * Reading a trace file for the timeline: the optional header line, then one canonical JSON line per
- * event (src/sim/trace-writer.ts). The view reads traces written by other versions of the kernel too,
- * so it is lenient where it can be: it requires only the lead keys every event has (`seq, t, agent,
- * type`) and keeps the rest of each line as it is. An event type this version does not know is kept
+ * event (src/trace-file/canonical-line.ts). The view reads traces written by other versions of the
+ * kernel too, so it is lenient where it can be: it requires only the lead keys every event has (`seq,
+ * t, agent, type`) and keeps the rest of each line as it is. An event type this version does not know is kept
  * and shown as an "other" marker; a line that is not an event is a problem, named by its line number,
  * and skipped.
  */

@@ -4,7 +4,7 @@
  * not know — a newer type, or a known type whose fields changed shape since the trace was written —
  * makes that formatter fail; such a line is still shown, as its fields in file order.
  */
-import { formatTraceLine } from '../sim/trace/writer.ts';
+import { formatTraceLine } from '../trace-file/index.ts';
 import type { TraceRecord } from './trace-file.ts';
 
 const LEAD_KEYS: ReadonlySet<string> = new Set(['seq', 't', 'agent', 'type']);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message, ToolSpec } from '../../src/kernel/ports/provider.ts';
 import { PLACEHOLDER_FINISH } from './steps/placeholders.ts';
-import { memoryPorts } from '../../src/memory/ports.ts';
+import { memoryPorts } from '../../src/memory/parsers.ts';
 import { SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
 import { KernelWorld, SYSTEM_PROMPT, type CallSpec, type EventOf } from '../support/kernel-world.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { KernelInput } from '../../src/kernel/index.ts';
-import { memoryPorts } from '../../src/memory/ports.ts';
+import { memoryPorts } from '../../src/memory/parsers.ts';
 import { LazyGraphStore } from '../../src/memory/lazy-store.ts';
 import { runScenario, scenarioKernelConfig } from '../../src/sim/simulation.ts';
-import { TraceHasher } from '../../src/sim/trace/writer.ts';
+import { TraceHasher } from '../../src/trace-file/index.ts';
 import { loadScenario, listScenarioFiles } from '../../scenarios/harness.ts';
 import { KernelWorld } from '../support/kernel-world.ts';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryError, type GraphMemory } from '../../src/kernel/index.ts';
-import { RecordingMemory } from '../../src/server/recording-memory.ts';
-import type { JournalMemory } from '../../src/sim/replay/journal-format.ts';
+import { RecordingMemory, type JournalMemory } from '../../src/journal/index.ts';
 import { ReplayMemory } from '../../src/sim/replay/replay-memory.ts';
 
 const STORE: GraphMemory = {

@@ -6,7 +6,7 @@ import { Scheduler } from '../../src/kernel/scheduler/core.ts';
 import type { TraceBody, TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
 import { buildReport, finalizeReport, formatSummary, type ReportInput, type RunRecord } from '../../src/sim/report/index.ts';
 import type { Expect } from '../../src/sim/scenario/index.ts';
-import { formatTraceLine } from '../../src/sim/trace/writer.ts';
+import { formatTraceLine } from '../../src/trace-file/index.ts';
 
 /** A hand-made trace on one agent, built in order with auto-incremented seq. */
 function trace(): TraceEvent[] {

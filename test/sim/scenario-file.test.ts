@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { firstInvalidOffset } from '../../src/boundary/utf8.ts';
+import { firstInvalidOffset } from '../../src/validation/utf8.ts';
 import { loadScenarioFile, parseScenario } from '../../src/sim/scenario/index.ts';
 import { paths, problems } from './scenario-helpers.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { AssertionError } from '../../src/kernel/assert.ts';
 import type { TraceBody, TraceEvent, TraceType } from '../../src/kernel/trace/vocabulary.ts';
-import { canonicalLine, formatTraceLine, strictCanonicalLine, TraceHasher } from '../../src/sim/trace/writer.ts';
+import { canonicalLine, formatTraceLine, strictCanonicalLine, TraceHasher } from '../../src/trace-file/index.ts';
 import { Tracer, TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
 
 const SUBMITTED: TraceEvent = {

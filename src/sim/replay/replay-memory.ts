@@ -9,7 +9,7 @@
  * which the kernel treats as a failing store, so the replay goes on and its hash tells the rest.
  */
 import { MemoryError, type CommitResult, type ExportedTriple, type GraphMemory, type Recall, type Triple } from '../../kernel/index.ts';
-import type { JournalMemory, MemoryCall } from './journal-format.ts';
+import type { JournalMemory, MemoryCall } from '../../journal/index.ts';
 
 export class ReplayMemory implements GraphMemory {
   private expected: JournalMemory[] = [];

@@ -6,7 +6,7 @@
  * factory then takes the child's store when it creates the child.
  */
 import type { ChildMemory, ChildMemoryFactory } from '../../kernel/index.ts';
-import { childStore, MAIN_STORE, type JournalMemory } from './journal-format.ts';
+import { childStore, MAIN_STORE, type JournalMemory } from '../../journal/index.ts';
 import { ReplayMemory } from './replay-memory.ts';
 
 export class ReplayStores {

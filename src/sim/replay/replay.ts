@@ -19,12 +19,10 @@ import {
   type KernelConfigInput,
   type Violation,
 } from '../../kernel/index.ts';
-import { memoryPorts } from '../../memory/ports.ts';
+import { memoryPorts } from '../../memory/parsers.ts';
 import type { Problem } from '../scenario/index.ts';
-import { TraceHasher } from '../trace/writer.ts';
-import { type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from './journal-format.ts';
-import { openJournal } from './journal-reader.ts';
-import type { BodyLine } from './journal-schema.ts';
+import { TraceHasher } from '../../trace-file/index.ts';
+import { openJournal, type BodyLine, type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from '../../journal/index.ts';
 import { ReplayStores } from './replay-stores.ts';
 
 export interface ReplayOptions {

@@ -22,8 +22,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { KernelInput, Submission, TraceEvent } from '../../kernel/index.ts';
 import type { Problem } from '../scenario/index.ts';
-import type { JournalHeader } from './journal-format.ts';
-import { openJournal } from './journal-reader.ts';
+import { openJournal, type JournalHeader } from '../../journal/index.ts';
 import { replayJournal, type ReplayOptions, type ReplayResult } from './replay.ts';
 import { scriptCalls, type ReplyJson, type ToolJson } from './scripted-calls.ts';
 

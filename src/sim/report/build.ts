@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type AgentDump, effectiveLevel, type KernelDump, type SchedulerCounters, type TraceEvent, type Violation } from '../../kernel/index.ts';
-import { formatTraceLine } from '../trace/writer.ts';
+import { formatTraceLine } from '../../trace-file/index.ts';
 import { scanTrace, type TaskAcc } from './scan.ts';
 import { sortedJson } from './text.ts';
 import type {

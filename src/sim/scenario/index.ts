@@ -14,7 +14,7 @@
  * parsed value normalized.
  */
 import { readFileSync } from 'node:fs';
-import { decodeUtf8 } from '../../boundary/utf8.ts';
+import { decodeUtf8 } from '../../validation/utf8.ts';
 import { assert } from '../../kernel/index.ts';
 import { crossFieldIssues } from './checks.ts';
 import { normalize } from './normalize.ts';
@@ -31,7 +31,7 @@ export {
   SEED_MAX,
   TIME_MS_MAX,
 } from './bounds.ts';
-export { formatPath } from './problems.ts';
+export { formatPath } from '../../validation/problem.ts';
 export { DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
 export type {
   AgentExpect,

@@ -8,7 +8,8 @@
  * list is stable and the problems of one entry stay together; exact repeats are reported once.
  */
 import type { z } from 'zod';
-import { showValue, zodErrorMap, type ZodMessageOptions } from '../../boundary/zod-messages.ts';
+import { formatPath } from '../../validation/problem.ts';
+import { showValue, zodErrorMap, type ZodMessageOptions } from '../../validation/zod-messages.ts';
 import type { Problem } from './types.ts';
 
 export type Segment = string | number;
@@ -83,17 +84,6 @@ function editDistance(a: string, b: string): number {
     prev = row;
   }
   return prev[b.length] ?? 0;
-}
-
-/** `inputs[2].when.task`, `tools["fetch-weather"]`, `` for the root. */
-export function formatPath(path: readonly Segment[]): string {
-  let out = '';
-  for (const s of path) {
-    if (typeof s === 'number') out += `[${s}]`;
-    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(s)) out += out === '' ? s : `.${s}`;
-    else out += `[${JSON.stringify(s)}]`;
-  }
-  return out;
 }
 
 function comparePaths(a: readonly Segment[], b: readonly Segment[]): number {

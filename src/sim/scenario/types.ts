@@ -6,15 +6,13 @@
  * Optional values without a default stay absent (never `undefined`); lists default to `[]`.
  */
 import type { Level, StepName, TerminalKind } from '../../kernel/index.ts';
+import type { Problem } from '../../validation/problem.ts';
 
 /** Integer milliseconds ≥ 0, or `[min, max]` drawn from the seeded RNG (min ≤ max). */
 export type Range = number | readonly [number, number];
 
 /** One problem of a scenario file: the JSON path of the offending field (`""` for the root) and what to fix. */
-export interface Problem {
-  readonly path: string;
-  readonly message: string;
-}
+export type { Problem };
 
 /** A valid scenario, normalized; or every problem the file has. */
 export type ParseResult = { readonly ok: true; readonly scenario: Scenario } | { readonly ok: false; readonly problems: Problem[] };

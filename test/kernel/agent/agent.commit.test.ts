@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { GraphMemory, Triple } from '../../../src/kernel/ports/graph-memory.ts';
-import { memoryPorts } from '../../../src/memory/ports.ts';
+import { memoryPorts } from '../../../src/memory/parsers.ts';
 import { KernelWorld } from '../../support/kernel-world.ts';
 
 /** A main memory that stores nothing and remembers each commit's triples and turn. */

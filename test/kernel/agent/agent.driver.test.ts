@@ -14,7 +14,7 @@ import type { GraphMemory } from '../../../src/kernel/ports/graph-memory.ts';
 import type { Command } from '../../../src/kernel/protocol.ts';
 import { TaskTable } from '../../../src/kernel/task/table.ts';
 import { TraceRecorder, Tracer } from '../../../src/kernel/trace/vocabulary.ts';
-import { memoryPorts } from '../../../src/memory/ports.ts';
+import { memoryPorts } from '../../../src/memory/parsers.ts';
 import { KernelWorld } from '../../support/kernel-world.ts';
 
 describe('the deepest stack (the dump\'s maxStackDepth)', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { BuiltinTools, type BuiltinGrants } from '../../../src/kernel/builtins/builtins.ts';
 import type { GraphMemory, MemoryPorts } from '../../../src/kernel/ports/graph-memory.ts';
 import type { ToolSpec } from '../../../src/kernel/ports/provider.ts';
-import { memoryPorts } from '../../../src/memory/ports.ts';
+import { memoryPorts } from '../../../src/memory/parsers.ts';
 import { KernelWorld } from '../../support/kernel-world.ts';
 
 /** Every built-in granted: a text device, memory with writes, both child tools, resident_agents. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChildMemory, ChildMemoryFactory, GraphMemory } from '../../../src/kernel/ports/graph-memory.ts';
 import { EMPTY_RECALL } from '../../../src/kernel/memory/rules.ts';
-import { MEMORY_PARSERS } from '../../../src/memory/ports.ts';
+import { MEMORY_PARSERS } from '../../../src/memory/parsers.ts';
 import { KernelWorld, SYSTEM_PROMPT } from '../../support/kernel-world.ts';
 import { TreeWorld } from './tree-world.ts';
 

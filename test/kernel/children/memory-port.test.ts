@@ -17,7 +17,7 @@ import {
 import type { Command, Submission } from '../../../src/kernel/protocol.ts';
 import { InvariantMonitor } from '../../../src/kernel/trace/monitors.ts';
 import type { TraceEvent } from '../../../src/kernel/trace/vocabulary.ts';
-import { MEMORY_PARSERS } from '../../../src/memory/ports.ts';
+import { MEMORY_PARSERS } from '../../../src/memory/parsers.ts';
 import { EMPTY_RECALL } from '../../../src/kernel/memory/rules.ts';
 
 /** A store that keeps triples in an array and logs what is done to it. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryError, type GraphMemory, type MemoryPorts } from '../../../src/kernel/ports/graph-memory.ts';
 import { PLACEHOLDER_CONTINUE } from './placeholders.ts';
-import { memoryPorts } from '../../../src/memory/ports.ts';
+import { memoryPorts } from '../../../src/memory/parsers.ts';
 import { KernelWorld, tailAfterInput, userMsg } from '../../support/kernel-world.ts';
 
 /** A graph memory whose calls fail: recall throws a plain error (a bug: a panic), commit a MemoryError (an outcome). */

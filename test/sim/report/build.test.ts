@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentDump, KernelDump, TraceBody, TraceEvent, Violation } from '../../../src/kernel/index.ts';
 import { Scheduler } from '../../../src/kernel/scheduler/core.ts';
 import { buildReport, type InputMeta, type ReportBody } from '../../../src/sim/report/index.ts';
-import { formatTraceLine } from '../../../src/sim/trace/writer.ts';
+import { formatTraceLine } from '../../../src/trace-file/index.ts';
 
 interface Step {
   readonly t: number;

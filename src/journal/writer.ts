@@ -1,5 +1,5 @@
 /**
- * The journal of one `serve` run (SPEC §13; the line types are in src/sim/replay/journal-format.ts):
+ * The journal of one `serve` run (SPEC §13; the line types are in format.ts):
  * the header, every input at the kernel's door with its `nowMs`, every graph memory call with its
  * outcome, and on a clean shutdown the end-of-run checks and the trailer.
  *
@@ -10,7 +10,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { KernelInput } from '../kernel/index.ts';
-import type { JournalHeader, JournalLine, JournalMemory } from '../sim/replay/journal-format.ts';
+import type { JournalHeader, JournalLine, JournalMemory } from './format.ts';
 
 export class JournalWriter {
   private fd: number | null;

@@ -1,5 +1,5 @@
 /**
- * The zod schemas of journal lines (journal-format.ts): a journal is a file on disk, so `sim replay`
+ * The zod schemas of journal lines (format.ts): a journal is a file on disk, so `sim replay`
  * checks every line at the boundary before the kernel sees any of it (STYLE rule 6). A line that does
  * not match is named by its number and the path of the bad field.
  *
@@ -10,7 +10,7 @@
  * one cast, in `parseBodyLine`, after the check.
  */
 import { z } from 'zod';
-import type { JournalFinish, JournalInput, JournalMemory, JournalTrailer } from './journal-format.ts';
+import type { JournalFinish, JournalInput, JournalMemory, JournalTrailer } from './format.ts';
 
 const text = z.string();
 const count = z.number().int().min(0);

@@ -1,15 +1,15 @@
 /**
  * A journal file as a sequence of checked items: the header first, then the body lines, each validated
- * (journal-schema.ts). What cannot be read is a problem with the line it is on; a last line cut short
+ * (schema.ts). What cannot be read is a problem with the line it is on; a last line cut short
  * (a crash while it was written) is an item of its own, so the replay can go on with the complete
  * prefix and warn.
  *
  * The header is checked in two steps: the format version and the homeagent version first, so that a
  * journal of another version gets that answer rather than a list of fields it does not have.
  */
-import type { Problem } from '../scenario/index.ts';
-import { JOURNAL_VERSION, type JournalHeader } from './journal-format.ts';
-import { headerSchema, issueText, parseBodyLine, type BodyLine } from './journal-schema.ts';
+import type { Problem } from '../validation/problem.ts';
+import { JOURNAL_VERSION, type JournalHeader } from './format.ts';
+import { headerSchema, issueText, parseBodyLine, type BodyLine } from './schema.ts';
 import { LineTooLongError, readLines, type FileLine } from './lines.ts';
 
 export type JournalItem =
@@ -66,7 +66,7 @@ function checkHeader(first: FileLine, version: string): HeaderCheck {
   }
   const parsed = headerSchema.safeParse(value);
   if (!parsed.success) return fail('line 1', `bad header: ${issueText(parsed.error.issues)}`);
-  // The header's own JSON, not zod's copy (see journal-schema.ts): the kernel config is handed on as written.
+  // The header's own JSON, not zod's copy (see schema.ts): the kernel config is handed on as written.
   return { ok: true, header: value as JournalHeader };
 }
 

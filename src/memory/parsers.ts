@@ -1,6 +1,7 @@
 /**
- * The composition of the kernel's memory port: a GraphMemory plus the zod boundary parsers for what
- * models write into it (consolidation answers, `memory_write` / `memory_recall` arguments).
+ * The kernel's memory parsers (the MemoryParsers port): what models write into graph memory
+ * (consolidation answers, `memory_write` / `memory_recall` arguments), checked by this folder's zod
+ * parsers (consolidation.ts); and `memoryPorts`, which pairs them with a GraphMemory.
  */
 import type { GraphMemory, MemoryParsers, MemoryPorts } from '../kernel/index.ts';
 import { parseConsolidationAnswer, parseMemoryRecallArgs, parseMemoryWriteArgs } from './consolidation.ts';

@@ -7,7 +7,7 @@
  * and the kernel reacts to it the same way (a MemoryError is a tool error; anything else a bug).
  */
 import type { CommitResult, ExportedTriple, GraphMemory, Recall, Triple } from '../kernel/index.ts';
-import type { JournalMemory, MemoryCall } from '../sim/replay/journal-format.ts';
+import type { JournalMemory, MemoryCall } from './format.ts';
 
 export type MemoryRecorder = (line: JournalMemory) => void;
 

@@ -1,11 +1,11 @@
 /**
  * The children's light memories of `serve`, journaled (SPEC §13): every creation, call and discard
  * of a child's store is written under the store name `child/<id>`, so a replay answers them from the
- * journal (sim/replay/replay-child-memory.ts) without opening a database — the same contract as the
+ * journal (the replay's ReplayStores) without opening a database — the same contract as the
  * main store's RecordingMemory, one store per child.
  */
 import type { ChildMemory, ChildMemoryFactory, CommitResult, GraphMemory } from '../kernel/index.ts';
-import { childStore } from '../sim/replay/journal-format.ts';
+import { childStore } from './format.ts';
 import { recordCall, type MemoryRecorder } from './recording-memory.ts';
 
 export class RecordingChildMemoryFactory implements ChildMemoryFactory {

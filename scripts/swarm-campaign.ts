@@ -2,13 +2,13 @@
  * The swarm campaign: the long fault-swarm check that `npm test` does not run (scripts/swarm-campaign.sh
  * starts it; README "Swarm campaign").
  *
- *   npx tsx properties/swarm-campaign.ts [--seeds N] [--workers W] [--part e4|generated|both] [--out DIR]
+ *   npx tsx scripts/swarm-campaign.ts [--seeds N] [--workers W] [--part e4|generated|both] [--out DIR]
  *
  * Two parts, each over N seeds (10 000 unless told):
  *  - e4: `homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..N --swarm --json` on W
  *    workers; every failing seed is run again here for its whole report.
- *  - generated: the generated-scenario property's scenarios (scenario-arbitrary.ts), each run under
- *    the swarm. Scenario i (1..N) is the i-th value of `fc.sample(scenarioJsonArb, {seed: GENERATED_SEED})`
+ *  - generated: the generated-scenario property's scenarios (properties/scenario-arbitrary.ts), each
+ *    run under the swarm. Scenario i (1..N) is the i-th value of `fc.sample(scenarioJsonArb, {seed: GENERATED_SEED})`
  *    with its `seed` set to i, so the swarm's active sites are those of seed i. With W > 1 the indices
  *    are split over W processes of this script (index ≡ k mod W).
  *
@@ -26,8 +26,9 @@ import { loadScenarioFile, type Scenario } from '../src/sim/scenario/index.ts';
 import type { Report } from '../src/sim/report/index.ts';
 import { runScenario } from '../src/sim/simulation.ts';
 import { Swarm } from '../src/sim/swarm.ts';
-import { scenarioJsonArb, type ScenarioJson } from './scenario-arbitrary.ts';
-import { parsed } from './scenario-checks.ts';
+import { scenarioJsonArb } from '../properties/scenario-arbitrary.ts';
+import type { ScenarioJson } from '../properties/scenario-json.ts';
+import { parsed } from '../properties/scenario-checks.ts';
 
 /** The fast-check seed of the generated scenarios: fixed, so a campaign is the same every time. */
 const GENERATED_SEED = 20_251_111;
@@ -163,7 +164,7 @@ async function generatedPart(opts: Options): Promise<PartSummary> {
   }
   const shards = await Promise.all(
     Array.from({ length: opts.workers }, async (_, k) => {
-      const args = ['--import', 'tsx', 'properties/swarm-campaign.ts', '--seeds', String(opts.seeds), '--out', opts.out, '--shard', `${k + 1}/${opts.workers}`];
+      const args = ['--import', 'tsx', 'scripts/swarm-campaign.ts', '--seeds', String(opts.seeds), '--out', opts.out, '--shard', `${k + 1}/${opts.workers}`];
       const { stdout, code } = await capture(process.execPath, args);
       if (code !== 0) throw new Error(`generated shard ${k + 1}/${opts.workers} exited ${String(code)}`);
       return JSON.parse(stdout) as { runs: number; failures: PartSummary['failures'] };

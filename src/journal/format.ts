@@ -12,10 +12,10 @@
  *   journal.trailer  on a clean shutdown: the final trace hash and event count.
  *
  * Model chunks and tool results are door inputs, so a replay needs no provider and no tool; memory
- * results are in the journal, so it needs no database. The line types live here, beside the reader,
- * so the writer (src/server) and the reader cannot drift apart.
+ * results are in the journal, so it needs no database. The line types live here, beside the writer
+ * and the reader (writer.ts, reader.ts), so the two cannot drift apart.
  */
-import type { ExportedTriple, KernelConfig, KernelInput, Recall, Triple } from '../../kernel/index.ts';
+import type { ExportedTriple, KernelConfig, KernelInput, Recall, Triple } from '../kernel/index.ts';
 
 /** Bumped whenever a line changes meaning; a reader refuses every other version. */
 export const JOURNAL_VERSION = 1;

@@ -1,0 +1,28 @@
+/**
+ * The journal (SPEC §13): what `serve --journal` writes and `sim replay` reads. One concept a file:
+ *  - format.ts                  the line types, the format version and the store names;
+ *  - schema.ts                  the zod schemas that check each line read back;
+ *  - lines.ts                   a file read line by line in bounded memory, a cut last line noticed;
+ *  - reader.ts                  a journal file as its checked header and body items;
+ *  - writer.ts                  the journal of one `serve` run, written line by line as things happen;
+ *  - recording-memory.ts        the main graph memory, every call written to the journal;
+ *  - recording-child-memory.ts  the children's light memories, journaled the same way.
+ */
+export {
+  childStore,
+  JOURNAL_VERSION,
+  MAIN_STORE,
+  type JournalFinish,
+  type JournalHeader,
+  type JournalInput,
+  type JournalLine,
+  type JournalMemory,
+  type JournalTrailer,
+  type MemoryCall,
+  type RecordedError,
+} from './format.ts';
+export { openJournal, type JournalItem, type OpenedJournal } from './reader.ts';
+export { RecordingChildMemoryFactory } from './recording-child-memory.ts';
+export { RecordingMemory, type MemoryRecorder } from './recording-memory.ts';
+export type { BodyLine } from './schema.ts';
+export { JournalWriter } from './writer.ts';

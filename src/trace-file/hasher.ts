@@ -1,0 +1,81 @@
+/**
+ * The trace hasher: the TraceSink behind every run, simulated or served. It hashes the canonical line
+ * of every event (canonical-line.ts) into the run's fingerprint, and optionally writes the trace file
+ * (writer.ts) and keeps the lines.
+ *
+ * What the hash covers: exactly the event lines, each followed by "\n", in emission order. The optional
+ * header line (seed, scenario name, …) is written to the trace file only and is NOT hashed, so a golden
+ * hash does not change when a scenario is renamed or run with another command line, and two runs can
+ * be compared whatever their headers say.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import type { TraceEvent, TraceSink } from '../kernel/index.ts';
+import { canonicalLine } from './canonical-line.ts';
+import { TraceFileWriter, type TraceHeader } from './writer.ts';
+/** Hash input is batched up to this many UTF-16 units. */
+const HASH_BATCH = 1 << 15;
+
+export interface TraceHasherOptions {
+  /** Also write the lines to this file (created or truncated), the header first. */
+  readonly path?: string;
+  /** The file's first line, `{"type":"trace.header",…}`. Not hashed. Ignored without `path`. */
+  readonly header?: TraceHeader;
+  /** Also keep the lines (without newlines) in memory, readable through `lines`. */
+  readonly keepLines?: boolean;
+}
+
+/**
+ * A TraceSink that hashes every canonical line incrementally; optionally writes them to a file and/or
+ * keeps them. Call `close()` when the run ends if a file was requested.
+ */
+export class TraceHasher implements TraceSink {
+  private readonly hash: Hash = createHash('sha256');
+  private readonly kept: string[] | null;
+  private file: TraceFileWriter | null;
+  private count = 0;
+  /** Lines not yet fed to the hash: one native `update` per batch instead of per event. */
+  private pendingHash = '';
+
+  constructor(opts: TraceHasherOptions = {}) {
+    this.kept = opts.keepLines === true ? [] : null;
+    this.file = opts.path === undefined ? null : new TraceFileWriter(opts.path, opts.header);
+  }
+
+  emit(event: TraceEvent): void {
+    const line = canonicalLine(event);
+    this.count += 1;
+    this.pendingHash += `${line}\n`;
+    if (this.pendingHash.length >= HASH_BATCH) this.feedHash();
+    if (this.kept !== null) this.kept.push(line);
+    if (this.file !== null) this.file.write(`${line}\n`);
+  }
+
+  /** Number of events hashed so far. */
+  get events(): number {
+    return this.count;
+  }
+
+  /** The kept lines (empty unless `keepLines`). */
+  get lines(): readonly string[] {
+    return this.kept ?? [];
+  }
+
+  /** Hex SHA-256 of the event lines so far; may be called any number of times. */
+  digest(): string {
+    this.feedHash();
+    return this.hash.copy().digest('hex');
+  }
+
+  private feedHash(): void {
+    if (this.pendingHash.length === 0) return;
+    this.hash.update(this.pendingHash, 'utf8');
+    this.pendingHash = '';
+  }
+
+  /** Flushes and closes the file, if any. Idempotent. */
+  close(): void {
+    if (this.file === null) return;
+    this.file.close();
+    this.file = null;
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * The trace file: what the simulator and `serve` write alike, and the view and replay read. One
+ * concept a file:
+ *  - canonical-line.ts  the canonical JSON line of an event and its checking twin;
+ *  - hasher.ts          the TraceSink that hashes the lines into the run's fingerprint;
+ *  - writer.ts          the trace file: the header line, then the event lines, buffered;
+ *  - human-line.ts      the dense one-line-per-event form of logs, reports and the view.
+ */
+export { canonicalLine, strictCanonicalLine } from './canonical-line.ts';
+export { TraceHasher, type TraceHasherOptions } from './hasher.ts';
+export { formatTraceLine } from './human-line.ts';
+export type { TraceHeader } from './writer.ts';

@@ -1,0 +1,25 @@
+/**
+ * A problem of an untrusted document (a scenario file, a journal, a config file, a request body): the
+ * JSON path of the offending field and a message that says what to fix. Every reader words its paths
+ * the same way, so a person learns one notation: `inputs[2].when.task`, `tools["fetch-weather"]`.
+ */
+
+/** One problem: the JSON path of the offending field (`""` for the whole document) and what to fix. */
+export interface Problem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** One step of a path: an array index or an object key. */
+export type PathSegment = string | number;
+
+/** `inputs[2].when.task`, `tools["fetch-weather"]`, `` for the root. */
+export function formatPath(path: readonly PathSegment[]): string {
+  let out = '';
+  for (const s of path) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(s)) out += out === '' ? s : `.${s}`;
+    else out += `[${JSON.stringify(s)}]`;
+  }
+  return out;
+}
