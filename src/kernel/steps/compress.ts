@@ -12,23 +12,20 @@ import type { Task } from '../task/task.ts';
 import type { CompressHost, ModelCalls, StepOutcome } from './host.ts';
 
 export const COMPRESS_CHANNEL = '_compress_';
+export const COMPRESS_PROMPT =
+  'Summarise the conversation below so the summary can replace it: keep names, decisions, open requests ' +
+  'and commitments; answer with the summary text only.';
+
 export function compressPlanOf(host: CompressHost): CompressPlan {
   return planCompress(host.context.committed(), host.compressWindow());
 }
 
-/**
- * The summarising request: the instruction, then the older events one per line. The instruction is
- * written here rather than in a module constant because mutation testing switches a mutant on only
- * for code that runs after the module is imported.
- */
+/** The summarising request: the instruction, then the older events one per line. */
 export function compressMessages(host: CompressHost, plan: CompressPlan): Message[] {
   const older = host.context.committed().slice(0, plan.older);
   const lines = older.map((e) => `${e.kind}: ${e.input} => ${e.response}`);
-  const prompt =
-    'Summarise the conversation below so the summary can replace it: keep names, decisions, open requests ' +
-    'and commitments; answer with the summary text only.';
   return [
-    { role: 'system', content: prompt },
+    { role: 'system', content: COMPRESS_PROMPT },
     { role: 'user', content: lines.join('\n') },
   ];
 }

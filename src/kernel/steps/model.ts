@@ -15,6 +15,10 @@ import { compressDone, compressFailed, compressModel } from './compress.ts';
 import type { ModelHost, StepOutcome, StepTrace } from './host.ts';
 import { moveTo } from './transitions.ts';
 
+/** The SPEC §3.6 placeholders: the model continues after tool results, or finishes after output sends only. */
+export const PLACEHOLDER_CONTINUE = 'continue based on the tool results above';
+export const PLACEHOLDER_FINISH = 'if your reply is complete, return plain text to finish';
+
 export function stepModel(host: ModelHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Model', turn: frame.turn });
@@ -129,12 +133,7 @@ export function requestMessages(messages: readonly Message[]): readonly Message[
   const last = messages[messages.length - 1];
   // Stryker disable next-line ConditionalExpression: a frame never ends with an assistant message (its first tool message is written with it), so only the tool test decides
   if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool')) return lazySnapshot(messages, messages.length);
-  // The two texts are written here rather than in module constants because mutation testing switches
-  // a mutant on only for code that runs after the module is imported.
-  const content = onlyOutputSends(messages)
-    ? 'if your reply is complete, return plain text to finish'
-    : 'continue based on the tool results above';
-  const placeholder: Message = { role: 'user', content };
+  const placeholder: Message = { role: 'user', content: onlyOutputSends(messages) ? PLACEHOLDER_FINISH : PLACEHOLDER_CONTINUE };
   return lazySnapshot(messages, messages.length, placeholder);
 }
 
