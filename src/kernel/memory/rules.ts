@@ -20,6 +20,8 @@ export const TRIPLES_PER_CALL_MAX = 256;
 /** Recall walks 1..RECALL_DEPTH_MAX hops from the matched entities. */
 export const RECALL_DEPTH_MAX = 3;
 
+/** A letter or digit in any script (CJK included), or `-` / `_`. */
+const MEANINGFUL = /[\p{L}\p{N}_-]/u;
 
 function codePoints(s: string): number {
   let n = 0;
@@ -31,10 +33,7 @@ function codePoints(s: string): number {
 export function validEntityName(name: string): boolean {
   const trimmed = name.trim();
   const length = codePoints(trimmed);
-  // A letter or digit in any script (CJK included), or `-` / `_`. Built here, not at module level,
-  // so that a test can see a change to it (a module constant is evaluated once, at import).
-  const meaningful = /[\p{L}\p{N}_-]/u;
-  return length >= ENTITY_NAME_MIN && length <= ENTITY_NAME_MAX && meaningful.test(trimmed);
+  return length >= ENTITY_NAME_MIN && length <= ENTITY_NAME_MAX && MEANINGFUL.test(trimmed);
 }
 
 /**
