@@ -334,7 +334,7 @@ export class Agent implements StepHost {
   /** Runs zero-time steps until the running task waits for the outside world or nothing is left. */
   advance(nowMs: number): void {
     for (;;) {
-      // Stryker disable next-line ConditionalExpression: a stopped agent has ended every task and takes no new one, so the idle check below breaks as well
+      // Stryker disable next-line ConditionalExpression: a stopped agent has no task left, so the idle check below breaks as well
       if (this.state === 'stopped') break;
       if (this.calls.isWaiting()) break;
       this.env.flushHooks(nowMs);
@@ -350,7 +350,7 @@ export class Agent implements StepHost {
         task = this.tasks.get(picked.id);
         this.current = task;
         task.firstStartMs ??= nowMs;
-        // Stryker disable next-line ConditionalExpression: a task picked from a queue or the slot has never run, and rebasePrefix leaves a frame without a prefix alone
+        // Stryker disable next-line ConditionalExpression: a task not from the stack has never run, and rebasePrefix leaves it alone
         if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
         // Consolidation and compress tasks are critical as a whole (SPEC §3.7, §10.5): nothing preempts them, even an L4.
         if (task.consolidation || task.compress) this.core.enterCritical(nowMs);
@@ -482,7 +482,7 @@ export class Agent implements StepHost {
 
   compressed(task: Task, plan: CompressPlan, summary: string | null, nowMs: number): void {
     const seat = this.seat;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: with nothing older no summary was asked for, and replacing no events with no summary rebuilds the same context
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: with nothing older, replacing no events rebuilds the same context
     if (plan.older > 0) this.context.replaceOldest(plan.older, summary, task.id);
     const dropped = summary === null ? plan.older : 0;
     if (seat !== null) {

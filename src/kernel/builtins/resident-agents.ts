@@ -127,7 +127,7 @@ function disposalOf(args: ArgsObject, action: ControlAction): Disposal | string 
   if (channels !== undefined && !(CHANNEL_DISPOSITIONS as readonly unknown[]).includes(channels)) {
     return `${RESIDENT_AGENTS_TOOL} ${action}: channels must be one of ${CHANNEL_DISPOSITIONS.join(', ')}`;
   }
-  // Stryker disable ConditionalExpression: a field set to undefined means absent to every reader (children/tree.ts, control-plane.ts take `?? default`)
+  // Stryker disable ConditionalExpression: a field set to undefined means absent to every reader (`?? default`)
   return {
     ...(residual === undefined ? {} : { residual: residual as ResidualPolicy }),
     ...(channels === undefined ? {} : { channels: channels as ChannelDisposition }),

@@ -103,7 +103,7 @@ function checkSendArgs(channel: string, raw: unknown): OutputSendCheck {
   if (typeof raw === 'string') {
     try {
       value = JSON.parse(raw) as unknown;
-      // Stryker disable next-line BlockStatement: text that is not JSON stays a string, which the object check below refuses with the same message
+      // Stryker disable next-line BlockStatement: text that is not JSON stays a string, refused below with the same message
     } catch {
       return refuse(usage);
     }

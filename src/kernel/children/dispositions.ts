@@ -34,7 +34,7 @@ export function disposeChannels(
         break;
       case 'keep':
         break;
-      // Stryker disable next-line ConditionalExpression: unreachable, the type is exhausted and every outside door (the tool, scenario, journal) checks the name
+      // Stryker disable next-line ConditionalExpression: unreachable, the type is exhausted and every door checks the name
       default:
         // Stryker disable next-line StringLiteral: unreachable, as above
         assertNever(disposition, 'channel disposition');

@@ -84,7 +84,7 @@ function compareStrings(a: string, b: string): number {
 
 /** Entity order, total: name, then type, then mentions (descending). */
 function compareEntities(a: RecallEntity, b: RecallEntity): number {
-  // Stryker disable next-line ArithmeticOperator: reached only for two entities of one name and type, which in a merge have equal mentions (the sort sees distinct names; preferEntity compares equal counts) and so are identical
+  // Stryker disable next-line ArithmeticOperator: reached only for identical entities (one name and type, equal mentions)
   return compareStrings(a.name, b.name) || compareStrings(a.type, b.type) || b.mentions - a.mentions;
 }
 
@@ -94,7 +94,7 @@ function compareRelations(a: RecallRelation, b: RecallRelation): number {
     compareStrings(a.source, b.source) ||
     compareStrings(a.relation, b.relation) ||
     compareStrings(a.target, b.target) ||
-    // Stryker disable next-line ArithmeticOperator: reached only for two relations of one source, relation and target, which in a merge have equal confidence (the sort sees distinct triples; preferRelation compares equal ones) and so are identical
+    // Stryker disable next-line ArithmeticOperator: reached only for identical relations (one triple, equal confidence)
     b.confidence - a.confidence
   );
 }

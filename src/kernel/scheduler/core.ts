@@ -268,7 +268,7 @@ export class Scheduler {
     if (
       armed !== null &&
       !this.critical &&
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: arm() asserts a strictly higher level, and the arm is cleared whenever the running task changes, whose effective level is fixed while it runs; the re-check can only be true
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: arm() checked a strictly higher level, and the running task's level is fixed while it runs
       effectiveLevel(armed) > effectiveLevel(running) &&
       this.stack.canSuspend()
     ) {
@@ -606,7 +606,7 @@ export class Scheduler {
   }
 
   private arm(task: SchedTask, victim: SchedTask, reason: ArmReason, evicted: string | null, nowMs: number): void {
-    // Stryker disable ConditionalExpression,EqualityOperator,BlockStatement,StringLiteral: arm() restates what each caller has just checked (an interrupt, canPreempt strictly greater); the assertion fires only on a bug in a caller
+    // Stryker disable ConditionalExpression,EqualityOperator,BlockStatement,StringLiteral: arm() restates what each caller has just checked; it fires only on a caller's bug
     if (task.cls !== 'interrupt') fail(`QUEUED: queued task ${task.id} cannot arm a preemption`);
     if (effectiveLevel(task) <= effectiveLevel(victim)) {
       fail(`STRICT: ${task.id} (eff ${effectiveLevel(task)}) armed against ${victim.id} (eff ${effectiveLevel(victim)})`);
@@ -721,7 +721,7 @@ export class Scheduler {
 
   /** A task leaves for another agent without a terminal event; BALANCE counts it as moved out. */
   private moveOut(task: SchedTask): void {
-    // Stryker disable next-line BooleanLiteral: the moved task has left every queue and the live map; the agent it moves to submits a task of its own
+    // Stryker disable next-line BooleanLiteral: the moved task has left this scheduler; its new agent submits a task of its own
     task.ended = true;
     this.live?.delete(task.id);
     this.liveCount -= 1;
@@ -761,7 +761,7 @@ export class Scheduler {
   }
 
   private checked<T>(result: T): T {
-    // Stryker disable next-line ConditionalExpression,BlockStatement: the whole-state checks only throw on a broken state; a correct run answers the same without them
+    // Stryker disable next-line ConditionalExpression,BlockStatement: the whole-state checks only throw on a broken state
     if (this.verify) {
       checkSchedulerInvariants<SchedTask>({
         agent: this.agent,

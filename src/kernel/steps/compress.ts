@@ -47,7 +47,7 @@ export function compressModel(host: CompressHost & ModelCalls, task: Task, nowMs
   frame.prefixLen = frame.messages.length;
   host.startModel(
     task,
-    // Stryker disable next-line MethodExpression: the frame's messages are replaced after the call, never changed in place, so the copy only guards a future writer
+    // Stryker disable next-line MethodExpression: the frame's messages are replaced after the call, never changed in place
     { agent: host.agentId, task: task.id, replyIndex: frame.completedCalls, messages: frame.messages.slice(), tools: [], maxTokens: host.config.maxTokens },
     nowMs,
   );

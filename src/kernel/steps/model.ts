@@ -131,7 +131,7 @@ function handleOverflow(host: ModelHost, task: Task, cause: 'window' | 'upstream
  */
 export function requestMessages(messages: readonly Message[]): readonly Message[] {
   const last = messages[messages.length - 1];
-  // Stryker disable next-line ConditionalExpression: a frame never ends with an assistant message (its first tool message is written with it), so only the tool test decides
+  // Stryker disable next-line ConditionalExpression: a frame never ends with an assistant message, so only the tool test decides
   if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool')) return lazySnapshot(messages, messages.length);
   const placeholder: Message = { role: 'user', content: onlyOutputSends(messages) ? PLACEHOLDER_FINISH : PLACEHOLDER_CONTINUE };
   return lazySnapshot(messages, messages.length, placeholder);
@@ -151,6 +151,6 @@ function onlyOutputSends(messages: readonly Message[]): boolean {
       return calls.length > 0 && calls.every((c) => c.name.startsWith(OUTPUT_SEND_PREFIX) && !c.name.endsWith('_help'));
     }
   }
-  // Stryker disable next-line BooleanLiteral: reached only without an assistant message, which a frame ending in a tool message always has
+  // Stryker disable next-line BooleanLiteral: unreachable, a frame ending in a tool message always has an assistant message
   return false;
 }

@@ -47,7 +47,7 @@ export function toIssues(iss: z.core.$ZodIssue): Issue[] {
       return iss.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(key, allowed) }));
     }
     case 'invalid_key': {
-      // Stryker disable next-line StringLiteral: unreachable fallback, zod's invalid_key issue always carries the key's own issue
+      // Stryker disable next-line StringLiteral: unreachable, zod's invalid_key issue always carries the key's own issue
       const inner = iss.issues[0]?.message ?? 'invalid key';
       return [{ path, message: `invalid key: ${inner}` }];
     }
@@ -98,7 +98,7 @@ function comparePaths(a: readonly Segment[], b: readonly Segment[]): number {
     if (typeof x === 'number' && typeof y === 'number') return x - y;
     if (typeof x === 'number') return -1;
     if (typeof y === 'number') return 1;
-    // Stryker disable next-line EqualityOperator: x !== y here, so `<` and `<=` agree (this also silences the killable `>=`)
+    // Stryker disable next-line EqualityOperator: x !== y here, so `<` and `<=` agree
     return String(x) < String(y) ? -1 : 1;
   }
   return a.length - b.length;
