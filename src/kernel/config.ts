@@ -41,7 +41,7 @@ export interface KernelConfig {
   readonly verify: boolean;
 }
 
-/** Every default, frozen all the way down: resolveKernelConfig copies what an input overrides. */
+/** Every default, frozen all the way down; resolveKernelConfig builds a fresh config over it. */
 export const DEFAULT_KERNEL_CONFIG: KernelConfig = Object.freeze({
   maxQueue: 256,
   cooldownMs: 2000,
