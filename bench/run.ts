@@ -8,12 +8,15 @@ import { formatToolTurnsTable, runToolTurnsBench } from './tool-turns.bench.ts';
 import { formatMemoryTable, runMemoryBench } from './memory.bench.ts';
 import { formatModelsTable, runModelsBench } from './models.bench.ts';
 import { formatTreeTable, runTreeBench } from './tree.bench.ts';
+import { formatScenarioParseTable, runScenarioParseBench } from './scenario-parse.bench.ts';
 
 console.log(`node ${process.version} (${process.platform} ${process.arch})`);
 console.log('\n## scheduler\n');
 console.log(formatSchedulerTable(await runSchedulerBench()));
 console.log('\n## simulator\n');
 console.log(formatSimTable(await runSimBench()));
+console.log('\n## scenario reader\n');
+console.log(formatScenarioParseTable(await runScenarioParseBench()));
 console.log('\n## agent tree by size\n');
 console.log(formatTreeTable(await runTreeBench()));
 console.log('\n## tool turns of one task\n');

@@ -41,40 +41,35 @@ export interface KernelConfig {
   readonly verify: boolean;
 }
 
-// Built per call rather than only at import, so a mutation test can switch a default on and see it.
-function defaultKernelConfig(): KernelConfig {
-  return {
-    maxQueue: 256,
-    cooldownMs: 2000,
-    dedupWindowMs: 10_000,
-    maxToolTurns: 16,
-    contextWindowTokens: 32_768,
-    consolidateEveryTurns: 0,
-    modelTimeoutMs: 120_000,
-    parentMessage: 'suspend',
-    offload: { enabled: false, busyAfterMs: 300_000, minPending: 3, maxHelpers: 2 },
-    maxInputBytes: 1024 * 1024,
-    stepBudget: 2 ** 20,
-    maxTokens: 4096,
-    selfLoopExtraMax: 64,
-    systemPrompt: 'You are homeagent, a helpful assistant.',
-    builtinPlugins: [],
-    tools: [],
-    outputs: [],
-    allowedOutputs: [],
-    verify: false,
-  };
-}
-
-export const DEFAULT_KERNEL_CONFIG: KernelConfig = defaultKernelConfig();
+/** Every default, frozen all the way down; resolveKernelConfig builds a fresh config over it. */
+export const DEFAULT_KERNEL_CONFIG: KernelConfig = Object.freeze({
+  maxQueue: 256,
+  cooldownMs: 2000,
+  dedupWindowMs: 10_000,
+  maxToolTurns: 16,
+  contextWindowTokens: 32_768,
+  consolidateEveryTurns: 0,
+  modelTimeoutMs: 120_000,
+  parentMessage: 'suspend',
+  offload: Object.freeze({ enabled: false, busyAfterMs: 300_000, minPending: 3, maxHelpers: 2 }),
+  maxInputBytes: 1024 * 1024,
+  stepBudget: 2 ** 20,
+  maxTokens: 4096,
+  selfLoopExtraMax: 64,
+  systemPrompt: 'You are homeagent, a helpful assistant.',
+  builtinPlugins: Object.freeze([]),
+  tools: Object.freeze([]),
+  outputs: Object.freeze([]),
+  allowedOutputs: Object.freeze([]),
+  verify: false,
+});
 
 export type KernelConfigInput = Partial<Omit<KernelConfig, 'offload'>> & { readonly offload?: Partial<OffloadConfig> };
 
 export function resolveKernelConfig(input: KernelConfigInput = {}): KernelConfig {
-  const defaults = defaultKernelConfig();
   return {
-    ...defaults,
+    ...DEFAULT_KERNEL_CONFIG,
     ...input,
-    offload: { ...defaults.offload, ...input.offload },
+    offload: { ...DEFAULT_KERNEL_CONFIG.offload, ...input.offload },
   };
 }

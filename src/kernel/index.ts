@@ -9,7 +9,7 @@ export type { Command, Fact, FeedResult, FeedResults, KernelInput, KernelInputTy
 export type { InputChannel, RegisterInput } from './channels/registry.ts';
 export type { AgentDump, AgentKind, AgentState, ContextEvent, CurrentStep, KernelDump, RunningView } from './agent/dump-types.ts';
 export { resolveLevel } from './agent/admission.ts';
-export { childIdPattern } from './children/spec.ts';
+export { CHILD_ID_PATTERN } from './children/spec.ts';
 
 // Ports: the model and tool ports (held by the Runtime) and the graph memory port (held by the kernel).
 export * from './ports/index.ts';

@@ -24,7 +24,7 @@ import { routeInput } from './channels/routing.ts';
 import type { ChildMemoryFactory, MemoryPorts } from './ports/graph-memory.ts';
 import { AgentTree } from './children/tree.ts';
 import { ControlPlane } from './children/control-plane.ts';
-import { builtinChildKinds, type ChildKind } from './children/kind.ts';
+import { BUILTIN_CHILD_KINDS, type ChildKind } from './children/kind.ts';
 import { inboundChannel, type Disposal } from './children/spec.ts';
 import { OffloadTriage } from './children/offload.ts';
 import type { Terminal } from './task/terminal.ts';
@@ -79,7 +79,7 @@ export class Kernel {
         registry: this.registry,
         tracer: this.tracer,
         env,
-        kinds: new Map((ports.childKinds ?? builtinChildKinds()).map((k) => [k.name, k])),
+        kinds: new Map((ports.childKinds ?? BUILTIN_CHILD_KINDS).map((k) => [k.name, k])),
         mainMemory: memory,
         childMemory: ports.childMemory ?? null,
       },

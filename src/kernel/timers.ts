@@ -8,7 +8,7 @@
  * commands, journals and traces, so changing one changes every golden hash.
  *
  * Adding a timer (an offload check, a child's timers) is one variant below and one row of
- * `timerPrefixes`; the compiler then finds every switch that must handle it.
+ * `TIMER_PREFIXES`; the compiler then finds every switch that must handle it.
  */
 import { assertNever } from './assert.ts';
 
@@ -26,23 +26,20 @@ export type TimerKind = TimerKey['kind'];
  * The wire prefix of each kind, followed by the owner's id (an agent id, a call id). No prefix is a
  * prefix of another, so a wire id decodes to at most one kind.
  */
-// Built per call rather than at import, so a mutation test can switch these strings on and see them.
-function timerPrefixes(): { readonly [K in TimerKind]: string } {
-  return {
-    cooldown: 'cooldown:',
-    'model-timeout': 'timeout:',
-    offload: 'offload:',
-  };
-}
+const TIMER_PREFIXES: { readonly [K in TimerKind]: string } = Object.freeze({
+  cooldown: 'cooldown:',
+  'model-timeout': 'timeout:',
+  offload: 'offload:',
+});
 
 export function encodeTimerKey(key: TimerKey): string {
   switch (key.kind) {
     case 'cooldown':
-      return timerPrefixes().cooldown + key.agent;
+      return TIMER_PREFIXES.cooldown + key.agent;
     case 'model-timeout':
-      return timerPrefixes()['model-timeout'] + key.callId;
+      return TIMER_PREFIXES['model-timeout'] + key.callId;
     case 'offload':
-      return timerPrefixes().offload + key.agent;
+      return TIMER_PREFIXES.offload + key.agent;
     default:
       return assertNever(key, 'timer key');
   }
@@ -53,7 +50,6 @@ export function encodeTimerKey(key: TimerKey): string {
  * such an id names nothing that can fire, so it is ignored like a timer that was already cleared.
  */
 export function decodeTimerKey(id: string): TimerKey | null {
-  const TIMER_PREFIXES = timerPrefixes();
   if (id.startsWith(TIMER_PREFIXES.cooldown)) return { kind: 'cooldown', agent: id.slice(TIMER_PREFIXES.cooldown.length) };
   const timeout = TIMER_PREFIXES['model-timeout'];
   if (id.startsWith(timeout)) return { kind: 'model-timeout', callId: id.slice(timeout.length) };

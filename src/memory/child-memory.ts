@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { childIdPattern, MemoryError, type ChildMemory, type ChildMemoryFactory } from '../kernel/index.ts';
+import { CHILD_ID_PATTERN, MemoryError, type ChildMemory, type ChildMemoryFactory } from '../kernel/index.ts';
 import { LightMemory } from './light-memory.ts';
 
 export class ChildMemoryDir implements ChildMemoryFactory {
@@ -17,7 +17,7 @@ export class ChildMemoryDir implements ChildMemoryFactory {
 
   create(child: string): ChildMemory {
     // Child ids become directory names; the kernel's id rule keeps every path inside `dir`.
-    if (!childIdPattern().test(child)) {
+    if (!CHILD_ID_PATTERN.test(child)) {
       throw new MemoryError(`child id "${child}" cannot name a memory directory; use lower-case letters, digits and '-'`);
     }
     const childDir = join(this.dir, 'residents', child);

@@ -7,7 +7,7 @@ import {
   isLevel,
   levelName,
   parseLevel,
-  levelsHighToLow,
+  LEVELS_HIGH_TO_LOW,
   PREEMPT_BOOST_MAX,
   STACK_DEPTH_MAX,
   type Level,
@@ -19,7 +19,7 @@ const irq = (level: Level, preemptCount = 0): Rankable => ({ cls: 'interrupt', l
 
 describe('levels (SPEC §1, §2.2, §5)', () => {
   it('constants: levels scan L4→L1, boost cap 2, stack bound 4', () => {
-    expect(levelsHighToLow()).toEqual([4, 3, 2, 1]);
+    expect(LEVELS_HIGH_TO_LOW).toEqual([4, 3, 2, 1]);
     expect(PREEMPT_BOOST_MAX).toBe(2);
     expect(STACK_DEPTH_MAX).toBe(4);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AssertionError } from '../../src/kernel/assert.ts';
-import { assertAtStep, moveTo, stepTransitions } from '../../src/kernel/steps/transitions.ts';
+import { assertAtStep, moveTo, STEP_TRANSITIONS } from '../../src/kernel/steps/transitions.ts';
 import { callAt, newFrame, outcomeAt, type Task } from '../../src/kernel/task/task.ts';
 import type { StepName } from '../../src/kernel/trace/vocabulary.ts';
 
@@ -25,7 +25,7 @@ const STEPS: readonly StepName[] = ['Prepare', 'Model', 'ToolBatch', 'ToolBegin'
 
 /** The steps reachable from `from` by following the table. */
 function reachable(from: StepName): Set<StepName> {
-  const table = stepTransitions();
+  const table = STEP_TRANSITIONS;
   const seen = new Set<StepName>([from]);
   for (const step of seen) for (const next of table[step]) seen.add(next);
   return seen;
@@ -55,7 +55,7 @@ describe('the step machine (SPEC §3.2, steps/transitions.ts)', () => {
   });
 
   it('the table lists exactly the moves of SPEC §3.2', () => {
-    const table = stepTransitions();
+    const table = STEP_TRANSITIONS;
     expect(Object.keys(table).sort()).toEqual([...STEPS].sort());
     expect(STEPS.flatMap((from) => table[from].map((to) => [from, to]))).toEqual(MOVES);
   });

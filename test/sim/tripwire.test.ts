@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Kernel } from '../../src/kernel/index.ts';
+import { parseScenario } from '../../src/sim/scenario/index.ts';
+import { runScenario } from '../../src/sim/simulation.ts';
 import { DeterminismViolation, insideTripwire } from '../../src/sim/tripwire.ts';
 
 describe('determinism trip-wire: ambient sources throw inside a kernel reaction', () => {
@@ -48,10 +51,6 @@ describe('determinism trip-wire: ambient sources throw inside a kernel reaction'
 
 describe('the simulator runs every kernel reaction under the trip-wire', () => {
   it('a kernel reaction that reads the wall clock fails the run as FATAL, naming the call', async () => {
-    const { Kernel } = await import('../../src/kernel/index.ts');
-    const { parseScenario } = await import('../../src/sim/scenario/index.ts');
-    const { runScenario } = await import('../../src/sim/simulation.ts');
-    const { vi } = await import('vitest');
     const original = Kernel.prototype.feed;
     const spy = vi.spyOn(Kernel.prototype, 'feed').mockImplementation(function (this: InstanceType<typeof Kernel>, input, nowMs) {
       if (input.type === 'model.done') Date.now(); // a kernel bug: ambient time inside a reaction

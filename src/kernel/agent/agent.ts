@@ -88,32 +88,19 @@ export interface ParentEvent {
   readonly text: string;
 }
 
-// The terminals this file gives, built per call rather than at import, so that a mutation test can
-// switch their strings on and see them.
-
 /** A task of a stopping agent (SPEC §10.2a steps 2 and 4). */
-function stoppedTerminal(): Terminal {
-  return { kind: 'skipped', reason: 'agent_stopped', reply: '' };
-}
-
+const STOPPED: Terminal = Object.freeze({ kind: 'skipped', reason: 'agent_stopped', reply: '' });
 /** A waiting external input of a destroyed child under the residual policy `drop` (SPEC §10.2a step 3). */
-function residualDroppedTerminal(): Terminal {
-  return { kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' };
-}
-
+const RESIDUAL_DROPPED: Terminal = Object.freeze({ kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' });
 /** What an rt child's newer input does to the one in its slot (C1, C2). */
-function supersededTerminal(): Terminal {
-  return { kind: 'superseded', reply: '' };
-}
-
+const SUPERSEDED: Terminal = Object.freeze({ kind: 'superseded', reply: '' });
 /** A task failed by a parent message under `parentMessage: "discard"` (SPEC §10.3). */
-function discardedTerminal(): Terminal {
-  return { kind: 'failed', reply: 'processing error: discarded by a parent message' };
-}
+const DISCARDED: Terminal = Object.freeze({ kind: 'failed', reply: 'processing error: discarded by a parent message' });
+const STOP_REPLY = 'cancelled (user stop)';
 
-/** The terminal of a task the stop button cancels (SPEC §2.9). */
+/** The terminal of a task the stop button cancels (SPEC §2.9); a fresh object each time. */
 function userStopTerminal(): Terminal {
-  return { kind: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' };
+  return { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY };
 }
 
 /** What an agent is made of: who it is, where it sits in the tree, and what it is given. */
@@ -327,7 +314,7 @@ export class Agent implements StepHost {
     if (this.core.pendingCount() === 0) return;
     this.calls.abandonAll(nowMs, 'superseded');
     this.current = null;
-    this.core.stopAll(supersededTerminal(), nowMs);
+    this.core.stopAll(SUPERSEDED, nowMs);
     this.flushEffects();
   }
 
@@ -347,7 +334,7 @@ export class Agent implements StepHost {
   /** Runs zero-time steps until the running task waits for the outside world or nothing is left. */
   advance(nowMs: number): void {
     for (;;) {
-      // Stryker disable next-line ConditionalExpression: a stopped agent has ended every task and takes no new one, so the idle check below breaks as well
+      // Stryker disable next-line ConditionalExpression: a stopped agent has no task left, so the idle check below breaks as well
       if (this.state === 'stopped') break;
       if (this.calls.isWaiting()) break;
       this.env.flushHooks(nowMs);
@@ -363,7 +350,7 @@ export class Agent implements StepHost {
         task = this.tasks.get(picked.id);
         this.current = task;
         task.firstStartMs ??= nowMs;
-        // Stryker disable next-line ConditionalExpression: a task picked from a queue or the slot has never run, and rebasePrefix leaves a frame without a prefix alone
+        // Stryker disable next-line ConditionalExpression: a task not from the stack has never run, and rebasePrefix leaves it alone
         if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
         // Consolidation and compress tasks are critical as a whole (SPEC §3.7, §10.5): nothing preempts them, even an L4.
         if (task.consolidation || task.compress) this.core.enterCritical(nowMs);
@@ -373,7 +360,7 @@ export class Agent implements StepHost {
         continue;
       }
       if (task.discardMarked && !this.core.isCritical()) {
-        this.finish(task, discardedTerminal(), nowMs);
+        this.finish(task, DISCARDED, nowMs);
         continue;
       }
       task.frame.steps += 1;
@@ -495,7 +482,7 @@ export class Agent implements StepHost {
 
   compressed(task: Task, plan: CompressPlan, summary: string | null, nowMs: number): void {
     const seat = this.seat;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: with nothing older no summary was asked for, and replacing no events with no summary rebuilds the same context
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: with nothing older, replacing no events rebuilds the same context
     if (plan.older > 0) this.context.replaceOldest(plan.older, summary, task.id);
     const dropped = summary === null ? plan.older : 0;
     if (seat !== null) {
@@ -646,8 +633,8 @@ export class Agent implements StepHost {
     this.state = 'stopped';
     // The residual policy concerns external inputs still waiting; kernel-created tasks never move.
     const fate =
-      residual === null ? null : (id: string) => (this.tasks.get(id).kernel ? null : residual === 'keep' ? 'take' : residualDroppedTerminal());
-    const { ended, moved } = this.core.stopAndTake(stoppedTerminal(), nowMs, fate);
+      residual === null ? null : (id: string) => (this.tasks.get(id).kernel ? null : residual === 'keep' ? 'take' : RESIDUAL_DROPPED);
+    const { ended, moved } = this.core.stopAndTake(STOPPED, nowMs, fate);
     const movedTasks = moved.map((id) => this.tasks.remove(id));
     this.flushEffects();
     this.trace(nowMs, { type: 'agent.stop', ended });

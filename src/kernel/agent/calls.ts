@@ -104,7 +104,7 @@ export class CallTracker {
   }
 
   /** The running task ended: nothing is awaited any more. */
-  // Stryker disable next-line BlockStatement: a task ends only once its call has ended (endModel, endTool, settleBatch, cancelModel), so nothing is awaited here any more
+  // Stryker disable next-line BlockStatement: a task ends only after its call has ended, so nothing is awaited here any more
   clear(): void {
     this.waiting = null;
   }

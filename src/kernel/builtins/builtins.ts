@@ -6,14 +6,15 @@
  * Untrusted arguments are decoded by parsers injected through `MemoryPorts` (zod lives at the
  * boundary, in src/memory), so this file stays free of schema libraries.
  */
-import { inputChannelsSpec, runInputChannelsTool } from './input-channels.ts';
-import { childToolSpecs, runChildTool, type ChildOps } from './child-tools.ts';
-import { residentAgentsSpec, runResidentAgents } from './resident-agents.ts';
+import { INPUT_CHANNELS_SPEC, runInputChannelsTool } from './input-channels.ts';
+import { CHILD_TOOL_SPECS, CHILD_TOOLS, runChildTool, type ChildOps } from './child-tools.ts';
+import { RESIDENT_AGENTS_SPEC, runResidentAgents } from './resident-agents.ts';
 import type { ChildControl } from '../children/control.ts';
 import type { ChildTool } from '../children/kind.ts';
 import {
   checkOutputSend,
-  outputListSpec,
+  OUTPUT_LIST_SPEC,
+  OUTPUT_LIST_TOOL,
   OUTPUT_SEND_PREFIX,
   outputListView,
   outputToolSpecs,
@@ -59,49 +60,41 @@ export interface BuiltinGrants {
 
 export type BuiltinRun = (ctx: BuiltinContext, call: ToolCall) => ToolResult;
 
-// The specs below are built by functions, each call a fresh frozen value, rather than held in module
-// constants: mutation testing switches a mutant on only for code that runs after the module is
-// imported, so a spec built when an agent's tools are assembled is checked by the tests that read it.
+export const MEMORY_RECALL_SPEC: ToolSpec = Object.freeze({
+  name: 'memory_recall',
+  description: 'Recall entities and relations from graph memory matching keywords.',
+  parameters: Object.freeze({
+    type: 'object',
+    properties: { keywords: { type: 'array', items: { type: 'string' } }, depth: { type: 'number' } },
+    required: ['keywords'],
+  }),
+  parallelSafe: true,
+});
 
-export function memoryRecallSpec(): ToolSpec {
-  return Object.freeze({
-    name: 'memory_recall',
-    description: 'Recall entities and relations from graph memory matching keywords.',
-    parameters: Object.freeze({
-      type: 'object',
-      properties: { keywords: { type: 'array', items: { type: 'string' } }, depth: { type: 'number' } },
-      required: ['keywords'],
-    }),
-    parallelSafe: true,
-  });
-}
-
-export function memoryWriteSpec(): ToolSpec {
-  return Object.freeze({
-    name: 'memory_write',
-    description: 'Write facts to graph memory as triples {subject, relation, object, sentence?}.',
-    parameters: Object.freeze({
-      type: 'object',
-      properties: {
-        triples: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              subject: { type: 'string' },
-              relation: { type: 'string' },
-              object: { type: 'string' },
-              sentence: { type: 'string' },
-            },
-            required: ['subject', 'relation', 'object'],
+export const MEMORY_WRITE_SPEC: ToolSpec = Object.freeze({
+  name: 'memory_write',
+  description: 'Write facts to graph memory as triples {subject, relation, object, sentence?}.',
+  parameters: Object.freeze({
+    type: 'object',
+    properties: {
+      triples: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            subject: { type: 'string' },
+            relation: { type: 'string' },
+            object: { type: 'string' },
+            sentence: { type: 'string' },
           },
+          required: ['subject', 'relation', 'object'],
         },
       },
-      required: ['triples'],
-    }),
-    parallelSafe: false,
-  });
-}
+    },
+    required: ['triples'],
+  }),
+  parallelSafe: false,
+});
 
 /** The built-in tools of one agent: their specs (as the model sees them) and their implementations. */
 export class BuiltinTools {
@@ -110,43 +103,37 @@ export class BuiltinTools {
 
   constructor(grants: BuiltinGrants) {
     const { devices, allowedOutputs, hasMemory } = grants;
-    const inputChannels = inputChannelsSpec();
-    const outputList = outputListSpec();
-    const specs: ToolSpec[] = [inputChannels, outputList];
-    this.runs.set(inputChannels.name, (ctx, call) => runInputChannelsTool(ctx.registry, ctx.agent, call.args));
-    this.runs.set(outputList.name, (ctx) => ({
+    const specs: ToolSpec[] = [INPUT_CHANNELS_SPEC, OUTPUT_LIST_SPEC];
+    this.runs.set(INPUT_CHANNELS_SPEC.name, (ctx, call) => runInputChannelsTool(ctx.registry, ctx.agent, call.args));
+    this.runs.set(OUTPUT_LIST_TOOL, (ctx) => ({
       ok: true,
       output: outputListView(ctx.devices, ctx.allowedOutputs, ctx.registry),
     }));
     specs.push(...outputToolSpecs(devices, allowedOutputs));
     if (hasMemory) {
-      const recall = memoryRecallSpec();
-      specs.push(recall);
-      this.runs.set(recall.name, memoryRecall);
+      specs.push(MEMORY_RECALL_SPEC);
+      this.runs.set(MEMORY_RECALL_SPEC.name, memoryRecall);
       if (grants.memoryWrites !== false) {
-        const write = memoryWriteSpec();
-        specs.push(write);
-        this.runs.set(write.name, memoryWrite);
+        specs.push(MEMORY_WRITE_SPEC);
+        this.runs.set(MEMORY_WRITE_SPEC.name, memoryWrite);
       }
     }
     // The tree's tools are known to every agent, listed only where granted: a child that calls
     // `resident_agents`, or a root that calls `notify_parent`, gets a tool error that says why.
     // Stryker disable next-line ArrayDeclaration: the set is asked only about the two child tools' names
     const granted = new Set<string>(grants.childTools ?? []);
-    for (const spec of childToolSpecs()) {
-      const tool = spec.name;
-      if (granted.has(tool)) specs.push(spec);
+    for (const tool of CHILD_TOOLS) {
+      if (granted.has(tool)) specs.push(CHILD_TOOL_SPECS[tool]);
       this.runs.set(tool, (ctx, call) =>
         ctx.child === null || !granted.has(tool)
           ? { ok: false, output: `${tool} is a child-only tool; this agent has no parent to reach` }
           : runChildTool(tool, ctx.child, call.args),
       );
     }
-    const residentAgents = residentAgentsSpec();
-    if (grants.residentAgents === true) specs.push(residentAgents);
-    this.runs.set(residentAgents.name, (ctx, call) =>
+    if (grants.residentAgents === true) specs.push(RESIDENT_AGENTS_SPEC);
+    this.runs.set(RESIDENT_AGENTS_SPEC.name, (ctx, call) =>
       ctx.control === null || grants.residentAgents !== true
-        ? { ok: false, output: `${residentAgents.name} is offered to the root agent only` }
+        ? { ok: false, output: `${RESIDENT_AGENTS_SPEC.name} is offered to the root agent only` }
         : runResidentAgents(ctx.control, call.args, ctx.nowMs),
     );
     this.specs = specs;

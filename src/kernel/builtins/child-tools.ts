@@ -15,42 +15,31 @@ export interface ChildOps {
   note(text: string): void;
 }
 
-/** A child tool's spec: its name is one of the kind's `ChildTool`s, which the tool's run is keyed by. */
-export interface ChildToolSpec extends ToolSpec {
-  readonly name: ChildTool;
-}
-
-/**
- * The specs of both child tools, in the order they are listed to the model. Built on each call, not
- * held in a module constant, because mutation testing switches a mutant on only for code that runs
- * after the module is imported.
- */
-export function childToolSpecs(): readonly ChildToolSpec[] {
-  return [
-    Object.freeze({
-      name: 'notify_parent',
-      description: 'Tell your parent agent something that needs its attention (an interrupt on the parent).',
-      parameters: textParameters(),
-      parallelSafe: false,
-    }),
-    Object.freeze({
-      name: 'inputch_note',
-      description: "Write this round's record in your processing table (replaces the automatic record).",
-      parameters: textParameters(),
-      parallelSafe: false,
-    }),
-  ];
-}
-
 /** Both tools take one required string, `text`, and nothing else. */
-function textParameters(): ToolSpec['parameters'] {
-  return Object.freeze({
-    type: 'object',
-    properties: { text: { type: 'string' } },
-    required: ['text'],
-    additionalProperties: false,
-  });
-}
+const TEXT_PARAMETERS = Object.freeze({
+  type: 'object',
+  properties: { text: { type: 'string' } },
+  required: ['text'],
+  additionalProperties: false,
+});
+
+/** The child tools, in the order they are listed to the model. */
+export const CHILD_TOOLS: readonly ChildTool[] = Object.freeze(['notify_parent', 'inputch_note'] as const);
+
+export const CHILD_TOOL_SPECS: Readonly<Record<ChildTool, ToolSpec>> = Object.freeze({
+  notify_parent: Object.freeze({
+    name: 'notify_parent',
+    description: 'Tell your parent agent something that needs its attention (an interrupt on the parent).',
+    parameters: TEXT_PARAMETERS,
+    parallelSafe: false,
+  }),
+  inputch_note: Object.freeze({
+    name: 'inputch_note',
+    description: "Write this round's record in your processing table (replaces the automatic record).",
+    parameters: TEXT_PARAMETERS,
+    parallelSafe: false,
+  }),
+});
 
 export function runChildTool(tool: ChildTool, ops: ChildOps, raw: unknown): ToolResult {
   const args = objectArgs(raw, tool, '{"text":"..."}');

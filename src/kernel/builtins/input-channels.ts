@@ -16,28 +16,26 @@ export interface InputChannelsArgs {
   readonly name?: string | undefined;
 }
 
-/**
- * The tool as the model sees it. Built on each call, not held in a module constant, because mutation
- * testing switches a mutant on only for code that runs after the module is imported.
- */
-export function inputChannelsSpec(): ToolSpec {
-  return Object.freeze({
-    name: 'input_channels',
-    description:
-      'Show the input channels (inputchs) registered for this agent tree and who handles each. ' +
-      'Views: all (default), mine (assigned to you), unassigned (handled by the root; can be assigned), ' +
-      'by_agent (grouped by owner), detail (one channel; needs name).',
-    parameters: Object.freeze({
-      type: 'object',
-      properties: {
-        view: { type: 'string', enum: [...INPUT_CHANNELS_VIEWS], description: 'Which view to show (default all).' },
-        name: { type: 'string', description: 'The inputch name; required for view=detail.' },
-      },
-      additionalProperties: false,
-    }),
-    parallelSafe: true,
-  });
-}
+/** The tool as the model sees it. */
+export const INPUT_CHANNELS_SPEC: ToolSpec = Object.freeze({
+  name: 'input_channels',
+  description:
+    'Show the input channels (inputchs) registered for this agent tree and who handles each. ' +
+    'Views: all (default), mine (assigned to you), unassigned (handled by the root; can be assigned), ' +
+    'by_agent (grouped by owner), detail (one channel; needs name).',
+  parameters: Object.freeze({
+    type: 'object',
+    properties: {
+      view: { type: 'string', enum: [...INPUT_CHANNELS_VIEWS], description: 'Which view to show (default all).' },
+      name: { type: 'string', description: 'The inputch name; required for view=detail.' },
+    },
+    additionalProperties: false,
+  }),
+  parallelSafe: true,
+});
+
+/** The owner label of an unassigned inputch: it is handled by the root. */
+export const UNASSIGNED_LABEL = 'unassigned (root / kernel default)';
 
 function isView(v: string): v is InputChannelsView {
   return (INPUT_CHANNELS_VIEWS as readonly string[]).includes(v);
@@ -55,7 +53,7 @@ export function inputChannelsView(registry: ChannelRegistry, self: string, args:
     case 'detail':
       return detailView(registry, args.name);
     case 'by_agent':
-      return registry.size() === 0 ? noneRegistered() : ok(byAgentView(registry.list()));
+      return registry.size() === 0 ? ok(NONE_REGISTERED) : ok(byAgentView(registry.list()));
     case 'all':
       return listView(registry, 'all registered inputchs', registry.list());
     case 'mine':
@@ -84,13 +82,11 @@ function parseArgs(raw: unknown): InputChannelsArgs | string {
 }
 
 /** What every list view answers while the registry is empty. */
-function noneRegistered(): ToolResult {
-  return ok('no inputch is registered');
-}
+const NONE_REGISTERED = 'no inputch is registered';
 
-/** The owner as the views show it; an unassigned inputch is handled by the root. */
+/** The owner as the views show it. */
 export function ownerLabel(owner: string): string {
-  return owner === '' ? 'unassigned (root / kernel default)' : owner;
+  return owner === '' ? UNASSIGNED_LABEL : owner;
 }
 
 /** Policy flags in a fixed order; empty when the channel uses the defaults. */
@@ -104,7 +100,7 @@ export function policyFlags(c: InputChannel): string[] {
 }
 
 function listView(registry: ChannelRegistry, title: string, channels: readonly InputChannel[]): ToolResult {
-  if (registry.size() === 0) return noneRegistered();
+  if (registry.size() === 0) return ok(NONE_REGISTERED);
   if (channels.length === 0) return ok(`${title}: none`);
   const lines = [`${title} (${channels.length}):`];
   for (const c of channels) {

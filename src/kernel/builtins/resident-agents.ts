@@ -5,7 +5,7 @@
  * action, a missing id, a residual policy that does not exist) is a tool error that names the fix.
  */
 import { CONTROL_ACTIONS, type ChildControl, type ControlAction } from '../children/control.ts';
-import { channelDispositions, residualPolicies, type ChannelDisposition, type ResidualPolicy } from '../children/dispositions.ts';
+import { CHANNEL_DISPOSITIONS, RESIDUAL_POLICIES, type ChannelDisposition, type ResidualPolicy } from '../children/dispositions.ts';
 import type { ChildSpec, Disposal } from '../children/spec.ts';
 import type { ToolSpec } from '../ports/provider.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
@@ -13,39 +13,34 @@ import { objectArgs, requiredText, type ArgsObject } from './args.ts';
 
 export const RESIDENT_AGENTS_TOOL = 'resident_agents';
 
-/**
- * The tool as the model sees it. Built on each call, not held in a module constant, because mutation
- * testing switches a mutant on only for code that runs after the module is imported.
- */
-export function residentAgentsSpec(): ToolSpec {
-  return Object.freeze({
-    name: RESIDENT_AGENTS_TOOL,
-    description:
-      'Manage your resident child agents. Actions: list; create {id, kind?, inputChs?, allowedOutputs?, tools?, ' +
-      'taskPrompt?, contextWindowTokens?, capacity?}; send {id, text}; inspect {id}; compress {id}; ' +
-      'reclaim {id, keep?: [indexes], residual?, channels?}; destroy {id, residual?: keep|drop, channels?: release|keep|handback}.',
-    parameters: Object.freeze({
-      type: 'object',
-      properties: {
-        action: { type: 'string', enum: [...CONTROL_ACTIONS] },
-        id: { type: 'string' },
-        text: { type: 'string' },
-        kind: { type: 'string' },
-        inputChs: { type: 'array', items: { type: 'string' } },
-        allowedOutputs: { type: 'array', items: { type: 'string' } },
-        tools: { type: 'array', items: { type: 'string' } },
-        taskPrompt: { type: 'string' },
-        contextWindowTokens: { type: 'number' },
-        capacity: { type: 'number' },
-        keep: { type: 'array', items: { type: 'number' } },
-        residual: { type: 'string', enum: [...residualPolicies()] },
-        channels: { type: 'string', enum: [...channelDispositions()] },
-      },
-      required: ['action'],
-    }),
-    parallelSafe: false,
-  });
-}
+/** The tool as the model sees it. */
+export const RESIDENT_AGENTS_SPEC: ToolSpec = Object.freeze({
+  name: RESIDENT_AGENTS_TOOL,
+  description:
+    'Manage your resident child agents. Actions: list; create {id, kind?, inputChs?, allowedOutputs?, tools?, ' +
+    'taskPrompt?, contextWindowTokens?, capacity?}; send {id, text}; inspect {id}; compress {id}; ' +
+    'reclaim {id, keep?: [indexes], residual?, channels?}; destroy {id, residual?: keep|drop, channels?: release|keep|handback}.',
+  parameters: Object.freeze({
+    type: 'object',
+    properties: {
+      action: { type: 'string', enum: [...CONTROL_ACTIONS] },
+      id: { type: 'string' },
+      text: { type: 'string' },
+      kind: { type: 'string' },
+      inputChs: { type: 'array', items: { type: 'string' } },
+      allowedOutputs: { type: 'array', items: { type: 'string' } },
+      tools: { type: 'array', items: { type: 'string' } },
+      taskPrompt: { type: 'string' },
+      contextWindowTokens: { type: 'number' },
+      capacity: { type: 'number' },
+      keep: { type: 'array', items: { type: 'number' } },
+      residual: { type: 'string', enum: [...RESIDUAL_POLICIES] },
+      channels: { type: 'string', enum: [...CHANNEL_DISPOSITIONS] },
+    },
+    required: ['action'],
+  }),
+  parallelSafe: false,
+});
 
 const err = (output: string): ToolResult => ({ ok: false, output });
 
@@ -126,15 +121,13 @@ function childSpec(id: string, args: ArgsObject): ChildSpec | string {
 
 function disposalOf(args: ArgsObject, action: ControlAction): Disposal | string {
   const { residual, channels } = args;
-  const policies = residualPolicies();
-  if (residual !== undefined && !(policies as readonly unknown[]).includes(residual)) {
-    return `${RESIDENT_AGENTS_TOOL} ${action}: residual must be one of ${policies.join(', ')}`;
+  if (residual !== undefined && !(RESIDUAL_POLICIES as readonly unknown[]).includes(residual)) {
+    return `${RESIDENT_AGENTS_TOOL} ${action}: residual must be one of ${RESIDUAL_POLICIES.join(', ')}`;
   }
-  const dispositions = channelDispositions();
-  if (channels !== undefined && !(dispositions as readonly unknown[]).includes(channels)) {
-    return `${RESIDENT_AGENTS_TOOL} ${action}: channels must be one of ${dispositions.join(', ')}`;
+  if (channels !== undefined && !(CHANNEL_DISPOSITIONS as readonly unknown[]).includes(channels)) {
+    return `${RESIDENT_AGENTS_TOOL} ${action}: channels must be one of ${CHANNEL_DISPOSITIONS.join(', ')}`;
   }
-  // Stryker disable ConditionalExpression: a field set to undefined means absent to every reader (children/tree.ts, control-plane.ts take `?? default`)
+  // Stryker disable ConditionalExpression: a field set to undefined means absent to every reader (`?? default`)
   return {
     ...(residual === undefined ? {} : { residual: residual as ResidualPolicy }),
     ...(channels === undefined ? {} : { channels: channels as ChannelDisposition }),

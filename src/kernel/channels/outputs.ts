@@ -23,20 +23,15 @@ export const OUTPUT_LIST_TOOL = 'output_list_channels';
 /** The only payload type `output_send` carries today (SPEC §9.1). */
 const TEXT = 'text';
 
-/**
- * The list tool as the model sees it. Built on each call, not held in a module constant, because
- * mutation testing switches a mutant on only for code that runs after the module is imported.
- */
-export function outputListSpec(): ToolSpec {
-  return Object.freeze({
-    name: OUTPUT_LIST_TOOL,
-    description:
-      'List the output channels this agent may send on, with their capabilities and bound targets. ' +
-      `Send with ${OUTPUT_SEND_PREFIX}<channel>.`,
-    parameters: Object.freeze({ type: 'object', properties: {}, additionalProperties: false }),
-    parallelSafe: true,
-  });
-}
+/** The list tool as the model sees it. */
+export const OUTPUT_LIST_SPEC: ToolSpec = Object.freeze({
+  name: OUTPUT_LIST_TOOL,
+  description:
+    'List the output channels this agent may send on, with their capabilities and bound targets. ' +
+    `Send with ${OUTPUT_SEND_PREFIX}<channel>.`,
+  parameters: Object.freeze({ type: 'object', properties: {}, additionalProperties: false }),
+  parallelSafe: true,
+});
 
 /** The grant rule: an empty allow-list is a full grant, otherwise membership. */
 export function isAuthorized(allowedOutputs: readonly string[], channel: string): boolean {
@@ -108,7 +103,7 @@ function checkSendArgs(channel: string, raw: unknown): OutputSendCheck {
   if (typeof raw === 'string') {
     try {
       value = JSON.parse(raw) as unknown;
-      // Stryker disable next-line BlockStatement: text that is not JSON stays a string, which the object check below refuses with the same message
+      // Stryker disable next-line BlockStatement: text that is not JSON stays a string, refused below with the same message
     } catch {
       return refuse(usage);
     }

@@ -62,13 +62,8 @@ export class ChannelError extends Error {
   override readonly name = 'ChannelError';
 }
 
-/**
- * The policy of a channel registered without one. Built on each call, not held in a module constant,
- * because mutation testing switches a mutant on only for code that runs after the module is imported.
- */
-function defaultPolicy(): ChannelPolicy {
-  return Object.freeze({ noMemory: false, cleaner: null, contextPolicy: null });
-}
+/** The policy of a channel registered without one. */
+const DEFAULT_POLICY: ChannelPolicy = Object.freeze({ noMemory: false, cleaner: null, contextPolicy: null });
 
 /** Code-unit order: deterministic and independent of locale. */
 export function compareNames(a: string, b: string): number {
@@ -205,12 +200,11 @@ function nonEmptyOr(value: string | undefined, fallback: string): string {
 }
 
 function makePolicy(p: Partial<ChannelPolicy> | undefined): ChannelPolicy {
-  const defaults = defaultPolicy();
-  if (p === undefined) return defaults;
+  if (p === undefined) return DEFAULT_POLICY;
   return Object.freeze({
-    noMemory: p.noMemory ?? defaults.noMemory,
-    cleaner: p.cleaner ?? defaults.cleaner,
-    contextPolicy: p.contextPolicy ?? defaults.contextPolicy,
+    noMemory: p.noMemory ?? DEFAULT_POLICY.noMemory,
+    cleaner: p.cleaner ?? DEFAULT_POLICY.cleaner,
+    contextPolicy: p.contextPolicy ?? DEFAULT_POLICY.contextPolicy,
   });
 }
 

@@ -77,7 +77,7 @@ export class ControlPlane implements ChildControl {
     const child = this.live(id, 'compress');
     if (typeof child === 'string') return err(child);
     child.createTreeTask(
-      // Stryker disable next-line StringLiteral: the compress task's text is never read: its Model step replaces the messages before any call, and it commits no context event and no table record
+      // Stryker disable next-line StringLiteral: a compress task's text is never read: its Model step writes its own messages
       { level: 4, source: parentSource(this.parentId), channel: COMPRESS_CHANNEL, text: 'compress the conversation context', compress: true },
       nowMs,
     );

@@ -9,18 +9,11 @@
 import { assertNever } from '../assert.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
 
-export type ResidualPolicy = 'keep' | 'drop';
-export type ChannelDisposition = 'release' | 'keep' | 'handback';
+export const RESIDUAL_POLICIES = Object.freeze(['keep', 'drop'] as const);
+export type ResidualPolicy = (typeof RESIDUAL_POLICIES)[number];
 
-// The lists are built on each call, not held in module constants: mutation testing switches a mutant
-// on only for code that runs after the module is imported.
-export function residualPolicies(): readonly ResidualPolicy[] {
-  return ['keep', 'drop'];
-}
-
-export function channelDispositions(): readonly ChannelDisposition[] {
-  return ['release', 'keep', 'handback'];
-}
+export const CHANNEL_DISPOSITIONS = Object.freeze(['release', 'keep', 'handback'] as const);
+export type ChannelDisposition = (typeof CHANNEL_DISPOSITIONS)[number];
 
 /** Applies a disposition to every inputch `child` owns; returns their names, in registry order. */
 export function disposeChannels(
@@ -41,7 +34,7 @@ export function disposeChannels(
         break;
       case 'keep':
         break;
-      // Stryker disable next-line ConditionalExpression: unreachable, the type is exhausted and every outside door (the tool, scenario, journal) checks the name
+      // Stryker disable next-line ConditionalExpression: unreachable, the type is exhausted and every door checks the name
       default:
         // Stryker disable next-line StringLiteral: unreachable, as above
         assertNever(disposition, 'channel disposition');

@@ -34,38 +34,29 @@ function taskPromptOnTop(parentPrompt: string, taskPrompt: string): string {
   return taskPrompt.length === 0 ? parentPrompt : `${taskPrompt}\n\n${parentPrompt}`;
 }
 
-// The kinds are built on each call, not held in module constants: mutation testing switches a mutant
-// on only for code that runs after the module is imported.
-
 /** resident: the child's own full scheduler, a queue that never drops work, light memory (SPEC §10.1). */
-export function residentKind(): ChildKind {
-  return Object.freeze({
-    name: 'resident',
-    deliver: 'queue',
-    systemPrompt: taskPromptOnTop,
-    keepsTable: true,
-    memoryWrites: true,
-    dispose: Object.freeze({ residual: 'keep', channels: 'release' }),
-    parentTools: Object.freeze(['notify_parent', 'inputch_note'] as const),
-  });
-}
+export const RESIDENT_KIND: ChildKind = Object.freeze({
+  name: 'resident',
+  deliver: 'queue',
+  systemPrompt: taskPromptOnTop,
+  keepsTable: true,
+  memoryWrites: true,
+  dispose: Object.freeze({ residual: 'keep', channels: 'release' }),
+  parentTools: Object.freeze(['notify_parent', 'inputch_note'] as const),
+});
 
 /**
  * rt (real-time, e.g. a voice call): a resident but for one input slot where the newest wins, no
  * memory writes, and channels left where they are on destroy (SPEC §10.1).
  */
-export function rtKind(): ChildKind {
-  return Object.freeze({
-    ...residentKind(),
-    name: 'rt',
-    deliver: 'slot',
-    memoryWrites: false,
-    // A voice call's channel stays where it is when the call's agent goes (SPEC §10.1).
-    dispose: Object.freeze({ residual: 'keep', channels: 'keep' }),
-  });
-}
+export const RT_KIND: ChildKind = Object.freeze({
+  ...RESIDENT_KIND,
+  name: 'rt',
+  deliver: 'slot',
+  memoryWrites: false,
+  // A voice call's channel stays where it is when the call's agent goes (SPEC §10.1).
+  dispose: Object.freeze({ residual: 'keep', channels: 'keep' }),
+});
 
 /** The kinds a kernel knows unless it is given others. */
-export function builtinChildKinds(): readonly ChildKind[] {
-  return [residentKind(), rtKind()];
-}
+export const BUILTIN_CHILD_KINDS: readonly ChildKind[] = Object.freeze([RESIDENT_KIND, RT_KIND]);

@@ -16,11 +16,8 @@ import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
 import type { AgentTree } from './tree.ts';
 
 export const OFFLOAD_PERIOD_MIN_MS = 1_000;
-
-/** What every helper's id starts with: a function rather than a module-level constant, which would be built at import (see stryker-equivalent.md). */
-function helperPrefix(): string {
-  return 'offload-';
-}
+/** What every helper's id starts with. */
+const HELPER_PREFIX = 'offload-';
 
 export function offloadPeriodMs(config: OffloadConfig): number {
   return Math.max(OFFLOAD_PERIOD_MIN_MS, config.busyAfterMs / 5);
@@ -87,13 +84,12 @@ export class OffloadTriage {
 
   /** An idle live helper, else a new one while fewer than `maxHelpers` live, else the least loaded. */
   private helper(nowMs: number): Agent | null {
-    const prefix = helperPrefix();
-    const live = this.tree.children(this.tree.root.agentId).filter((c) => c.agentId.startsWith(prefix) && !c.isStopped());
+    const live = this.tree.children(this.tree.root.agentId).filter((c) => c.agentId.startsWith(HELPER_PREFIX) && !c.isStopped());
     const idle = live.find((c) => !c.hasPendingWork());
     if (idle !== undefined) return idle;
     if (live.length < this.config.maxHelpers) {
       this.spawned += 1;
-      const created = this.tree.create(this.tree.root.agentId, { id: `${prefix}${this.spawned}` }, nowMs);
+      const created = this.tree.create(this.tree.root.agentId, { id: `${HELPER_PREFIX}${this.spawned}` }, nowMs);
       if (created.ok) return created.agent;
     }
     let best: Agent | null = null;

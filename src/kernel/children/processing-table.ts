@@ -48,7 +48,7 @@ export class ProcessingTable {
   }
 
   /** The round of `task` ended any other way: it writes nothing, and its note is dropped. */
-  // Stryker disable next-line BlockStatement: a note is looked up only by its task's id, and a task ends once (I5), so a note left behind is never read; the delete only keeps the map from growing
+  // Stryker disable next-line BlockStatement: a task ends once (I5), so a note left behind is never read; the delete frees memory
   roundEnded(task: string): void {
     this.notes.delete(task);
   }

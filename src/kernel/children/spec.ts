@@ -29,13 +29,8 @@ export interface Disposal {
   readonly channels?: ChannelDisposition;
 }
 
-/**
- * Child ids: the scenario id rule, so an id is a safe directory and channel name. Built on each call,
- * not held in a module constant: mutation testing switches a mutant on only for code run after import.
- */
-export function childIdPattern(): RegExp {
-  return /^[a-z0-9][a-z0-9-]*$/;
-}
+/** Child ids: the scenario id rule, so an id is a safe directory and channel name. */
+export const CHILD_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
 /** The inbound channel a child's messages reach its parent on (SPEC §10.2). */
 export function inboundChannel(child: string): string {

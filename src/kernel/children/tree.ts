@@ -25,7 +25,7 @@ import { CONTEXT_WINDOW_DEFAULT } from './context-full.ts';
 import { disposeChannels, type ChannelDisposition, type ResidualPolicy } from './dispositions.ts';
 import type { ChildKind } from './kind.ts';
 import { ChildSeat } from './seat.ts';
-import { childIdPattern, inboundChannel, parentSource, type ChildSpec, type Disposal } from './spec.ts';
+import { CHILD_ID_PATTERN, inboundChannel, parentSource, type ChildSpec, type Disposal } from './spec.ts';
 
 export interface TreeDeps {
   readonly config: KernelConfig;
@@ -138,7 +138,7 @@ export class AgentTree {
   /** Every reason a creation is refused, checked before anything is made; null when it may go ahead. */
   private validate(parent: Agent, spec: ChildSpec): string | null {
     const id = spec.id;
-    if (!childIdPattern().test(id)) return `child id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*`;
+    if (!CHILD_ID_PATTERN.test(id)) return `child id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*`;
     if (this.agents.has(id)) return `an agent with id ${id} already exists; child ids are unique for the kernel's life`;
     const kindName = spec.kind ?? 'resident';
     if (!this.deps.kinds.has(kindName)) return `unknown child kind ${JSON.stringify(kindName)}; known kinds: ${[...this.deps.kinds.keys()].join(', ')}`;

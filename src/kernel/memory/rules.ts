@@ -20,6 +20,8 @@ export const TRIPLES_PER_CALL_MAX = 256;
 /** Recall walks 1..RECALL_DEPTH_MAX hops from the matched entities. */
 export const RECALL_DEPTH_MAX = 3;
 
+/** A letter or digit in any script (CJK included), or `-` / `_`. */
+const MEANINGFUL = /[\p{L}\p{N}_-]/u;
 
 function codePoints(s: string): number {
   let n = 0;
@@ -31,10 +33,7 @@ function codePoints(s: string): number {
 export function validEntityName(name: string): boolean {
   const trimmed = name.trim();
   const length = codePoints(trimmed);
-  // A letter or digit in any script (CJK included), or `-` / `_`. Built here, not at module level,
-  // so that a test can see a change to it (a module constant is evaluated once, at import).
-  const meaningful = /[\p{L}\p{N}_-]/u;
-  return length >= ENTITY_NAME_MIN && length <= ENTITY_NAME_MAX && meaningful.test(trimmed);
+  return length >= ENTITY_NAME_MIN && length <= ENTITY_NAME_MAX && MEANINGFUL.test(trimmed);
 }
 
 /**
@@ -85,7 +84,7 @@ function compareStrings(a: string, b: string): number {
 
 /** Entity order, total: name, then type, then mentions (descending). */
 function compareEntities(a: RecallEntity, b: RecallEntity): number {
-  // Stryker disable next-line ArithmeticOperator: reached only for two entities of one name and type, which in a merge have equal mentions (the sort sees distinct names; preferEntity compares equal counts) and so are identical
+  // Stryker disable next-line ArithmeticOperator: reached only for identical entities (one name and type, equal mentions)
   return compareStrings(a.name, b.name) || compareStrings(a.type, b.type) || b.mentions - a.mentions;
 }
 
@@ -95,7 +94,7 @@ function compareRelations(a: RecallRelation, b: RecallRelation): number {
     compareStrings(a.source, b.source) ||
     compareStrings(a.relation, b.relation) ||
     compareStrings(a.target, b.target) ||
-    // Stryker disable next-line ArithmeticOperator: reached only for two relations of one source, relation and target, which in a merge have equal confidence (the sort sees distinct triples; preferRelation compares equal ones) and so are identical
+    // Stryker disable next-line ArithmeticOperator: reached only for identical relations (one triple, equal confidence)
     b.confidence - a.confidence
   );
 }

@@ -22,7 +22,7 @@ import {
   assertLevel,
   canPreempt,
   effectiveLevel,
-  levelsHighToLow,
+  LEVELS_HIGH_TO_LOW,
   STACK_DEPTH_MAX,
   type Level,
   type TaskClass,
@@ -46,17 +46,10 @@ import type { Terminal, TerminalReason } from '../task/terminal.ts';
 
 export * from './types.ts';
 
-// The two outcomes below are built on each call, not held in module constants, because mutation
-// testing switches a mutant on only for code that runs after the module is imported.
-
-function admitted(armed: boolean): SubmitOutcome {
-  return { kind: 'admitted', armed };
-}
-
+const ADMITTED: SubmitOutcome = Object.freeze({ kind: 'admitted', armed: false });
+const ADMITTED_ARMED: SubmitOutcome = Object.freeze({ kind: 'admitted', armed: true });
 /** The terminal of an interrupt dropped by the overflow rule (SPEC §2.3): no reply reaches its source. */
-function overflowDrop(): Terminal {
-  return { kind: 'dropped', reason: 'interrupt_overflow', reply: '' };
-}
+const OVERFLOW_DROP: Terminal = Object.freeze({ kind: 'dropped', reason: 'interrupt_overflow', reply: '' });
 
 /** The scheduler's record of a task. The agent driver keeps the frame; this is only what ranks it. */
 export class SchedTask {
@@ -157,7 +150,7 @@ export class Scheduler {
       for (const t of rest) this.queue.push(t);
     } else this.queue.push(task);
     this.counters.enqueued += 1;
-    return this.checked(admitted(false));
+    return this.checked(ADMITTED);
   }
 
   /**
@@ -275,7 +268,7 @@ export class Scheduler {
     if (
       armed !== null &&
       !this.critical &&
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: arm() asserts a strictly higher level, and the arm is cleared whenever the running task changes, whose effective level is fixed while it runs; the re-check can only be true
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: arm() checked a strictly higher level, and the running task's level is fixed while it runs
       effectiveLevel(armed) > effectiveLevel(running) &&
       this.stack.canSuspend()
     ) {
@@ -402,7 +395,7 @@ export class Scheduler {
     this.armed = null;
     if (this.immediate !== null) waiting(this.immediate);
     this.immediate = null;
-    for (const level of levelsHighToLow()) for (const task of this.levelQueues[level].drain()) waiting(task);
+    for (const level of LEVELS_HIGH_TO_LOW) for (const task of this.levelQueues[level].drain()) waiting(task);
     this.levelQueued = 0;
     for (const task of this.queue.drain()) waiting(task);
     while (this.stack.depth > 0) {
@@ -560,19 +553,19 @@ export class Scheduler {
     this.immediate = task;
     this.counters.enqueued += 1;
     this.arm(task, running, 'register', evicted?.id ?? null, nowMs);
-    return admitted(true);
+    return ADMITTED_ARMED;
   }
 
   /** Appends a non-arming interrupt to its level queue, applying the overflow rule. */
   private place(task: SchedTask, nowMs: number): SubmitOutcome {
     if (this.containersFull()) {
       const victim = this.dropVictim(task, task, nowMs);
-      if (victim === task) return { kind: 'ended', terminal: overflowDrop() };
+      if (victim === task) return { kind: 'ended', terminal: OVERFLOW_DROP };
     }
     this.levelQueues[task.level as Level].push(task);
     this.levelQueued += 1;
     this.counters.enqueued += 1;
-    return admitted(false);
+    return ADMITTED;
   }
 
   private containersFull(): boolean {
@@ -609,11 +602,11 @@ export class Scheduler {
     this.counters.rejected += 1;
     this.counters.dropped += 1;
     if (this.tracer !== null) this.emit(nowMs, { type: 'queue.drop', victim: victim.id, for: cause.id, level: victim.level as Level });
-    this.end(victim, overflowDrop(), nowMs);
+    this.end(victim, OVERFLOW_DROP, nowMs);
   }
 
   private arm(task: SchedTask, victim: SchedTask, reason: ArmReason, evicted: string | null, nowMs: number): void {
-    // Stryker disable ConditionalExpression,EqualityOperator,BlockStatement,StringLiteral: arm() restates what each caller has just checked (an interrupt, canPreempt strictly greater); the assertion fires only on a bug in a caller
+    // Stryker disable ConditionalExpression,EqualityOperator,BlockStatement,StringLiteral: arm() restates what each caller has just checked; it fires only on a caller's bug
     if (task.cls !== 'interrupt') fail(`QUEUED: queued task ${task.id} cannot arm a preemption`);
     if (effectiveLevel(task) <= effectiveLevel(victim)) {
       fail(`STRICT: ${task.id} (eff ${effectiveLevel(task)}) armed against ${victim.id} (eff ${effectiveLevel(victim)})`);
@@ -633,7 +626,7 @@ export class Scheduler {
   private tryArmFromQueues(running: SchedTask, nowMs: number, reason: ArmReason): boolean {
     if (this.levelQueued === 0 || this.armed !== null || this.immediate !== null || this.critical) return false;
     let candidate: SchedTask | null = null;
-    for (const level of levelsHighToLow()) {
+    for (const level of LEVELS_HIGH_TO_LOW) {
       const head = this.levelQueues[level].peek();
       if (head !== undefined && canPreempt(head, running)) {
         candidate = head;
@@ -713,7 +706,7 @@ export class Scheduler {
   private highestHead(): SchedTask | undefined {
     // Stryker disable next-line ConditionalExpression: a shortcut; with every level queue empty the loop below finds no head either
     if (this.levelQueued === 0) return undefined;
-    for (const level of levelsHighToLow()) {
+    for (const level of LEVELS_HIGH_TO_LOW) {
       const head = this.levelQueues[level].peek();
       if (head !== undefined) return head;
     }
@@ -728,7 +721,7 @@ export class Scheduler {
 
   /** A task leaves for another agent without a terminal event; BALANCE counts it as moved out. */
   private moveOut(task: SchedTask): void {
-    // Stryker disable next-line BooleanLiteral: the moved task has left every queue and the live map; the agent it moves to submits a task of its own
+    // Stryker disable next-line BooleanLiteral: the moved task has left this scheduler; its new agent submits a task of its own
     task.ended = true;
     this.live?.delete(task.id);
     this.liveCount -= 1;
@@ -768,7 +761,7 @@ export class Scheduler {
   }
 
   private checked<T>(result: T): T {
-    // Stryker disable next-line ConditionalExpression,BlockStatement: the whole-state checks only throw on a broken state; a correct run answers the same without them
+    // Stryker disable next-line ConditionalExpression,BlockStatement: the whole-state checks only throw on a broken state
     if (this.verify) {
       checkSchedulerInvariants<SchedTask>({
         agent: this.agent,

@@ -19,7 +19,7 @@ export class Deque<T> {
   }
 
   peek(): T | undefined {
-    // Stryker disable next-line ConditionalExpression: an empty deque holds undefined at its head (shift and drain clear the slots), so the guard only saves a read
+    // Stryker disable next-line ConditionalExpression: an empty deque holds undefined at its head (shift and drain clear the slots)
     return this.size === 0 ? undefined : this.items[this.head];
   }
 

@@ -55,7 +55,7 @@ function account<T extends CheckedTask>(v: InvariantView<T>, t: T, place: string
 }
 
 export function checkSchedulerInvariants<T extends CheckedTask>(v: InvariantView<T>): void {
-  // Stryker disable next-line AssignmentOperator: counting down gives every check a fresh mark as well; a task starts at 0, which no mark reaches
+  // Stryker disable next-line AssignmentOperator: counting down gives every check a fresh mark as well
   epoch += 1;
   const mark = epoch;
   let seen = 0;

@@ -10,14 +10,8 @@ import { fail } from '../assert.ts';
 export type Level = 1 | 2 | 3 | 4;
 export type TaskClass = 'queued' | 'interrupt';
 
-/**
- * The levels from the highest down: the order in which level queues are scanned. Built on each call,
- * not held in a module constant, because mutation testing switches a mutant on only for code that
- * runs after the module is imported.
- */
-export function levelsHighToLow(): readonly Level[] {
-  return [4, 3, 2, 1];
-}
+/** The levels from the highest down: the order in which level queues are scanned. */
+export const LEVELS_HIGH_TO_LOW: readonly Level[] = Object.freeze([4, 3, 2, 1] as const);
 
 /** Starvation boost cap: an interrupt gains at most this many levels from being preempted. */
 export const PREEMPT_BOOST_MAX = 2;

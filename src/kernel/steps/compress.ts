@@ -12,23 +12,20 @@ import type { Task } from '../task/task.ts';
 import type { CompressHost, ModelCalls, StepOutcome } from './host.ts';
 
 export const COMPRESS_CHANNEL = '_compress_';
+export const COMPRESS_PROMPT =
+  'Summarise the conversation below so the summary can replace it: keep names, decisions, open requests ' +
+  'and commitments; answer with the summary text only.';
+
 export function compressPlanOf(host: CompressHost): CompressPlan {
   return planCompress(host.context.committed(), host.compressWindow());
 }
 
-/**
- * The summarising request: the instruction, then the older events one per line. The instruction is
- * written here rather than in a module constant because mutation testing switches a mutant on only
- * for code that runs after the module is imported.
- */
+/** The summarising request: the instruction, then the older events one per line. */
 export function compressMessages(host: CompressHost, plan: CompressPlan): Message[] {
   const older = host.context.committed().slice(0, plan.older);
   const lines = older.map((e) => `${e.kind}: ${e.input} => ${e.response}`);
-  const prompt =
-    'Summarise the conversation below so the summary can replace it: keep names, decisions, open requests ' +
-    'and commitments; answer with the summary text only.';
   return [
-    { role: 'system', content: prompt },
+    { role: 'system', content: COMPRESS_PROMPT },
     { role: 'user', content: lines.join('\n') },
   ];
 }
@@ -50,7 +47,7 @@ export function compressModel(host: CompressHost & ModelCalls, task: Task, nowMs
   frame.prefixLen = frame.messages.length;
   host.startModel(
     task,
-    // Stryker disable next-line MethodExpression: the frame's messages are replaced after the call, never changed in place, so the copy only guards a future writer
+    // Stryker disable next-line MethodExpression: the frame's messages are replaced after the call, never changed in place
     { agent: host.agentId, task: task.id, replyIndex: frame.completedCalls, messages: frame.messages.slice(), tools: [], maxTokens: host.config.maxTokens },
     nowMs,
   );

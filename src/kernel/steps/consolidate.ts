@@ -10,22 +10,19 @@ import type { Message } from '../ports/provider.ts';
 import type { Task } from '../task/task.ts';
 import type { ConsolidationHost, PrepareHost, StepOutcome } from './host.ts';
 
+export const CONSOLIDATION_PROMPT =
+  'Extract durable facts from the conversation below as JSON: ' +
+  '{"triples": [{"subject": "...", "relation": "...", "object": "...", "sentence": "..."}]}. ' +
+  'Answer with the JSON object only.';
+
 /** How many recent context events a consolidation reads when `consolidateEveryTurns` is 0. */
 const RECENT_EVENTS_DEFAULT = 20;
 
-/**
- * The extracting request: the instruction, the recent turns, then the task's own text. The instruction
- * is written here rather than in a module constant because mutation testing switches a mutant on only
- * for code that runs after the module is imported.
- */
+/** The extracting request: the instruction, the recent turns, then the task's own text. */
 export function consolidationMessages(host: PrepareHost, task: Task): Message[] {
   const recentEvents = Math.max(host.config.consolidateEveryTurns, 0) || RECENT_EVENTS_DEFAULT;
   const recent = host.context.recentTurnMessages(recentEvents);
-  const prompt =
-    'Extract durable facts from the conversation below as JSON: ' +
-    '{"triples": [{"subject": "...", "relation": "...", "object": "...", "sentence": "..."}]}. ' +
-    'Answer with the JSON object only.';
-  return [{ role: 'system', content: prompt }, ...recent, { role: 'user', content: task.text }];
+  return [{ role: 'system', content: CONSOLIDATION_PROMPT }, ...recent, { role: 'user', content: task.text }];
 }
 
 /** The model answered: parse, commit, finish with "consolidated: A added, S skipped". */

@@ -15,6 +15,10 @@ import { compressDone, compressFailed, compressModel } from './compress.ts';
 import type { ModelHost, StepOutcome, StepTrace } from './host.ts';
 import { moveTo } from './transitions.ts';
 
+/** The SPEC §3.6 placeholders: the model continues after tool results, or finishes after output sends only. */
+export const PLACEHOLDER_CONTINUE = 'continue based on the tool results above';
+export const PLACEHOLDER_FINISH = 'if your reply is complete, return plain text to finish';
+
 export function stepModel(host: ModelHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Model', turn: frame.turn });
@@ -127,14 +131,9 @@ function handleOverflow(host: ModelHost, task: Task, cause: 'window' | 'upstream
  */
 export function requestMessages(messages: readonly Message[]): readonly Message[] {
   const last = messages[messages.length - 1];
-  // Stryker disable next-line ConditionalExpression: a frame never ends with an assistant message (its first tool message is written with it), so only the tool test decides
+  // Stryker disable next-line ConditionalExpression: a frame never ends with an assistant message, so only the tool test decides
   if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool')) return lazySnapshot(messages, messages.length);
-  // The two texts are written here rather than in module constants because mutation testing switches
-  // a mutant on only for code that runs after the module is imported.
-  const content = onlyOutputSends(messages)
-    ? 'if your reply is complete, return plain text to finish'
-    : 'continue based on the tool results above';
-  const placeholder: Message = { role: 'user', content };
+  const placeholder: Message = { role: 'user', content: onlyOutputSends(messages) ? PLACEHOLDER_FINISH : PLACEHOLDER_CONTINUE };
   return lazySnapshot(messages, messages.length, placeholder);
 }
 
@@ -152,6 +151,6 @@ function onlyOutputSends(messages: readonly Message[]): boolean {
       return calls.length > 0 && calls.every((c) => c.name.startsWith(OUTPUT_SEND_PREFIX) && !c.name.endsWith('_help'));
     }
   }
-  // Stryker disable next-line BooleanLiteral: reached only without an assistant message, which a frame ending in a tool message always has
+  // Stryker disable next-line BooleanLiteral: unreachable, a frame ending in a tool message always has an assistant message
   return false;
 }

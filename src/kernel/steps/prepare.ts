@@ -25,9 +25,9 @@ export function buildPrefix(host: PrepareHost, task: Task): Message[] {
  */
 export function rebasePrefix(host: PrepareHost, task: Task): void {
   const frame = task.frame;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: consolidation and compress tasks are critical as a whole, never suspended, so never rebased on a resume
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: consolidation and compress tasks are never suspended, so never rebased
   if (task.consolidation || task.compress) return;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a task that never prepared has no messages, and rebasing it builds what its own Prepare builds next; a frame's messages always hold their prefix
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: rebasing a task that never prepared builds what its Prepare builds next
   if (frame.prefixLen <= 0 || frame.prefixLen > frame.messages.length) return;
   const tail = frame.messages.slice(frame.prefixLen);
   const prefix = buildPrefix(host, task);
@@ -38,7 +38,7 @@ export function rebasePrefix(host: PrepareHost, task: Task): void {
 export function stepPrepare(host: PrepareHost, task: Task, nowMs: number): StepOutcome {
   const frame = task.frame;
   host.trace(nowMs, { type: 'step.begin', task: task.id, step: 'Prepare', turn: frame.turn });
-  // Stryker disable next-line ConditionalExpression,BlockStatement: the compress Model step replaces the messages before any call, and the task is critical as a whole, so what Prepare wrote is never sent or kept
+  // Stryker disable next-line ConditionalExpression,BlockStatement: the compress Model step replaces what Prepare wrote before any call
   if (task.compress) {
     // The compress request is built at its Model step, from the context as it is then (compress.ts).
     frame.messages = [];

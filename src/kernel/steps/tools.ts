@@ -191,7 +191,7 @@ function recordImmediate(host: StepTrace, task: Task, index: number, call: ToolC
 function appendToolMessage(task: Task, outcome: ToolOutcome): void {
   const frame = task.frame;
   if (!frame.assistantWritten) {
-    // Stryker disable next-line MethodExpression: frame.pending is replaced by the next batch, never changed in place, so the copy only guards a future writer
+    // Stryker disable next-line MethodExpression: frame.pending is replaced by the next batch, never changed in place
     frame.messages.push({ role: 'assistant', content: frame.lastText, toolCalls: frame.pending.slice() });
     frame.assistantWritten = true;
   }

@@ -3,7 +3,7 @@
  *
  * A task's frame carries its cursor, `frame.step`: the step the task runs next. Everything that
  * changes the cursor lives here: `moveTo` is its only writer (the frame's `step` is readonly
- * everywhere else), and it checks every move against `stepTransitions()`, so a step that sends a task
+ * everywhere else), and it checks every move against `STEP_TRANSITIONS`, so a step that sends a task
  * somewhere the table does not allow fails where it happens (`STEP:`), not three steps later.
  *
  * Two things are not moves. A cancelled model call leaves the cursor on Model, so the request is
@@ -19,39 +19,32 @@ import type { StepName } from '../trace/vocabulary.ts';
 /** Which steps may follow each step; a move not listed here is a bug. */
 export type StepTransitions = { readonly [S in StepName]: readonly StepName[] };
 
-/**
- * The table of moves. Built on each call, not held in a module constant, because mutation testing
- * switches a mutant on only for code that runs after the module is imported; the table is small
- * and a move reads it once.
- */
-export function stepTransitions(): StepTransitions {
-  return {
-    // The request prefix is built: the model is asked.
-    Prepare: ['Model'],
-    // Tool calls, as one parallel-safe batch or one by one; Prepare again after a root overflow
-    // (SPEC §3.9: pruned at 1.25 × the window, or an upstream context_full).
-    Model: ['ToolBatch', 'ToolBegin', 'Prepare'],
-    // Every call of the batch returned and its messages are appended.
-    ToolBatch: ['TurnEnd'],
-    // The next call runs, or is refused and its error recorded; with no call left the turn ends.
-    ToolBegin: ['ToolExec', 'ToolAfter', 'TurnEnd'],
-    ToolExec: ['ToolAfter'],
-    // The call's messages are appended: on to the next call.
-    ToolAfter: ['ToolBegin'],
-    // turn += 1: the model sees the results.
-    TurnEnd: ['Model'],
-  };
-}
+export const STEP_TRANSITIONS: StepTransitions = Object.freeze({
+  // The request prefix is built: the model is asked.
+  Prepare: ['Model'],
+  // Tool calls, as one parallel-safe batch or one by one; Prepare again after a root overflow
+  // (SPEC §3.9: pruned at 1.25 × the window, or an upstream context_full).
+  Model: ['ToolBatch', 'ToolBegin', 'Prepare'],
+  // Every call of the batch returned and its messages are appended.
+  ToolBatch: ['TurnEnd'],
+  // The next call runs, or is refused and its error recorded; with no call left the turn ends.
+  ToolBegin: ['ToolExec', 'ToolAfter', 'TurnEnd'],
+  ToolExec: ['ToolAfter'],
+  // The call's messages are appended: on to the next call.
+  ToolAfter: ['ToolBegin'],
+  // turn += 1: the model sees the results.
+  TurnEnd: ['Model'],
+} as const);
 
 /** The frame as the cursor's one writer sees it. */
 interface Cursor {
   step: StepName;
 }
 
-/** Moves the task's cursor to `next`, which must follow its current step in the table of moves. */
+/** Moves the task's cursor to `next`, which must follow its current step in STEP_TRANSITIONS. */
 export function moveTo(frame: TaskFrame, next: StepName): void {
   const from = frame.step;
-  if (!stepTransitions()[from].includes(next)) fail(`STEP: ${from} → ${next} is not a step transition`);
+  if (!STEP_TRANSITIONS[from].includes(next)) fail(`STEP: ${from} → ${next} is not a step transition`);
   // The readonly `step` is writable through this view only: this is the one place that may write it.
   const cursor: Cursor = frame;
   cursor.step = next;

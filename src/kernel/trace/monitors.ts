@@ -73,28 +73,19 @@ const TOP_LEVEL = 4;
 /** Task ids named in one finish-time message; the rest are counted. */
 const NAMED_IDS_MAX = 10;
 
-/**
- * What a stopped agent never emits again (CHILD): nothing of it runs, and no timer of it arms anything.
- * A switch rather than a module-level set, which would be built at import (see stryker-equivalent.md).
- */
-function forbiddenAfterStop(type: TraceEvent['type']): boolean {
-  switch (type) {
-    case 'task.start':
-    case 'task.resume':
-    case 'step.begin':
-    case 'model.start':
-    case 'tool.start':
-    case 'preempt.armed':
-    case 'cooldown.timer':
-      return true;
-  }
-  return false;
-}
+/** What a stopped agent never emits again (CHILD): nothing of it runs, and no timer of it arms anything. */
+const AFTER_STOP_FORBIDDEN: ReadonlySet<TraceEvent['type']> = new Set([
+  'task.start',
+  'task.resume',
+  'step.begin',
+  'model.start',
+  'tool.start',
+  'preempt.armed',
+  'cooldown.timer',
+] as const);
 
-/** Terminal reasons that legitimately end a suspended task: its agent is going away. A function for the same reason. */
-function endsWithItsAgent(reason: TerminalReason | null): boolean {
-  return reason === 'agent_stopped' || reason === 'residual_dropped_by_parent';
-}
+/** Terminal reasons that legitimately end a suspended task: its agent is going away. */
+const STOP_REASONS: ReadonlySet<TerminalReason | null> = new Set(['agent_stopped', 'residual_dropped_by_parent'] as const);
 
 interface TaskTrack {
   readonly agent: string;
@@ -155,7 +146,7 @@ export class InvariantMonitor {
   observe(e: TraceEvent): void {
     this.lastT = e.t;
     this.lastSeq = e.seq;
-    if (forbiddenAfterStop(e.type) && this.agents.get(e.agent)?.stopped === true) {
+    if (AFTER_STOP_FORBIDDEN.has(e.type) && this.agents.get(e.agent)?.stopped === true) {
       this.violate('CHILD', e, 'task' in e ? String(e.task) : undefined, `${e.type} on ${e.agent} after it stopped: nothing of a stopped agent may run`);
     }
     switch (e.type) {
@@ -450,7 +441,7 @@ export class InvariantMonitor {
       ag.critical = false;
       ag.openStep = null;
     } else if (removeFrame(ag.stack, e.task)) {
-      if (!ag.stopped && !endsWithItsAgent(e.reason)) {
+      if (!ag.stopped && !STOP_REASONS.has(e.reason)) {
         this.violate('STACK', e, e.task, `${e.task} ended ${e.kind} while suspended on ${e.agent}, which is not stopping`);
       }
     }

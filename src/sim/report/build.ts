@@ -69,7 +69,7 @@ function reportTasks(tasks: ReadonlyMap<string, TaskAcc>, inputs: readonly Input
     // A submitted input with no task is a stop without text: it is reported under `stops` only.
   }
   for (const [id, task] of tasks) {
-    // Stryker disable next-line ConditionalExpression: the guard only skips building an input's task again: the same value under a key that keeps its place
+    // Stryker disable next-line ConditionalExpression: rebuilding an input's task gives the same value under a key that keeps its place
     if (!Object.hasOwn(out, id)) out[id] = reportTask(task);
   }
   return out;

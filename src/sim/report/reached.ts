@@ -91,7 +91,7 @@ export function reachedStates(report: Pick<Report, 'maxStackDepth' | 'deferrals'
         if (e.reason === 'critical' && report.tasks[e.task]?.level === 4) reached.add('l4-deferred-critical');
         if (e.victim !== null && report.tasks[e.victim]?.channel === CONSOLIDATION_CHANNEL) reached.add('consolidation-deferral');
         break;
-      // Stryker disable next-line ConditionalExpression: the other event types reach no listed state; the last case's `break` changes nothing
+      // Stryker disable next-line ConditionalExpression: the other event types reach no listed state
       default:
         break;
     }

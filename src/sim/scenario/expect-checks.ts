@@ -15,6 +15,7 @@ import { entries, isObj, unknownAgentMessage, unknownTaskMessage, type Obj, type
 const ORDER_KEYS = ['suspendOrder', 'resumeOrder', 'finishOrder'] as const;
 const TASK_RECORD_KEYS = ['terminal', 'replyContains', 'tasks'] as const;
 const COUNTER_KEYS = ['counters', 'countersMin'] as const;
+const LEVEL_KEYS: ReadonlySet<string> = new Set(['1', '2', '3', '4']);
 
 /** Every issue of the names inside `expect`. */
 export function expectIssues(expect: Obj, ctx: TaskContext): Issue[] {
@@ -96,9 +97,7 @@ function counterRefProblem(ref: string, ctx: TaskContext): string | undefined {
   if (!COUNTER_NAMES.includes(name)) return unknownNameMessage('counter', name, COUNTER_NAMES);
   if (level === undefined) return undefined;
   if (!PER_LEVEL_COUNTERS.has(name)) return `'${name}' is not counted per level: write "${agent}.${name}"`;
-  // The levels are listed here, not in a module constant: mutation testing switches a mutant on only
-  // for code that runs after the module is imported.
-  return ['1', '2', '3', '4'].includes(level) ? undefined : `the level must be 1, 2, 3 or 4, got "${level}"`;
+  return LEVEL_KEYS.has(level) ? undefined : `the level must be 1, 2, 3 or 4, got "${level}"`;
 }
 
 function unknownNameMessage(what: string, name: string, known: readonly string[]): string {

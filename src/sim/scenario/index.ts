@@ -66,7 +66,7 @@ export type {
 
 /** Validate a parsed JSON document as a scenario; on failure, every problem of every entry. */
 export function parseScenario(json: unknown): ParseResult {
-  const shape = scenarioSchema().safeParse(json, { error: messageFor });
+  const shape = scenarioSchema.safeParse(json, { error: messageFor });
   const issues = [...(shape.success ? [] : shape.error.issues.flatMap(toIssues)), ...crossFieldIssues(json)];
   if (!shape.success || issues.length > 0) {
     assert(issues.length > 0, 'SCENARIO: a failed shape pass reports at least one issue');

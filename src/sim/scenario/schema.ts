@@ -12,28 +12,13 @@ import { ARGS_DEPTH_MAX, EXPECT_VALUE_DEPTH_MAX, INPUTS_MAX, MODEL_CHUNKS_MAX, n
 import { INVARIANT_NAMES } from './expect-names.ts';
 import { ALLOWED_PREFIX, show } from './problems.ts';
 
-// The patterns and schemas below are built on each call, not held in module constants, because mutation
-// testing switches a mutant on only for code that runs after the module is imported. A scenario file is
-// parsed once per run (a shrink parses once per simulated run), so building them per parse costs nothing.
-function inputIdPattern(): RegExp {
-  return /^[a-z0-9][a-z0-9-]*$/;
-}
-function toolNamePattern(): RegExp {
-  return /^[A-Za-z0-9_-]+$/;
-}
+const INPUT_ID = /^[a-z0-9][a-z0-9-]*$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]+$/;
 /** No ':' (kernel task names), '/' (sources `child/<id>`) or '.' (`equal` references `agent.counter`). */
-function agentIdPattern(): RegExp {
-  return /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-}
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** A kernel task name `<agent>:<n>`; group 1 is the agent. */
-function kernelTaskPattern(): RegExp {
-  return /^([A-Za-z0-9][A-Za-z0-9_-]*):([1-9][0-9]*)$/;
-}
-/** The same pattern for the cross-field pass, which reads only group 1 (no `g` flag: exec keeps no state). */
-export const KERNEL_TASK = kernelTaskPattern();
-function counterRefPattern(): RegExp {
-  return /^[^.]+\..+$/;
-}
+export const KERNEL_TASK = /^([A-Za-z0-9][A-Za-z0-9_-]*):([1-9][0-9]*)$/;
+const COUNTER_REF = /^[^.]+\..+$/;
 const STEP_NAMES = ['Prepare', 'Model', 'ToolBatch', 'ToolBegin', 'ToolExec', 'ToolAfter', 'TurnEnd'] as const satisfies readonly StepName[];
 // The compiler proves STEP_NAMES lists every StepName: this line breaks when the trace gains a step.
 const stepNamesComplete: [Exclude<StepName, (typeof STEP_NAMES)[number]>] extends [never] ? true : false = true;
@@ -41,9 +26,7 @@ void stepNamesComplete;
 export const TIMING_KEYS = ['at', 'when', 'afterTerminal'] as const;
 export const EVENT_ACTIONS = ['registerChannel', 'unregisterChannel', 'destroy', 'stopAgent'] as const;
 
-function rangeRule(): string {
-  return `an integer 0 … ${TIME_MS_MAX} or [min, max] with integers 0 ≤ min ≤ max ≤ ${TIME_MS_MAX}`;
-}
+const RANGE_RULE = `an integer 0 … ${TIME_MS_MAX} or [min, max] with integers 0 ≤ min ≤ max ≤ ${TIME_MS_MAX}`;
 
 /** A strict object whose unknown-key issue carries the allowed keys (split per key in `toIssues`). */
 function strictObj<T extends z.core.$ZodLooseShape>(shape: T) {
@@ -60,259 +43,198 @@ function isRange(v: unknown): boolean {
 }
 
 type RangeIn = number | [number, number];
-function range() {
-  return z.custom<RangeIn>(isRange, {
-    error: (iss) => (iss.input === undefined ? `required: ${rangeRule()}` : `must be ${rangeRule()}, got ${show(iss.input)}`),
-  });
-}
-function ms() {
-  return z.int().min(0).max(TIME_MS_MAX);
-}
-function count() {
-  return z.int().min(0);
-}
-function inputCount() {
-  return count().max(INPUTS_MAX);
-}
-function positive() {
-  return z.int().min(1);
-}
-function nonEmpty() {
-  return z.string().min(1);
-}
-function rate() {
-  return z.number().min(0).max(1);
-}
-function inputId() {
-  return z
-    .string()
-    .regex(inputIdPattern(), { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")' });
-}
-function agentId() {
-  return z.string().regex(agentIdPattern(), { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });
-}
+const range = z.custom<RangeIn>(isRange, {
+  error: (iss) => (iss.input === undefined ? `required: ${RANGE_RULE}` : `must be ${RANGE_RULE}, got ${show(iss.input)}`),
+});
+const ms = z.int().min(0).max(TIME_MS_MAX);
+const count = z.int().min(0);
+const inputCount = count.max(INPUTS_MAX);
+const positive = z.int().min(1);
+const nonEmpty = z.string().min(1);
+const rate = z.number().min(0).max(1);
+const inputId = z
+  .string()
+  .regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")' });
+const agentId = z.string().regex(AGENT_ID, { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });
 
-function args() {
-  return z.unknown().refine((v) => !nestsDeeperThan(v, ARGS_DEPTH_MAX), {
-    error: `must nest at most ${ARGS_DEPTH_MAX} levels of objects and arrays; flatten the arguments`,
-  });
-}
-function reply() {
-  return strictObj({
-    text: z.string().optional(),
-    tools: z.array(strictObj({ name: z.string(), args: args().optional() })).optional(),
-    error: z.enum(['fail', 'context_full']).optional(),
-    firstChunkMs: range().optional(),
-  });
-}
-function replies() {
-  return z.array(reply()).min(1, { error: 'must list at least one reply (omit the key for the default reply)' });
-}
+const args = z.unknown().refine((v) => !nestsDeeperThan(v, ARGS_DEPTH_MAX), {
+  error: `must nest at most ${ARGS_DEPTH_MAX} levels of objects and arrays; flatten the arguments`,
+});
+const replyToolCall = strictObj({ name: z.string(), args: args.optional() });
+const reply = strictObj({
+  text: z.string().optional(),
+  tools: z.array(replyToolCall).optional(),
+  error: z.enum(['fail', 'context_full']).optional(),
+  firstChunkMs: range.optional(),
+});
+const replies = z.array(reply).min(1, { error: 'must list at least one reply (omit the key for the default reply)' });
 
-function input() {
-  return strictObj({
-    id: inputId().refine((id) => !isReservedId(id), {
-      error: 'ids starting with "gq" or "gi" are reserved for generated inputs; choose another id',
-    }),
-    description: z.string().optional(),
-    class: z.enum(['queued', 'interrupt']),
-    level: z.enum(['L1', 'L2', 'L3', 'L4']).optional(),
-    source: nonEmpty().optional(),
-    channel: nonEmpty().optional(),
-    agent: nonEmpty().optional(),
-    text: z.string().optional(),
-    stop: z.boolean().optional(),
-    at: ms().optional(),
-    when: strictObj({ task: nonEmpty(), step: z.enum(STEP_NAMES), afterMs: ms().optional() }).optional(),
-    afterTerminal: nonEmpty().optional(),
-    replies: replies().optional(),
-  });
-}
+const input = strictObj({
+  id: inputId.refine((id) => !isReservedId(id), {
+    error: 'ids starting with "gq" or "gi" are reserved for generated inputs; choose another id',
+  }),
+  description: z.string().optional(),
+  class: z.enum(['queued', 'interrupt']),
+  level: z.enum(['L1', 'L2', 'L3', 'L4']).optional(),
+  source: nonEmpty.optional(),
+  channel: nonEmpty.optional(),
+  agent: nonEmpty.optional(),
+  text: z.string().optional(),
+  stop: z.boolean().optional(),
+  at: ms.optional(),
+  when: strictObj({ task: nonEmpty, step: z.enum(STEP_NAMES), afterMs: ms.optional() }).optional(),
+  afterTerminal: nonEmpty.optional(),
+  replies: replies.optional(),
+});
 
-function kernel() {
-  return strictObj({
-    maxQueue: positive().optional(),
-    cooldownMs: ms().optional(),
-    dedupWindowMs: ms().optional(),
-    maxToolTurns: count().optional(),
-    contextWindowTokens: positive().optional(),
-    consolidateEveryTurns: count().optional(),
-    modelTimeoutMs: positive().max(TIME_MS_MAX).optional(),
-    parentMessage: z.enum(['suspend', 'discard']).optional(),
-    offload: strictObj({
-      enabled: z.boolean().optional(),
-      busyAfterMs: ms().optional(),
-      minPending: count().optional(),
-      maxHelpers: count().optional(),
-    }).optional(),
-  });
-}
+const kernel = strictObj({
+  maxQueue: positive.optional(),
+  cooldownMs: ms.optional(),
+  dedupWindowMs: ms.optional(),
+  maxToolTurns: count.optional(),
+  contextWindowTokens: positive.optional(),
+  consolidateEveryTurns: count.optional(),
+  modelTimeoutMs: positive.max(TIME_MS_MAX).optional(),
+  parentMessage: z.enum(['suspend', 'discard']).optional(),
+  offload: strictObj({
+    enabled: z.boolean().optional(),
+    busyAfterMs: ms.optional(),
+    minPending: count.optional(),
+    maxHelpers: count.optional(),
+  }).optional(),
+});
 
-function model() {
-  return strictObj({
-    firstChunkMs: range().optional(),
-    chunkMs: range().optional(),
-    chunks: positive().max(MODEL_CHUNKS_MAX).optional(),
-    cancelAware: z.boolean().optional(),
-    cancelLagMs: range().optional(),
-  });
-}
+const model = strictObj({
+  firstChunkMs: range.optional(),
+  chunkMs: range.optional(),
+  chunks: positive.max(MODEL_CHUNKS_MAX).optional(),
+  cancelAware: z.boolean().optional(),
+  cancelLagMs: range.optional(),
+});
 
-function tool() {
-  return strictObj({
-    durationMs: range(),
-    result: z.string().optional(),
-    fails: z.boolean().optional(),
-    panics: z.boolean().optional(),
-    parallelSafe: z.boolean().optional(),
-  });
-}
+const tool = strictObj({
+  durationMs: range,
+  result: z.string().optional(),
+  fails: z.boolean().optional(),
+  panics: z.boolean().optional(),
+  parallelSafe: z.boolean().optional(),
+});
 
-function channel() {
-  return strictObj({ name: nonEmpty(), plugin: nonEmpty().optional(), owner: z.string().optional(), output: nonEmpty().optional() });
-}
-function output() {
-  return strictObj({ name: nonEmpty(), caps: z.array(nonEmpty()).optional() });
-}
-function resident() {
-  return strictObj({
-    id: agentId().refine((id) => id !== 'root', { error: '"root" is the root agent; choose another resident id' }),
-    kind: z.enum(['resident', 'rt']).optional(),
-    inputChs: z.array(nonEmpty()).optional(),
-    allowedOutputs: z.array(nonEmpty()).optional(),
-    tools: z.array(nonEmpty()).optional(),
-    taskPrompt: z.string().optional(),
-    contextWindowTokens: positive().optional(),
-  });
-}
-function event() {
-  return strictObj({
-    at: ms(),
-    registerChannel: strictObj({ name: nonEmpty(), plugin: nonEmpty().optional(), owner: z.string().optional() }).optional(),
-    unregisterChannel: nonEmpty().optional(),
-    destroy: strictObj({
-      id: nonEmpty(),
-      residual: z.enum(['keep', 'drop']).optional(),
-      channels: z.enum(['release', 'keep', 'handback']).optional(),
-    }).optional(),
-    stopAgent: nonEmpty().optional(),
-  });
-}
+const channel = strictObj({ name: nonEmpty, plugin: nonEmpty.optional(), owner: z.string().optional(), output: nonEmpty.optional() });
+const output = strictObj({ name: nonEmpty, caps: z.array(nonEmpty).optional() });
+const resident = strictObj({
+  id: agentId.refine((id) => id !== 'root', { error: '"root" is the root agent; choose another resident id' }),
+  kind: z.enum(['resident', 'rt']).optional(),
+  inputChs: z.array(nonEmpty).optional(),
+  allowedOutputs: z.array(nonEmpty).optional(),
+  tools: z.array(nonEmpty).optional(),
+  taskPrompt: z.string().optional(),
+  contextWindowTokens: positive.optional(),
+});
+const event = strictObj({
+  at: ms,
+  registerChannel: strictObj({ name: nonEmpty, plugin: nonEmpty.optional(), owner: z.string().optional() }).optional(),
+  unregisterChannel: nonEmpty.optional(),
+  destroy: strictObj({
+    id: nonEmpty,
+    residual: z.enum(['keep', 'drop']).optional(),
+    channels: z.enum(['release', 'keep', 'handback']).optional(),
+  }).optional(),
+  stopAgent: nonEmpty.optional(),
+});
 
-function generate() {
-  return strictObj({
-    queued: inputCount().optional(),
-    interrupts: strictObj({
-      L1: inputCount().optional(),
-      L2: inputCount().optional(),
-      L3: inputCount().optional(),
-      L4: inputCount().optional(),
-    }).optional(),
-    l4Source: nonEmpty().optional(),
-    spacingMs: range().optional(),
-    victimAware: z.boolean().optional(),
-    victimTimeoutMs: ms().optional(),
+const generate = strictObj({
+  queued: inputCount.optional(),
+  interrupts: strictObj({
+    L1: inputCount.optional(),
+    L2: inputCount.optional(),
+    L3: inputCount.optional(),
+    L4: inputCount.optional(),
+  }).optional(),
+  l4Source: nonEmpty.optional(),
+  spacingMs: range.optional(),
+  victimAware: z.boolean().optional(),
+  victimTimeoutMs: ms.optional(),
+});
+
+const faults = strictObj({
+  toolPanicRate: rate.optional(),
+  toolFailRate: rate.optional(),
+  modelErrorRate: rate.optional(),
+  modelIgnoresCancelRate: rate.optional(),
+  modelStallRate: rate.optional(),
+});
+
+const counterValue = z.union(
+  [count, strictObj({ '1': count.optional(), '2': count.optional(), '3': count.optional(), '4': count.optional() })],
+  { error: 'must be an integer ≥ 0 or an object keyed "1".."4" with integers ≥ 0' },
+);
+const counters = z.record(z.string(), z.record(z.string(), counterValue));
+const fieldRange = strictObj({ min: z.number().optional(), max: z.number().optional() }).refine(
+  (r) => (r.min !== undefined || r.max !== undefined) && (r.min === undefined || r.max === undefined || r.min <= r.max),
+  // Only once min and max are themselves valid: a range with a bad key says just that.
+  { error: 'a range needs min, max or both, with min ≤ max', when: (payload) => payload.issues.length === 0 },
+);
+const fieldExpect = z
+  .union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), fieldRange], {
+    error: 'must be a value (string, number, boolean, null or array) or {min, max}',
+  })
+  .refine((v) => !nestsDeeperThan(v, EXPECT_VALUE_DEPTH_MAX), {
+    error: `must nest at most ${EXPECT_VALUE_DEPTH_MAX} levels: no report field nests deeper`,
   });
-}
+const counterRef = z.string().regex(COUNTER_REF, { error: 'must be "<agent>.<counter>", e.g. "root.suspended"' });
 
-function faults() {
-  return strictObj({
-    toolPanicRate: rate().optional(),
-    toolFailRate: rate().optional(),
-    modelErrorRate: rate().optional(),
-    modelIgnoresCancelRate: rate().optional(),
-    modelStallRate: rate().optional(),
-  });
-}
+const expect = strictObj({
+  allTerminal: z.boolean().optional(),
+  invariants: z.boolean().optional(),
+  terminal: z.record(z.string(), z.enum(['done', 'failed', 'skipped', 'cancelled', 'dropped', 'superseded'])).optional(),
+  replyContains: z.record(z.string(), z.string()).optional(),
+  maxStackDepth: count.max(STACK_DEPTH_MAX, { error: `must be 0 … ${STACK_DEPTH_MAX}: the suspend stack never holds more` }).optional(),
+  suspendOrder: z.array(z.string()).optional(),
+  resumeOrder: z.array(z.string()).optional(),
+  finishOrder: z.array(z.string()).optional(),
+  counters: counters.optional(),
+  countersMin: counters.optional(),
+  tasks: z.record(z.string(), z.record(z.string(), fieldExpect)).optional(),
+  equal: z.array(z.tuple([counterRef, counterRef])).optional(),
+  outputs: z.record(z.string(), z.array(strictObj({ task: z.string().optional(), text: z.string().optional() }))).optional(),
+  agents: z
+    .record(z.string(), strictObj({ state: z.enum(['running', 'contextfull', 'stopped']).optional(), tableSize: count.optional() }))
+    .optional(),
+  violations: z.array(z.enum(INVARIANT_NAMES)).optional(),
+  exitCode: z.literal([0, 1, 2]).optional(),
+});
 
-function counterValue() {
-  return z.union(
-    [count(), strictObj({ '1': count().optional(), '2': count().optional(), '3': count().optional(), '4': count().optional() })],
-    { error: 'must be an integer ≥ 0 or an object keyed "1".."4" with integers ≥ 0' },
-  );
-}
-function counters() {
-  return z.record(z.string(), z.record(z.string(), counterValue()));
-}
-function fieldRange() {
-  return strictObj({ min: z.number().optional(), max: z.number().optional() }).refine(
-    (r) => (r.min !== undefined || r.max !== undefined) && (r.min === undefined || r.max === undefined || r.min <= r.max),
-    // Only once min and max are themselves valid: a range with a bad key says just that.
-    { error: 'a range needs min, max or both, with min ≤ max', when: (payload) => payload.issues.length === 0 },
-  );
-}
-function fieldExpect() {
-  return z
-    .union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), fieldRange()], {
-      error: 'must be a value (string, number, boolean, null or array) or {min, max}',
-    })
-    .refine((v) => !nestsDeeperThan(v, EXPECT_VALUE_DEPTH_MAX), {
-      error: `must nest at most ${EXPECT_VALUE_DEPTH_MAX} levels: no report field nests deeper`,
-    });
-}
-function counterRef() {
-  return z.string().regex(counterRefPattern(), { error: 'must be "<agent>.<counter>", e.g. "root.suspended"' });
-}
+export const scenarioSchema = strictObj({
+  version: z.literal(1),
+  name: z.string().regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-")' }),
+  description: z.string().optional(),
+  seed: z.int().min(0).max(SEED_MAX).optional(),
+  kernel: kernel.optional(),
+  builtinPlugins: z.array(nonEmpty).optional(),
+  model: model.optional(),
+  tools: z.record(z.string().regex(TOOL_NAME, { error: 'a tool name must match [A-Za-z0-9_-]+' }), tool).optional(),
+  channels: z.array(channel).optional(),
+  outputs: z.array(output).optional(),
+  residents: z.array(resident).optional(),
+  events: z.array(event).optional(),
+  stopAt: ms.optional(),
+  inputs: z.array(input).optional(),
+  kernelReplies: z
+    .record(z.string().regex(KERNEL_TASK, { error: 'must be "<agent>:<n>" with n ≥ 1, e.g. "root:1"' }), replies)
+    .optional(),
+  generate: generate.optional(),
+  faults: faults.optional(),
+  expect: expect.optional(),
+  limits: strictObj({ maxEvents: positive.optional(), maxVirtualMs: z.int().min(0).optional() }).optional(),
+});
 
-function expect() {
-  return strictObj({
-    allTerminal: z.boolean().optional(),
-    invariants: z.boolean().optional(),
-    terminal: z.record(z.string(), z.enum(['done', 'failed', 'skipped', 'cancelled', 'dropped', 'superseded'])).optional(),
-    replyContains: z.record(z.string(), z.string()).optional(),
-    maxStackDepth: count()
-      .max(STACK_DEPTH_MAX, { error: `must be 0 … ${STACK_DEPTH_MAX}: the suspend stack never holds more` })
-      .optional(),
-    suspendOrder: z.array(z.string()).optional(),
-    resumeOrder: z.array(z.string()).optional(),
-    finishOrder: z.array(z.string()).optional(),
-    counters: counters().optional(),
-    countersMin: counters().optional(),
-    tasks: z.record(z.string(), z.record(z.string(), fieldExpect())).optional(),
-    equal: z.array(z.tuple([counterRef(), counterRef()])).optional(),
-    outputs: z.record(z.string(), z.array(strictObj({ task: z.string().optional(), text: z.string().optional() }))).optional(),
-    agents: z
-      .record(z.string(), strictObj({ state: z.enum(['running', 'contextfull', 'stopped']).optional(), tableSize: count().optional() }))
-      .optional(),
-    violations: z.array(z.enum(INVARIANT_NAMES)).optional(),
-    exitCode: z.literal([0, 1, 2]).optional(),
-  });
-}
-
-/** The whole file's shape: built per parse (see the note on the patterns above). */
-export function scenarioSchema() {
-  return strictObj({
-    version: z.literal(1),
-    name: z.string().regex(inputIdPattern(), { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-")' }),
-    description: z.string().optional(),
-    seed: z.int().min(0).max(SEED_MAX).optional(),
-    kernel: kernel().optional(),
-    builtinPlugins: z.array(nonEmpty()).optional(),
-    model: model().optional(),
-    tools: z.record(z.string().regex(toolNamePattern(), { error: 'a tool name must match [A-Za-z0-9_-]+' }), tool()).optional(),
-    channels: z.array(channel()).optional(),
-    outputs: z.array(output()).optional(),
-    residents: z.array(resident()).optional(),
-    events: z.array(event()).optional(),
-    stopAt: ms().optional(),
-    inputs: z.array(input()).optional(),
-    kernelReplies: z
-      .record(z.string().regex(kernelTaskPattern(), { error: 'must be "<agent>:<n>" with n ≥ 1, e.g. "root:1"' }), replies())
-      .optional(),
-    generate: generate().optional(),
-    faults: faults().optional(),
-    expect: expect().optional(),
-    limits: strictObj({ maxEvents: positive().optional(), maxVirtualMs: z.int().min(0).optional() }).optional(),
-  });
-}
-
-type Out<F extends () => z.ZodType> = z.output<ReturnType<F>>;
-export type ScenarioIn = Out<typeof scenarioSchema>;
-export type InputIn = Out<typeof input>;
-export type ReplyIn = Out<typeof reply>;
-export type ExpectIn = Out<typeof expect>;
-export type CountersIn = Out<typeof counters>;
-export type FieldExpectIn = Out<typeof fieldExpect>;
+export type ScenarioIn = z.output<typeof scenarioSchema>;
+export type InputIn = z.output<typeof input>;
+export type ReplyIn = z.output<typeof reply>;
+export type ExpectIn = z.output<typeof expect>;
+export type CountersIn = z.output<typeof counters>;
+export type FieldExpectIn = z.output<typeof fieldExpect>;
 
 function isReservedId(id: string): boolean {
   return id.startsWith('gq') || id.startsWith('gi');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inputChannelsSpec } from '../../../src/kernel/builtins/input-channels.ts';
+import { INPUT_CHANNELS_SPEC } from '../../../src/kernel/builtins/input-channels.ts';
 import type { ToolSpec } from '../../../src/kernel/ports/provider.ts';
 import { KernelWorld, TEST_TOOLS } from '../../support/kernel-world.ts';
 
@@ -19,7 +19,7 @@ describe('the tools an agent offers its model (SPEC §3.8, §8.4)', () => {
 
     expect(names.slice(0, TEST_TOOLS.length)).toEqual(TEST_TOOLS.map((t) => t.name));
     expect(names.filter((n) => n === 'input_channels')).toHaveLength(1);
-    expect(offered.find((t) => t.name === 'input_channels')).toEqual(inputChannelsSpec());
+    expect(offered.find((t) => t.name === 'input_channels')).toEqual(INPUT_CHANNELS_SPEC);
     expect(names).not.toContain('output_send__pager');
 
     // Called by that name, it runs inside the kernel: no tool.run leaves for the runner.

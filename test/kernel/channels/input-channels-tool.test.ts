@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { ChannelRegistry } from '../../../src/kernel/channels/registry.ts';
 import {
-  inputChannelsSpec,
+  INPUT_CHANNELS_SPEC,
   inputChannelsView,
   runInputChannelsTool,
 } from '../../../src/kernel/builtins/input-channels.ts';
@@ -145,7 +145,7 @@ describe('input_channels tool (SPEC §8.3)', () => {
 
   it('the tool spec (SPEC §8.3): the view enum and name in its schema, every view named in its description, parallel-safe', () => {
     const views = ['all', 'mine', 'unassigned', 'by_agent', 'detail'];
-    const spec = inputChannelsSpec();
+    const spec = INPUT_CHANNELS_SPEC;
     expect(spec.name).toBe('input_channels');
     expect(spec.parallelSafe).toBe(true);
     expect(spec.parameters).toEqual({

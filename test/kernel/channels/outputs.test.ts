@@ -6,7 +6,7 @@ import {
   checkOutputSend,
   isAuthorized,
   outputChannelOfTool,
-  outputListSpec,
+  OUTPUT_LIST_SPEC,
   outputListView,
   outputToolSpecs,
   type OutputDevice,
@@ -153,7 +153,7 @@ describe('output authorization (SPEC §8.4)', () => {
       properties: { text: { type: 'string' }, type: { type: 'string', enum: ['text'] } },
       required: ['text'],
     });
-    expect(outputListSpec()).toEqual({
+    expect(OUTPUT_LIST_SPEC).toEqual({
       name: 'output_list_channels',
       description: expect.stringContaining('output_send__<channel>'),
       parameters: { type: 'object', properties: {}, additionalProperties: false },

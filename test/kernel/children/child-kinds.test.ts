@@ -5,7 +5,7 @@
  * child — without a line of the skeleton changing.
  */
 import { describe, expect, it } from 'vitest';
-import { builtinChildKinds, type ChildKind } from '../../../src/kernel/children/kind.ts';
+import { BUILTIN_CHILD_KINDS, type ChildKind } from '../../../src/kernel/children/kind.ts';
 import { KernelWorld } from '../../support/kernel-world.ts';
 
 /** A kind that keeps no table, may not write memory, offers no child tools and leaves channels dangling. */
@@ -20,7 +20,7 @@ const ECHO_KIND: ChildKind = {
 };
 
 function world(): KernelWorld {
-  const w = new KernelWorld({}, { children: { childKinds: [...builtinChildKinds(), ECHO_KIND] } });
+  const w = new KernelWorld({}, { children: { childKinds: [...BUILTIN_CHILD_KINDS, ECHO_KIND] } });
   w.registerChannel({ name: 'voice/1', plugin: 'voice' });
   return w;
 }

@@ -3,7 +3,7 @@
  * and the skeleton a third kind plugs into without changing it.
  */
 import { describe, expect, it } from 'vitest';
-import { builtinChildKinds, residentKind, type ChildKind } from '../../../src/kernel/children/kind.ts';
+import { BUILTIN_CHILD_KINDS, RESIDENT_KIND, type ChildKind } from '../../../src/kernel/children/kind.ts';
 import { Kernel } from '../../../src/kernel/kernel.ts';
 import { TraceRecorder } from '../../../src/kernel/trace/vocabulary.ts';
 import type { Disposal } from '../../../src/kernel/children/spec.ts';
@@ -242,9 +242,9 @@ describe('channel dispositions (SPEC §10.1)', () => {
 
 describe('the skeleton (SPEC §10.1)', () => {
   it('a third kind is one more ChildKind value: created, fed, destroyed by the same skeleton', () => {
-    const echo: ChildKind = { ...residentKind(), name: 'echo', keepsTable: false, parentTools: [], dispose: { residual: 'drop', channels: 'handback' } };
+    const echo: ChildKind = { ...RESIDENT_KIND, name: 'echo', keepsTable: false, parentTools: [], dispose: { residual: 'drop', channels: 'handback' } };
     const rec = new TraceRecorder();
-    const kernel = new Kernel({ verify: true }, rec, { childKinds: [...builtinChildKinds(), echo] });
+    const kernel = new Kernel({ verify: true }, rec, { childKinds: [...BUILTIN_CHILD_KINDS, echo] });
     kernel.feed({ type: 'channel.register', channel: { name: 'e/1', plugin: 'e' } }, 0);
     expect(kernel.feed({ type: 'child.create', spec: { id: 'x', kind: 'echo', inputChs: ['e/1'] } }, 0)).toEqual({ kind: 'created' });
     kernel.feed({ type: 'submit', submission: { id: 'in', cls: 'queued', text: 'hi', source: 'e', channel: 'e/1' } }, 0);
