@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { scenarioSchema } from '../src/sim/scenario/schema.ts';
 
 /** A scenario file, as the scenario reader takes it. */
-export type ScenarioFile = z.input<ReturnType<typeof scenarioSchema>>;
+export type ScenarioFile = z.input<typeof scenarioSchema>;
 
 /** The entry type of an optional list. */
 type Entry<T> = NonNullable<T> extends readonly (infer E)[] ? E : never;
