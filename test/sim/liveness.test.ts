@@ -8,7 +8,7 @@ import type { TraceBody, TraceEvent } from '../../src/kernel/index.ts';
 import { LivenessWatch } from '../../src/sim/liveness.ts';
 import { scenarioKernelConfig } from '../../src/sim/simulation.ts';
 import { HANG_MIN_MS } from '../../src/sim/swarm.ts';
-import { doc, ok } from './scenario-helpers.ts';
+import { doc, ok } from './scenario/helpers.ts';
 
 const scenario = ok(
   doc({

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { COUNTER_NAMES, TASK_FIELDS } from '../../../src/sim/scenario/expect-names.ts';
-import { doc, ok, problems } from '../scenario-helpers.ts';
+import { doc, ok, problems } from './helpers.ts';
 
 const queued = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ id, class: 'queued', ...extra });
 const totalMessage = (got: number, inFile: number, generated: number): string =>

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatPath, parseScenario } from '../../../src/sim/scenario/index.ts';
-import { doc, ok } from '../scenario-helpers.ts';
+import { doc, ok } from './helpers.ts';
 
 /** The messages of the problems at `path`; [] when the file parses or has none there. */
 function messagesAt(json: unknown, path: string): string[] {

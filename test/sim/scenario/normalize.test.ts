@@ -4,7 +4,7 @@
  * every optional field, compared whole, so that a value dropped or renamed anywhere shows.
  */
 import { describe, expect, it } from 'vitest';
-import { doc, ok } from '../scenario-helpers.ts';
+import { doc, ok } from './helpers.ts';
 
 describe('scenario normalization: every optional value given', () => {
   it('keeps description, kernel overrides, resident grants and event details as written', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { finish, nearestName } from '../../../src/sim/scenario/problems.ts';
-import { doc, problems } from '../scenario-helpers.ts';
+import { doc, problems } from './helpers.ts';
 
 describe('scenario problems: wording', () => {
   it('an unknown key three edits from every allowed key gets no suggestion, only the allowed list', () => {

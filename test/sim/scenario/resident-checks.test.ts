@@ -5,7 +5,7 @@
  * problem at the path of the offending name, with a message that names it and what is declared.
  */
 import { describe, expect, it } from 'vitest';
-import { doc, ok, problems } from '../scenario-helpers.ts';
+import { doc, ok, problems } from './helpers.ts';
 
 const channels = [{ name: 'qq/support' }, { name: 'qq/sales', owner: '' }, { name: 'qq/ops', owner: 'root' }];
 

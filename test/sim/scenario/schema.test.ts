@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { STACK_DEPTH_MAX } from '../../../src/kernel/index.ts';
 import { ARGS_DEPTH_MAX, INPUTS_MAX, MODEL_CHUNKS_MAX, parseScenario, SEED_MAX, TIME_MS_MAX } from '../../../src/sim/scenario/index.ts';
-import { doc, ok, problems } from '../scenario-helpers.ts';
+import { doc, ok, problems } from './helpers.ts';
 
 /** The messages of the problems at `path`; [] when the file parses or has none there. */
 function messagesAt(json: unknown, path: string): string[] {

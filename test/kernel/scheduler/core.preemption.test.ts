@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { setup, ids } from './scheduler-harness.ts';
+import { setup, ids } from './harness.ts';
 
 describe('Scheduler preemption (SPEC §2.2–2.4)', () => {
   it('P1 a higher interrupt preempts: the victim is suspended at the Model safe point', () => {

@@ -4,12 +4,12 @@
  * assertion messages say.
  */
 import { describe, expect, it } from 'vitest';
-import { AssertionError } from '../../src/kernel/assert.ts';
-import { Scheduler, type SchedulerDump } from '../../src/kernel/scheduler/core.ts';
-import { canPreempt } from '../../src/kernel/scheduler/levels.ts';
-import { SuspendStack } from '../../src/kernel/scheduler/suspend-stack.ts';
-import { Tracer, TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
-import { setup } from './scheduler-harness.ts';
+import { AssertionError } from '../../../src/kernel/assert.ts';
+import { Scheduler, type SchedulerDump } from '../../../src/kernel/scheduler/core.ts';
+import { canPreempt } from '../../../src/kernel/scheduler/levels.ts';
+import { SuspendStack } from '../../../src/kernel/scheduler/suspend-stack.ts';
+import { Tracer, TraceRecorder } from '../../../src/kernel/trace/vocabulary.ts';
+import { setup } from './harness.ts';
 
 /**
  * One run through every path that emits an event of its own (critical enter and leave, backpressure,

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { setup, ids } from './scheduler-harness.ts';
+import { setup, ids } from './harness.ts';
 
 describe('Scheduler starvation boost and cooldown (SPEC §2.7, §2.3 step 4)', () => {
   it('G1 five preemptions of an L1 raise its effective level to 3; L1 and L2 no longer preempt it', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/kernel/ports/provider.ts';
-import { PLACEHOLDER_CONTINUE } from './steps/placeholders.ts';
-import { KernelWorld, SYSTEM_PROMPT, systemMsg, userMsg } from '../support/kernel-world.ts';
+import type { Message } from '../../../src/kernel/ports/provider.ts';
+import { PLACEHOLDER_CONTINUE } from './placeholders.ts';
+import { KernelWorld, SYSTEM_PROMPT, systemMsg, userMsg } from '../../support/kernel-world.ts';
 
 /**
  * A tool turn used to copy the whole conversation twice (placeholder removal, then the request),

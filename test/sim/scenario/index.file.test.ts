@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { firstInvalidOffset } from '../../src/validation/utf8.ts';
-import { loadScenarioFile, parseScenario } from '../../src/sim/scenario/index.ts';
-import { paths, problems } from './scenario-helpers.ts';
+import { firstInvalidOffset } from '../../../src/validation/utf8.ts';
+import { loadScenarioFile, parseScenario } from '../../../src/sim/scenario/index.ts';
+import { paths, problems } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'homeagent-scenario-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseNonNegativeInt } from '../../src/cli/cli-io.ts';
-import { parseScenario } from '../../src/sim/scenario/index.ts';
-import { doc, ok, paths, problems } from './scenario-helpers.ts';
+import { parseNonNegativeInt } from '../../../src/cli/cli-io.ts';
+import { parseScenario } from '../../../src/sim/scenario/index.ts';
+import { doc, ok, paths, problems } from './helpers.ts';
 
 const T_MAX = 1e12;
 

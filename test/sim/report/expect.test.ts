@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { deepEqual, evaluateExpectations } from '../../src/sim/report/expect.ts';
-import type { Report, ReportAgent, ReportCounters, ReportExpectation, ReportTask, ReportViolation } from '../../src/sim/report/index.ts';
-import type { Expect } from '../../src/sim/scenario/index.ts';
-import type { TerminalKind } from '../../src/kernel/task/terminal.ts';
+import { deepEqual, evaluateExpectations } from '../../../src/sim/report/expect.ts';
+import type { Report, ReportAgent, ReportCounters, ReportExpectation, ReportTask, ReportViolation } from '../../../src/sim/report/index.ts';
+import type { Expect } from '../../../src/sim/scenario/index.ts';
+import type { TerminalKind } from '../../../src/kernel/task/terminal.ts';
 
 // ---------------------------------------------------------------- hand-made reports
 

@@ -7,10 +7,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replayJournal } from '../../src/sim/replay/replay.ts';
-import { HOMEAGENT_VERSION } from '../../src/server/version.ts';
-import { ScriptedProvider, SHOUT_TOOL } from './scripted-provider.ts';
-import { parseSse, postJson, startTestServer } from './support.ts';
+import { replayJournal } from '../../../src/sim/replay/replay.ts';
+import { HOMEAGENT_VERSION } from '../../../src/server/version.ts';
+import { ScriptedProvider, SHOUT_TOOL } from '../../server/scripted-provider.ts';
+import { parseSse, postJson, startTestServer } from '../../server/support.ts';
 
 const SECRET = 'journal-secret-token-7f3a';
 let dir: string;

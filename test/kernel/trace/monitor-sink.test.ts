@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MonitoredSink } from '../../src/kernel/trace/monitor-sink.ts';
-import { InvariantMonitor } from '../../src/kernel/trace/monitors.ts';
-import { TraceRecorder, Tracer } from '../../src/kernel/trace/vocabulary.ts';
+import { MonitoredSink } from '../../../src/kernel/trace/monitor-sink.ts';
+import { InvariantMonitor } from '../../../src/kernel/trace/monitors.ts';
+import { TraceRecorder, Tracer } from '../../../src/kernel/trace/vocabulary.ts';
 
 function world(): { tracer: Tracer; recorder: TraceRecorder; sink: MonitoredSink } {
   const recorder = new TraceRecorder();

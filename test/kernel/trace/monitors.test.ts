@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { InvariantMonitor, type Violation } from '../../src/kernel/trace/monitors.ts';
-import type { Level, TaskClass } from '../../src/kernel/scheduler/levels.ts';
-import type { TraceBody, TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
-import { setup } from './scheduler-harness.ts';
+import { InvariantMonitor, type Violation } from '../../../src/kernel/trace/monitors.ts';
+import type { Level, TaskClass } from '../../../src/kernel/scheduler/levels.ts';
+import type { TraceBody, TraceEvent } from '../../../src/kernel/trace/vocabulary.ts';
+import { setup } from '../scheduler/harness.ts';
 
 /** Hand-built traces: each call appends one event (seq auto-incremented) and feeds it to the monitor. */
 class Feed {

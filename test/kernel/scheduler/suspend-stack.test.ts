@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { AssertionError } from '../../src/kernel/assert.ts';
-import { SuspendStack, type StackEntry } from '../../src/kernel/scheduler/suspend-stack.ts';
+import { AssertionError } from '../../../src/kernel/assert.ts';
+import { SuspendStack, type StackEntry } from '../../../src/kernel/scheduler/suspend-stack.ts';
 
 interface T {
   readonly id: string;

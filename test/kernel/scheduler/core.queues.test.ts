@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { setup, ids } from './scheduler-harness.ts';
+import { setup, ids } from './harness.ts';
 
 describe('Scheduler queues and pick order (SPEC §2.1, §2.5, §2.8)', () => {
   it('Q1 level queues drain L4→L1 (FIFO within a level), then the queued FIFO', () => {

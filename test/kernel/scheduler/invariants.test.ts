@@ -4,14 +4,14 @@
  * valid but for one broken rule, and each must fail naming that rule, the task and where it was found.
  */
 import { describe, expect, it } from 'vitest';
-import { AssertionError } from '../../src/kernel/assert.ts';
+import { AssertionError } from '../../../src/kernel/assert.ts';
 import {
   checkSchedulerInvariants,
   type CheckedTask,
   type IndexedQueue,
   type InvariantView,
-} from '../../src/kernel/scheduler/invariants.ts';
-import type { Level } from '../../src/kernel/scheduler/levels.ts';
+} from '../../../src/kernel/scheduler/invariants.ts';
+import type { Level } from '../../../src/kernel/scheduler/levels.ts';
 
 interface Task extends CheckedTask {
   ended: boolean;

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile, parseScenario } from '../../src/sim/scenario/index.ts';
-import type { ScenarioInput } from '../../src/sim/scenario/index.ts';
-import { doc, ok, paths, problems } from './scenario-helpers.ts';
+import { loadScenarioFile, parseScenario } from '../../../src/sim/scenario/index.ts';
+import type { ScenarioInput } from '../../../src/sim/scenario/index.ts';
+import { doc, ok, paths, problems } from './helpers.ts';
 
-const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}.json`, import.meta.url));
+const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}.json`, import.meta.url));
 
 function input(json: Record<string, unknown>): ScenarioInput {
   const s = ok(doc({ inputs: [json] }));

@@ -1,10 +1,10 @@
 import { getEventListeners } from 'node:events';
 import { describe, it, expect } from 'vitest';
-import { VirtualClock } from '../../src/clock/index.ts';
-import type { ToolCall } from '../../src/kernel/ports/provider.ts';
-import { FakeToolRunner, toolSpecs, type FakeToolDef, type FakeToolFaults } from '../../src/sim/fakes/tools.ts';
-import { Rng } from '../../src/sim/rng.ts';
-import type { ToolContext, ToolResult } from '../../src/kernel/ports/tool-runner.ts';
+import { VirtualClock } from '../../../src/clock/index.ts';
+import type { ToolCall } from '../../../src/kernel/ports/provider.ts';
+import { FakeToolRunner, toolSpecs, type FakeToolDef, type FakeToolFaults } from '../../../src/sim/fakes/tools.ts';
+import { Rng } from '../../../src/sim/rng.ts';
+import type { ToolContext, ToolResult } from '../../../src/kernel/ports/tool-runner.ts';
 
 const DEF: FakeToolDef = { durationMs: 100, result: 'ok', fails: false, panics: false, parallelSafe: false };
 const NO_FAULTS: FakeToolFaults = { toolPanicRate: 0, toolFailRate: 0 };

@@ -5,13 +5,13 @@
  * applicable, and the flagship E4 and E5 runs within it.
  */
 import { describe, expect, it } from 'vitest';
-import { InvariantMonitor, type TraceBody, type TraceEvent } from '../../src/kernel/index.ts';
-import { analyzeBound, responseBoundMs, type BoundParameters } from '../../src/sim/response/bound.ts';
-import { RESPONSE, ResponseMonitor } from '../../src/sim/response/monitor.ts';
-import { SimMonitors } from '../../src/sim/response/sink.ts';
-import { loadScenarioFile, type Scenario } from '../../src/sim/scenario/index.ts';
-import { runScenario, scenarioKernelConfig } from '../../src/sim/simulation.ts';
-import { doc, ok } from './scenario-helpers.ts';
+import { InvariantMonitor, type TraceBody, type TraceEvent } from '../../../src/kernel/index.ts';
+import { analyzeBound, responseBoundMs, type BoundParameters } from '../../../src/sim/response/bound.ts';
+import { RESPONSE, ResponseMonitor } from '../../../src/sim/response/monitor.ts';
+import { SimMonitors } from '../../../src/sim/response/sink.ts';
+import { loadScenarioFile, type Scenario } from '../../../src/sim/scenario/index.ts';
+import { runScenario, scenarioKernelConfig } from '../../../src/sim/simulation.ts';
+import { doc, ok } from '../scenario/helpers.ts';
 
 function analyzed(s: Scenario, swarm: Parameters<typeof analyzeBound>[2] = null): BoundParameters {
   const a = analyzeBound(s, scenarioKernelConfig(s), swarm);

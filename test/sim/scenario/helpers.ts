@@ -1,6 +1,6 @@
 /** Shared by the scenario schema tests: a minimal valid document, and its parse as a scenario or as problems. */
-import { parseScenario } from '../../src/sim/scenario/index.ts';
-import type { Problem, Scenario } from '../../src/sim/scenario/index.ts';
+import { parseScenario } from '../../../src/sim/scenario/index.ts';
+import type { Problem, Scenario } from '../../../src/sim/scenario/index.ts';
 
 /** A valid scenario named "test", plus `extra` top-level fields. */
 export function doc(extra: Record<string, unknown> = {}): Record<string, unknown> {

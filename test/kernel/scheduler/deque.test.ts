@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { Deque } from '../../src/kernel/scheduler/deque.ts';
+import { Deque } from '../../../src/kernel/scheduler/deque.ts';
 
 describe('Deque (FIFO with O(1) shift)', () => {
   it('empty deque', () => {

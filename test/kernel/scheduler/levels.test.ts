@@ -12,7 +12,7 @@ import {
   STACK_DEPTH_MAX,
   type Level,
   type Rankable,
-} from '../../src/kernel/scheduler/levels.ts';
+} from '../../../src/kernel/scheduler/levels.ts';
 
 const queued = (preemptCount = 0): Rankable => ({ cls: 'queued', level: null, preemptCount });
 const irq = (level: Level, preemptCount = 0): Rankable => ({ cls: 'interrupt', level, preemptCount });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AssertionError } from '../../src/kernel/assert.ts';
-import { assertAtStep, moveTo, STEP_TRANSITIONS } from '../../src/kernel/steps/transitions.ts';
-import { callAt, newFrame, outcomeAt, type Task } from '../../src/kernel/task/task.ts';
-import type { StepName } from '../../src/kernel/trace/vocabulary.ts';
+import { AssertionError } from '../../../src/kernel/assert.ts';
+import { assertAtStep, moveTo, STEP_TRANSITIONS } from '../../../src/kernel/steps/transitions.ts';
+import { callAt, newFrame, outcomeAt, type Task } from '../../../src/kernel/task/task.ts';
+import type { StepName } from '../../../src/kernel/trace/vocabulary.ts';
 
 /**
  * The moves of SPEC §3.2, written out here rather than read from the kernel's table, so that a move

@@ -1,13 +1,13 @@
 import { describe, it, expect } from 'vitest';
-import { VirtualClock } from '../../src/clock/index.ts';
-import { ContextFullError, type ModelChunk, type ModelRequest } from '../../src/kernel/ports/provider.ts';
+import { VirtualClock } from '../../../src/clock/index.ts';
+import { ContextFullError, type ModelChunk, type ModelRequest } from '../../../src/kernel/ports/provider.ts';
 import {
   FakeProvider,
   type FakeModelConfig,
   type FakeModelFaults,
   type FakeReply,
-} from '../../src/sim/fakes/model.ts';
-import { Rng } from '../../src/sim/rng.ts';
+} from '../../../src/sim/fakes/model.ts';
+import { Rng } from '../../../src/sim/rng.ts';
 
 const MODEL: FakeModelConfig = { firstChunkMs: 50, chunkMs: 10, chunks: 3, cancelAware: true, cancelLagMs: 0 };
 const NO_FAULTS: FakeModelFaults = { modelErrorRate: 0, modelIgnoresCancelRate: 0, modelStallRate: 0 };

@@ -3,9 +3,9 @@
  * listed state is reached by the scenario built to reach it, and only the ones it reaches are named.
  */
 import { describe, expect, it } from 'vitest';
-import { REACHED_STATES, reachedStates, type ReachedState } from '../../src/sim/report/index.ts';
-import { loadScenarioFile } from '../../src/sim/scenario/index.ts';
-import { runScenario } from '../../src/sim/simulation.ts';
+import { REACHED_STATES, reachedStates, type ReachedState } from '../../../src/sim/report/index.ts';
+import { loadScenarioFile } from '../../../src/sim/scenario/index.ts';
+import { runScenario } from '../../../src/sim/simulation.ts';
 
 async function reachedBy(name: string): Promise<ReachedState[]> {
   const loaded = loadScenarioFile(`scenarios/${name}.json`);

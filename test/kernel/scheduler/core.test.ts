@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { AssertionError } from '../../src/kernel/assert.ts';
-import { Scheduler, type SchedulerDump, type StackEntryView, type TaskView } from '../../src/kernel/scheduler/core.ts';
-import { setup, placesOf, type Harness } from './scheduler-harness.ts';
+import { AssertionError } from '../../../src/kernel/assert.ts';
+import { Scheduler, type SchedulerDump, type StackEntryView, type TaskView } from '../../../src/kernel/scheduler/core.ts';
+import { setup, placesOf, type Harness } from './harness.ts';
 
 /** A fixed linear congruential generator: the sequence below is the same on every run. */
 function lcg(seed: number): () => number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AssertionError } from '../../src/kernel/assert.ts';
-import { lazySnapshot } from '../../src/kernel/task/lazy-snapshot.ts';
+import { AssertionError } from '../../../src/kernel/assert.ts';
+import { lazySnapshot } from '../../../src/kernel/task/lazy-snapshot.ts';
 
 /** An array whose element reads are counted, to see when a snapshot copies. */
 function counted(items: string[]): { readonly source: string[]; reads: () => number } {
