@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects share this file. `unit` is `npm test`'s suite: unit tests, properties and the scenario files
+ * with their golden hashes; it needs no browser. `browser` (`npm run test:browser`) drives Debian's Chromium
+ * through playwright-core against the timeline and live pages; it is selected by name, so `npm test` never
+ * starts a browser.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'properties/**/*.test.ts', 'scenarios/**/*.test.ts'],
-    // Properties run thousands of cases; the default 5 s would cut them off on a slow CI core.
-    testTimeout: 120_000,
-    hookTimeout: 60_000,
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
@@ -15,5 +17,26 @@ export default defineConfig({
         'src/kernel/**': { lines: 90, branches: 85 },
       },
     },
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'properties/**/*.test.ts', 'scenarios/**/*.test.ts'],
+          // Properties run thousands of cases; the default 5 s would cut them off on a slow CI core.
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.browser.ts'],
+          // One browser for the whole file; the 100 000-event trace is simulated and drawn in its setup.
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
+          fileParallelism: false,
+        },
+      },
+    ],
   },
 });
