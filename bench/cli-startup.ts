@@ -1,5 +1,5 @@
 /**
- * Whole-process start-up of the `homeagent` command (issue 7 item 15), measured in one run so that
+ * Whole-process start-up of the `homeagent` command, measured in one run so that
  * every figure shares the machine's load of the moment:
  *
  *   node -e 0                  a bare Node.js start: the unit of the budget

@@ -1,5 +1,5 @@
 /**
- * Sweep scaling (issue 7 item 16): `homeagent sim sweep` of E4 on 1 and on 2 workers, over 200 and
+ * Sweep scaling: `homeagent sim sweep` of E4 on 1 and on 2 workers, over 200 and
  * 2 000 seeds, through the real bin of one or more checkouts (default: this one), so that a copy of an
  * older commit is measured the same way and in the same run. Reports the median over the repetitions
  * of the sweep's own runs/s (over its wall time, worker start-up included, process start-up excluded)

@@ -1,5 +1,5 @@
 /**
- * The cost of a tool turn as the turns of one task add up (issue 7, item 9): one task whose model
+ * The cost of a tool turn as the turns of one task add up: one task whose model
  * always calls a tool that takes no virtual time, run to `maxToolTurns` of 2 000, 8 000 and 32 000
  * through the whole simulator (`runScenario`: kernel, Runtime, fakes, monitors, trace hash, report).
  *

@@ -1,5 +1,5 @@
 /**
- * How the agent tree's cost grows with its size (issue 9, "Done means"): the E3 flagship
+ * How the agent tree's cost grows with its size: the E3 flagship
  * (scenarios/e3-resident-flagship.json), and an E3-like workload scaled to 8, 64 and 256 residents —
  * each resident owns its inputch and gets 12 rounds one second apart, every fourth round notifies the
  * parent (an L3 on the root), the root sends a status request to every other resident (an L4 on each)

@@ -1,6 +1,6 @@
 /**
- * The generated-scenario property keeps its counterexample as a regression file (regression-keeper.ts,
- * issue 11 item 4): with its seed, and with the violations it showed listed so the file passes while
+ * The generated-scenario property keeps its counterexample as a regression file (regression-keeper.ts):
+ * with its seed, and with the violations it showed listed so the file passes while
  * the bug is there; a failure the report does not show (a property check) is named in the description.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Keeps a counterexample of the generated-scenario property (kernel.scenarios.test.ts) as a regression
- * file under scenarios/regressions/ (issue 11 item 4), which `npm test` then replays forever after
+ * file under scenarios/regressions/, which `npm test` then replays forever after
  * (scenarios/regressions.test.ts runs the property's checks on these files too).
  *
  * fast-check has already shrunk the counterexample; it is written as it is, with its seed and the

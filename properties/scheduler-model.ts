@@ -2,7 +2,7 @@
  * A deliberately naive reference scheduler, written from SPEC §2 alone. Theory of operation:
  *
  * This is the "second reading" of the spec that the model-based property compares with
- * `src/kernel/scheduler.ts`. It shares no logic with it: plain arrays, linear scans, a sort where the
+ * `src/kernel/scheduler/core.ts`. It shares no logic with it: plain arrays, linear scans, a sort where the
  * spec says "the oldest of the lowest", no counters kept incrementally where they can be recomputed.
  * Only types are imported from src/ (so that `dump()` has the same shape as the real one).
  *
@@ -55,7 +55,7 @@ export interface ModelPick {
 /** SPEC §2.6: queued ← L1 ← L2 ← L3 with L4 running. */
 const STACK_BOUND = 4;
 const ALL_LEVELS: readonly Level[] = [1, 2, 3, 4];
-/** Tasks that end without running reply "" (trace.ts: "" for skipped and dropped tasks). */
+/** Tasks that end without running reply "" (as in src/kernel/scheduler/core.ts: "" for skipped and dropped tasks). */
 const OVERFLOW_DROP: Terminal = { kind: 'dropped', reason: 'interrupt_overflow', reply: '' };
 
 /** SPEC §1: queued → 0; interrupt → min(4, level + min(preemptCount, 2)). */

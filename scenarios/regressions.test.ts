@@ -1,5 +1,5 @@
 /**
- * Every regression file under scenarios/regressions/ (issue 11 item 4), replayed on every `npm test`:
+ * Every regression file under scenarios/regressions/, replayed on every `npm test`:
  * a shrunk failing scenario, kept with its seed. Each runs with the flags its description names
  * (`--swarm`, `--shuffle-ties`) and must pass its own expectations — among them `expect.violations`,
  * which fails the run when a listed violation no longer occurs (SPEC §12.1), so a fixed bug shows up

@@ -1,5 +1,5 @@
 /**
- * `homeagent sim view <trace.jsonl> [-o timeline.html]` (issue 13): the timeline of a trace file as one
+ * `homeagent sim view <trace.jsonl> [-o timeline.html]`: the timeline of a trace file as one
  * self-contained HTML page, and the pieces `sim run --html` and `sim sweep --html-dir` share with it.
  *
  * The page is always built from a trace file, the one the user asked for with `--trace` or a scratch

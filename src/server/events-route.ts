@@ -1,5 +1,5 @@
 /**
- * `GET /v1/events` (issue 13, live view): the serving kernel's trace as Server-Sent Events, for the
+ * `GET /v1/events`: the serving kernel's trace as Server-Sent Events, for the
  * live page and for any client that wants to watch.
  *
  * - `event: trace`, `id: <seq>`, data the canonical trace line (the line `--trace` writes);

@@ -1,5 +1,5 @@
 /**
- * `GET /` (issue 13, live view): one static, self-contained page — inline CSS and script, nothing
+ * `GET /`: one static, self-contained page — inline CSS and script, nothing
  * fetched but `/v1/events` from its own origin — that asks for the token and then shows the agents,
  * their suspend stacks, queues and running tasks, live (live-script.ts).
  *

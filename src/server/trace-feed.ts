@@ -1,5 +1,5 @@
 /**
- * The live trace feed behind `GET /v1/events` (issue 13, live view): a TraceSink that hands every
+ * The live trace feed behind `GET /v1/events`: a TraceSink that hands every
  * event's canonical line — the same line `--trace` writes and the hash covers — to the open streams,
  * keeps the last RECENT_EVENTS_MAX lines so that a client reconnecting with `Last-Event-ID` misses
  * nothing, and sends status snapshots (the body of `GET /v1/status`).

@@ -1,6 +1,6 @@
 /**
  * The canonical trace line (ARCHITECTURE "Determinism rules" 5): one JSON object per event with the
- * keys `seq, t, agent, type` first, then the body's keys in the order trace.ts builds them; numbers as
+ * keys `seq, t, agent, type` first, then the body's keys in the order the kernel's Tracer builds them; numbers as
  * ECMAScript prints them (shortest round trip, so the same number always prints the same), `-0` as `0`.
  * A non-finite number or an `undefined` value is a bug in the event's producer (JSON would silently
  * turn them into `null` or drop the key, and the hash would no longer describe the event), so both are

@@ -1,5 +1,5 @@
 /**
- * The timeline view's public surface (issue 13): trace text → timeline model → one self-contained HTML
+ * The timeline view's public surface: trace text → timeline model → one self-contained HTML
  * page. Pure functions; reading and writing files is the caller's (src/cli/sim-view.ts).
  */
 import type { TimelineModel } from './model.ts';

@@ -1,5 +1,5 @@
 /**
- * The live view in a real browser (issue 13, items 3 and 4): the page `GET /` serves, driven by
+ * The live view in a real browser: the page `GET /` serves, driven by
  * Debian's Chromium through playwright-core. The token is typed into the page, inputs and interrupts
  * are posted over HTTP as any client would, and the page must show what the kernel does.
  *

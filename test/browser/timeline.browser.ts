@@ -1,5 +1,5 @@
 /**
- * The timeline page in a real browser (issue 13, item 4): Debian's Chromium, driven by playwright-core.
+ * The timeline page in a real browser: Debian's Chromium, driven by playwright-core.
  * Run with `npm run test:browser`; `npm test` needs no browser. The traces are produced by the CLI
  * (`sim run --trace`) and drawn by the CLI (`sim view`), as a user would.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 11: when the reader of the output goes away (`homeagent sim run … --json | head -1`),
+ * When the reader of the output goes away (`homeagent sim run … --json | head -1`),
  * the command drops the rest of its output and exits with its own code, without an EPIPE stack.
  * The test closes its end of the stdout pipe before the command writes anything, so every write the
  * command makes meets a closed pipe, whatever the output's size and timing.

@@ -1,5 +1,5 @@
 /**
- * Issue 7 items 15 and 16: bin/homeagent.js runs the compiled dist/ when its build stamp matches the
+ * `bin/homeagent.js` runs the compiled dist/ when its build stamp matches the
  * sources, and the TypeScript sources through tsx otherwise; sweep workers run the compiled code too.
  *
  * The proof that the build is what runs: a copy of the repository whose node_modules lacks tsx. With a

@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 17: the reproduce command a failing run prints (the report's `command`, the summary's
+ * The reproduce command a failing run prints (the report's `command`, the summary's
  * `reproduce:` line, the sweep's line under each failing seed) runs as printed, through a shell, in a
  * checkout after `npm ci` — where `homeagent` itself is not on PATH — and replays the same run.
  */

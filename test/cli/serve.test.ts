@@ -1,5 +1,5 @@
 /**
- * Issue 10 "Done means", end to end: `homeagent serve` (spawned, as a user runs it) with a loopback
+ * End to end: `homeagent serve` (spawned, as a user runs it) with a loopback
  * OpenAI-compatible provider started here; inputs, SSE streaming and a stop interrupt over HTTP; an
  * open request answered by the SIGTERM shutdown; then `homeagent sim replay` of the journal gives the
  * hash `serve` printed. Plus the start-up refusals (exit 2). Loopback only.

@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 12: SIGINT or SIGTERM in the middle of a run deletes the run's temporary directories
+ * SIGINT or SIGTERM in the middle of a run deletes the run's temporary directories
  * (`homeagent-sim-*`, the SQLite files of its graph memory), also those of sweep workers, and exits
  * 128 + the signal's number. Each process gets its own TMPDIR, so the test sees exactly its directories.
  */

@@ -1,5 +1,5 @@
 /**
- * The timeline through the real bin (issue 13): `sim view`, `sim run --html` (the summary links the
+ * The timeline through the real bin: `sim view`, `sim run --html` (the summary links the
  * page), `sim sweep --html-dir` (a page per failing seed), and unusable input (exit 2, nothing written).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

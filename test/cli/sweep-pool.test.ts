@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 14: `sim sweep --workers N` above the machine's available parallelism runs on that many
+ * `sim sweep --workers N` above the machine's available parallelism runs on that many
  * workers, with a notice on stderr (stdout keeps its single JSON document); at or below it, no notice.
  */
 import { availableParallelism } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 10: `sim run --trace` refuses targets it cannot or must not write — the scenario file
+ * `sim run --trace` refuses targets it cannot or must not write — the scenario file
  * itself, an empty name, a device that fails on write, a path it cannot create — with exit 2, the
  * problem at `--trace`, and no stack trace; with `--json`, as the unusable-input document (SPEC §12.1).
  */

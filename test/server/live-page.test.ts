@@ -1,5 +1,5 @@
 /**
- * The live view's server side (issue 13, item 3): `GET /` serves the page without the token, and
+ * The live view's server side: `GET /` serves the page without the token, and
  * `GET /v1/events` streams the trace — the lines `--trace` writes, `id` the seq — with the token
  * rules of every `/v1/*` route, status snapshots, `Last-Event-ID` resumption, and an end on shutdown.
  * The page itself is driven in a real browser by test/browser/live-view.browser.ts.

@@ -1,5 +1,5 @@
 /**
- * The page around the model (issue 13): self-contained (nothing fetched), the data embedded safely, the
+ * The page around the model: self-contained (nothing fetched), the data embedded safely, the
  * flat arrays the script reads. The drawing itself is tested in a real browser (test/browser/).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The timeline model (issue 13) built from real simulated traces (E5, E4) and from hand-written lines
+ * The timeline model built from real simulated traces (E5, E4) and from hand-written lines
  * for what a simulated run does not produce: unknown event types, unreadable lines, traces cut short,
  * lines out of order.
  */

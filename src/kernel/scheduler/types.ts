@@ -1,6 +1,6 @@
 /**
  * The scheduler core's configuration, decisions and dump shapes (SPEC §2, §7): the data that crosses
- * its surface. The core itself is in scheduler.ts.
+ * its surface. The core itself is in core.ts.
  */
 import type { SchedulerCounters } from './counters.ts';
 import type { Level, TaskClass } from './levels.ts';

@@ -1,5 +1,5 @@
 /**
- * `sim replay <journal> --to-scenario out.json` (SPEC §12.1, §13; issue 11 item 8): a production run
+ * `sim replay <journal> --to-scenario out.json` (SPEC §12.1, §13): a production run
  * turned into a scenario file, so an incident becomes a seeded regression that can be run, swept and
  * shrunk.
  *

@@ -1,5 +1,5 @@
 /**
- * The response bound of a run, derived from its configuration (issue 11 item 3; docs/response-bound.md):
+ * The response bound of a run, derived from its configuration (docs/response-bound.md):
  * the worst-case time from the submission of an L4 or L3 interrupt to its start, its first `step.begin`.
  *
  * Theory of operation. Every duration the scheduler waits on has a stated maximum in the scenario:

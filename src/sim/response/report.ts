@@ -1,5 +1,5 @@
 /**
- * The run report's `responseBound` entry (issue 11 item 3): whether the response bound applies to the
+ * The run report's `responseBound` entry: whether the response bound applies to the
  * run, the stated worst cases per level with the durations they are made of, and what the run showed.
  * A run outside the assumptions is `applicable: false` with its reason — not a failure; a late start
  * is a RESPONSE violation in `violations`, never here. Fields in the order they are listed.

@@ -1,6 +1,6 @@
 /**
  * The normalized scenario: the plain data the simulator consumes once a file has passed both checks
- * (see ../scenario.ts), with the defaults of SPEC §12.2 that the loader applies.
+ * (see index.ts), with the defaults of SPEC §12.2 that the loader applies.
  *
  * Everything here is JSON-serializable, because the report prints the scenario as its `config`.
  * Optional values without a default stay absent (never `undefined`); lists default to `[]`.

@@ -1,5 +1,5 @@
 /**
- * The shrink space of a scenario file (issue 11 item 4): a fast-check arbitrary whose values are
+ * The shrink space of a scenario file: a fast-check arbitrary whose values are
  * "plans" — which inputs, events, faults and kernel settings to keep, and how far to lower each count,
  * time and duration — and the function that applies a plan to the file.
  *

@@ -1,5 +1,5 @@
 /**
- * Regression files (issue 11 item 4): a shrunk failing scenario written under scenarios/regressions/
+ * Regression files: a shrunk failing scenario written under scenarios/regressions/
  * as a plain scenario file that `sim run` runs as it is, and `npm test` replays forever after
  * (scenarios/regressions.test.ts).
  *

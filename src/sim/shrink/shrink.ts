@@ -1,5 +1,5 @@
 /**
- * Shrinking a failing scenario with fast-check (issue 11 item 4): the smallest file, within the shrink
+ * Shrinking a failing scenario with fast-check: the smallest file, within the shrink
  * space of plan.ts, that still fails the same way with the same seed and options.
  *
  * Theory of operation. "The same way" is the failure's signature: the first unexpected violation's
