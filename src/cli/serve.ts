@@ -19,6 +19,17 @@ import { beforeSignalExit } from './shutdown.ts';
 /** How long the open connections get to take their answers before the process exits. */
 const CONNECTIONS_WAIT_MS = 500;
 
+const EXAMPLES = `
+Examples:
+  # the scripted demo model: no configuration, no key; type lines, or POST to /v1/inputs
+  $ npx homeagent serve --model demo
+  $ curl -s http://127.0.0.1:8787/v1/inputs -H 'Content-Type: application/json' -d '{"text":"hello"}'
+  # real providers from a config file, with a journal to replay later with \`homeagent sim replay\`
+  $ OPENAI_API_KEY=sk-... npx homeagent serve --config homeagent.json --journal run.jsonl
+  # reachable from other machines: a token is required
+  $ HOMEAGENT_TOKEN=change-me npx homeagent serve --config homeagent.json --host 0.0.0.0 --no-terminal
+`;
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
@@ -33,6 +44,7 @@ export function registerServe(program: Command): void {
     .option('--trace <file>', 'also write the canonical trace lines to this file')
     .option('--log-format <format>', 'json (default) or text', undefined)
     .option('--no-terminal', 'no interactive terminal channel on stdin')
+    .addHelpText('after', EXAMPLES)
     .action(async (flags: ServeFlags) => {
       process.exitCode = await serve(flags);
     });

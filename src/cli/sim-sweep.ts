@@ -69,6 +69,17 @@ export interface SimSweepFlags {
   readonly shrink?: string | boolean;
 }
 
+const EXAMPLES = `
+Examples:
+  # 200 seeds on every core; each failing seed is listed with the command that re-runs it
+  $ npx homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..200 --workers auto
+  # with random faults, shrinking the first failing seed into a regression scenario
+  $ npx homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..2000 --workers auto --swarm --shrink
+  # one shard of four (e.g. one CI job each), then the merge of the four summaries
+  $ npx homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..10000 --shard 2/4 --json > shard-2.json
+  $ npx homeagent sim merge shard-1.json shard-2.json shard-3.json shard-4.json
+`;
+
 export function registerSimSweep(sim: Command): void {
   sim
     .command('sweep')
@@ -82,6 +93,7 @@ export function registerSimSweep(sim: Command): void {
     .option('--swarm', "activate a seeded subset of fault sites per seed; the scenario's expect counts stop being verdicts")
     .option('--html-dir <dir>', 'write the timeline of each failing seed there, as <scenario>-seed-<N>.html')
     .option('--shrink [dir]', `shrink the first failing seed's scenario with fast-check and write it under dir (default ${REGRESSIONS_DIR})`)
+    .addHelpText('after', EXAMPLES)
     .action(async (file: string, flags: SimSweepFlags) => {
       process.exitCode = await simSweep(file, flags);
     });

@@ -37,4 +37,17 @@ describe('homeagent', () => {
   it('lists -v, --version in its help', () => {
     expect(parse(['--help']).out).toMatch(/^ {2}-v, --version +print the version and exit$/m);
   });
+
+  it.each([
+    [['sim', 'run'], 'npx homeagent sim run scenarios/e4-priority-stress.json'],
+    [['sim', 'sweep'], 'npx homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..200'],
+    [['serve'], 'npx homeagent serve --model demo'],
+  ])('%j --help ends with examples to copy', (command, example) => {
+    const help = parse([...command, '--help']);
+    expect(help.code).toBe(0);
+    const examples = help.out.slice(help.out.indexOf('\nExamples:\n'));
+    expect(examples).toContain(`  $ ${example}`);
+    // Every example line is a comment or a command, indented under the heading.
+    for (const line of examples.trim().split('\n').slice(1)) expect(line).toMatch(/^ {2}[#$] /);
+  });
 });
