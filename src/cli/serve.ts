@@ -5,7 +5,8 @@
  *
  * stdout carries exactly one line when the server is ready, `listening on http://HOST:PORT`, then
  * (besides terminal replies) one last line on shutdown, `trace <hash> (<n> events)` — the hash
- * `homeagent sim replay` gives for the journal. The log is on stderr. Unusable settings (a bad
+ * `homeagent sim replay` gives for the journal. The log is on stderr, readable text when stderr is a
+ * terminal and JSON lines otherwise, unless `--log-format` says which. Unusable settings (a bad
  * config file or flag, a non-loopback host without a token, a key variable that is not set, a port
  * in use) exit 2 with every problem named. A signal shuts down gracefully and exits 130 or 143, the
  * shell's convention; a kernel failure shuts down and exits 1.
@@ -19,6 +20,17 @@ import { beforeSignalExit } from './shutdown.ts';
 /** How long the open connections get to take their answers before the process exits. */
 const CONNECTIONS_WAIT_MS = 500;
 
+const EXAMPLES = `
+Examples:
+  # the scripted demo model: no configuration, no key; type lines, or POST to /v1/inputs
+  $ npx homeagent serve --model demo
+  $ curl -s http://127.0.0.1:8787/v1/inputs -H 'Content-Type: application/json' -d '{"text":"hello"}'
+  # real providers from a config file, with a journal to replay later with \`homeagent sim replay\`
+  $ OPENAI_API_KEY=sk-... npx homeagent serve --config homeagent.json --journal run.jsonl
+  # reachable from other machines: a token is required
+  $ HOMEAGENT_TOKEN=change-me npx homeagent serve --config homeagent.json --host 0.0.0.0 --no-terminal
+`;
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
@@ -31,15 +43,16 @@ export function registerServe(program: Command): void {
     .option('--data-dir <dir>', 'where the graph memory lives (default ~/.homeagent; created if missing)')
     .option('--journal <file>', 'write a journal of the run, for `homeagent sim replay`')
     .option('--trace <file>', 'also write the canonical trace lines to this file')
-    .option('--log-format <format>', 'json (default) or text', undefined)
+    .option('--log-format <format>', 'json or text (default: text when stderr is a terminal, else json)')
     .option('--no-terminal', 'no interactive terminal channel on stdin')
+    .addHelpText('after', EXAMPLES)
     .action(async (flags: ServeFlags) => {
       process.exitCode = await serve(flags);
     });
 }
 
 export async function serve(flags: ServeFlags): Promise<ExitCode> {
-  const resolved = resolveSettings(flags, process.env);
+  const resolved = resolveSettings(flags, process.env, process.stderr.isTTY === true);
   if (!resolved.ok) {
     process.stderr.write(`${formatProblems('homeagent serve', resolved.problems)}\n`);
     return EXIT_UNUSABLE;

@@ -48,6 +48,16 @@ export interface SimRunFlags {
   readonly html?: string;
 }
 
+const EXAMPLES = `
+Examples:
+  # the E4 priority stress with its own seed: a readable summary, exit 0 when it passes
+  $ npx homeagent sim run scenarios/e4-priority-stress.json
+  # another seed, the full report as JSON
+  $ npx homeagent sim run scenarios/e4-priority-stress.json --seed 42 --json > report.json
+  # run twice and compare trace hashes; keep the trace and draw its timeline
+  $ npx homeagent sim run scenarios/e5-nested-to-the-bound.json --check-determinism --trace e5.jsonl --html e5.html
+`;
+
 export function registerSimRun(sim: Command): void {
   sim
     .command('run')
@@ -60,6 +70,7 @@ export function registerSimRun(sim: Command): void {
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
     .option('--swarm', "activate a seeded subset of fault sites; the scenario's expect counts stop being verdicts")
     .option('--html <file>', 'write the timeline of the run as one self-contained HTML page (see sim view)')
+    .addHelpText('after', EXAMPLES)
     .action(async (file: string, flags: SimRunFlags) => {
       process.exitCode = await simRun(file, flags);
     });

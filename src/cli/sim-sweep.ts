@@ -1,7 +1,8 @@
 /**
- * `homeagent sim sweep <scenario.json> --seeds A..B [--workers N] [--shard i/n] [--json]
+ * `homeagent sim sweep <scenario.json> --seeds A..B [--workers N] [--shard i/n] [--json] [--junit FILE]
  * [--shuffle-ties] [--html-dir DIR]` (SPEC §12.1): runs one scenario over a range of seeds and lists the
- * failing ones; `--html-dir` also writes the timeline of each failing seed (sweep-timelines.ts).
+ * failing ones; `--html-dir` also writes the timeline of each failing seed (sweep-timelines.ts), and
+ * `--junit` the sweep as a JUnit XML report, one testcase per seed (sweep-junit.ts).
  *
  * Theory of operation: the flags and the scenario are validated once, here, before any worker starts
  * (exit 2 lists every problem, with `--json` as the unusable-input document). The seeds are A..B
@@ -24,10 +25,13 @@
  * the machine's parallelism is capped to it, with a notice on stderr: threads beyond the cores only add
  * start-up time and memory (64 workers on 2 cores once took 114 s and 2.7 GB for a 1.25 s sweep).
  * `--shrink [dir]` shrinks the first failing seed's scenario and writes it as a regression file
- * (sweep-shrink.ts); with `--json` the document then has a `shrunk` entry.
+ * (sweep-shrink.ts); with `--json` the document then has a `shrunk` entry. `--junit` is checked with the
+ * other flags, before any seed runs, and written as soon as the summary is known; the readable output
+ * then ends with a line naming it.
  * Exit 0 when no seed failed, 1 when one did, 2 on unusable input.
  */
 import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Problem, Scenario } from '../sim/scenario/index.ts';
 import { loadScenarioFile } from '../sim/scenario/index.ts';
@@ -47,7 +51,9 @@ import {
 import { ProgressBar } from './sweep-progress.ts';
 import { runSeeds } from './sweep-pool.ts';
 import type { SeedResult } from './sweep-seed.ts';
-import { buildSummary } from './sweep-summary.ts';
+import { buildSummary, type SweepSummary } from './sweep-summary.ts';
+import { junitReport } from './sweep-junit.ts';
+import { outputFileProblem } from './output-file.ts';
 import { formatSweepSummary } from './sweep-summary-text.ts';
 import { htmlDirProblem, writeFailureTimelines } from './sweep-timelines.ts';
 import { shrinkDir, shrinkFailingSeed, shrinkLines } from './sweep-shrink.ts';
@@ -67,7 +73,19 @@ export interface SimSweepFlags {
   readonly swarm?: boolean;
   readonly htmlDir?: string;
   readonly shrink?: string | boolean;
+  readonly junit?: string;
 }
+
+const EXAMPLES = `
+Examples:
+  # 200 seeds on every core; each failing seed is listed with the command that re-runs it
+  $ npx homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..200 --workers auto
+  # with random faults, shrinking the first failing seed into a regression scenario
+  $ npx homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..2000 --workers auto --swarm --shrink
+  # one shard of four (e.g. one CI job each), then the merge of the four summaries
+  $ npx homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..10000 --shard 2/4 --json --junit junit-2.xml > shard-2.json
+  $ npx homeagent sim merge shard-1.json shard-2.json shard-3.json shard-4.json
+`;
 
 export function registerSimSweep(sim: Command): void {
   sim
@@ -78,10 +96,12 @@ export function registerSimSweep(sim: Command): void {
     .option('--workers <n>', 'threads that run seeds (the main thread and n-1 workers); 0 or "auto" = available parallelism', '1')
     .option('--shard <i/n>', 'run only the seeds whose index in A..B is i-1 modulo n', '1/1')
     .option('--json', 'print one JSON document on stdout, and nothing else')
+    .option('--junit <file>', 'also write the sweep as a JUnit XML report: one testcase per seed, a failure per failing seed')
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
     .option('--swarm', "activate a seeded subset of fault sites per seed; the scenario's expect counts stop being verdicts")
     .option('--html-dir <dir>', 'write the timeline of each failing seed there, as <scenario>-seed-<N>.html')
     .option('--shrink [dir]', `shrink the first failing seed's scenario with fast-check and write it under dir (default ${REGRESSIONS_DIR})`)
+    .addHelpText('after', EXAMPLES)
     .action(async (file: string, flags: SimSweepFlags) => {
       process.exitCode = await simSweep(file, flags);
     });
@@ -135,14 +155,34 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
     command: (seed: number) => reproduceCommand(file, seed, shuffleTies, swarm),
   };
   const summary = buildSummary(identity, results, elapsedMs);
+  const junit = flags.junit === undefined ? '' : writeJunit(flags.junit, summary, results);
+  if (typeof junit !== 'string') {
+    if (json) await writeJson(unusableDocument([junit]));
+    else process.stderr.write(`${formatProblems(`homeagent sim sweep ${file}`, [junit])}\n`);
+    return EXIT_UNUSABLE;
+  }
   const failingSeeds = summary.failures.map((r) => r.seed);
   const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines(setup, failingSeeds, flags.htmlDir);
   const dir = shrinkDir(flags.shrink);
   const first = failingSeeds[0];
   const shrunk = dir === null || first === undefined ? null : await shrinkFailingSeed(file, { seed: first, swarm, shuffleTies }, dir);
   if (json) await writeJson(shrunk === null ? summary : { ...summary, shrunk });
-  else await writeStdout(formatSweepSummary(summary) + timelines + (shrunk === null ? '' : shrinkLines(shrunk)));
+  else await writeStdout(formatSweepSummary(summary) + timelines + (shrunk === null ? '' : shrinkLines(shrunk)) + junit);
   return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+/**
+ * Writes the JUnit report; returns the line the readable output ends with, or the problem when the
+ * file could not be written after all (a full disk): the sweep's verdict must not pass for reported.
+ */
+function writeJunit(path: string, summary: SweepSummary, results: readonly SeedResult[]): string | Problem {
+  try {
+    writeFileSync(path, junitReport(summary, results));
+  } catch (err) {
+    return { path: '--junit', message: `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const failing = summary.failures.length;
+  return `junit: ${path} (${results.length} testcase${results.length === 1 ? '' : 's'}, ${failing} failing)\n`;
 }
 
 // ---------------------------------------------------------------- validation
@@ -159,6 +199,8 @@ function plan(file: string, flags: SimSweepFlags): Planned {
   else problems.push(...unsupportedFeatures(loaded.scenario));
   const htmlDir = flags.htmlDir === undefined ? null : htmlDirProblem(flags.htmlDir);
   if (htmlDir !== null) problems.push(htmlDir);
+  const junit = flags.junit === undefined ? null : outputFileProblem(flags.junit, '--junit', 'JUnit report', [{ what: 'scenario file', path: file }]);
+  if (junit !== null) problems.push(junit);
   if (!loaded.ok || range === null || workers === null || shard === null || problems.length > 0) return { ok: false, problems };
 
   const seeds: number[] = [];

@@ -8,13 +8,14 @@
  */
 import type { Command } from 'commander';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, readFileSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Problem } from '../sim/scenario/index.ts';
 import { renderTimeline, type RenderedTimeline } from '../view/index.ts';
 import { EXIT_OK, EXIT_UNUSABLE, formatProblems, writeStdout, type ExitCode } from './cli-io.ts';
+import { outputFileProblem, type NamedInput } from './output-file.ts';
 
 export interface SimViewFlags {
   readonly output?: string;
@@ -115,34 +116,12 @@ export class TimelineTrace {
   }
 }
 
-/** A file a command reads, which its output must not overwrite. */
-export interface NamedInput {
-  readonly what: string;
-  readonly path: string;
-}
-
 /**
- * Whether an output file can be written, checked without creating it: an unusable input must not
- * leave an empty page behind, nor overwrite `inputs` (the trace it is drawn from, the scenario file).
+ * Whether the page can be written, checked without creating it: an unusable input must not leave an
+ * empty page behind, nor overwrite `inputs` (the trace it is drawn from, the scenario file).
  */
 export function htmlPathProblem(path: string, flag: string, inputs: readonly NamedInput[] = []): Problem | null {
-  const problem = (message: string): Problem => ({ path: flag, message });
-  if (path === '') return problem('must name a file, got an empty string');
-  try {
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat?.isDirectory() === true) return problem(`${path} is a directory; give a file name`);
-    const input = inputs.find((other) => resolve(other.path) === resolve(path) || sameFile(stat, other.path));
-    if (input !== undefined) return problem(`${path} is the ${input.what}; writing the page there would overwrite it`);
-    accessSync(stat === undefined ? dirname(resolve(path)) : path, constants.W_OK);
-    return null;
-  } catch (err) {
-    return problem(`cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-function sameFile(stat: Stats | undefined, other: string): boolean {
-  const o = statSync(other, { throwIfNoEntry: false });
-  return stat !== undefined && o !== undefined && stat.dev === o.dev && stat.ino === o.ino;
+  return outputFileProblem(path, flag, 'page', inputs);
 }
 
 function defaultOutput(trace: string): string {

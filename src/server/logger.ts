@@ -1,7 +1,8 @@
 /**
  * The server's log on stderr (SPEC §13.1): one line per trace event — its canonical JSON line, or with
  * `--log-format text` the readable line of STYLE.md — plus the server's own lines: start, shutdown,
- * violations (counted), and operational notes. The simulator, the monitors and this log share the
+ * violations (counted), and operational notes. Without the flag, the format follows the reader: text
+ * for a person at a terminal, JSON for whatever collects a pipe or a file (a log driver, journald). The simulator, the monitors and this log share the
  * one trace vocabulary, so a production log reads like a simulated trace.
  *
  * Server lines in JSON have `type` `serve.<what>` and the wall time `t`, so one parser reads both
@@ -11,6 +12,11 @@ import type { TraceEvent, TraceSink } from '../kernel/index.ts';
 import { canonicalLine, formatTraceLine } from '../trace-file/index.ts';
 
 export type LogFormat = 'json' | 'text';
+
+/** The format when `--log-format` is not given: readable on a terminal, JSON lines anywhere else. */
+export function defaultLogFormat(stderrIsTerminal: boolean): LogFormat {
+  return stderrIsTerminal ? 'text' : 'json';
+}
 
 /** Where log lines go: stderr in `serve`, a buffer in tests, nothing in the benchmark. */
 export type LogOutput = (line: string) => void;

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
 import { BODY_TIMEOUT_MS_DEFAULT, serveConfigSchema, type ServeConfig, type TimerConfig, type ToolConfig } from './config-schema.ts';
-import type { LogFormat } from './logger.ts';
+import { defaultLogFormat, type LogFormat } from './logger.ts';
 import { check, type FieldProblem } from './zod-problems.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -55,7 +55,11 @@ export interface ServeSettings {
 
 export type Resolved = { readonly ok: true; readonly settings: ServeSettings } | { readonly ok: false; readonly problems: FieldProblem[] };
 
-export function resolveSettings(flags: ServeFlags, env: Readonly<Record<string, string | undefined>>): Resolved {
+/**
+ * `stderrIsTerminal` says where the log goes; it chooses the log format when `--log-format` does not
+ * (logger.ts). Not a terminal unless told, so the log stays machine-readable.
+ */
+export function resolveSettings(flags: ServeFlags, env: Readonly<Record<string, string | undefined>>, stderrIsTerminal = false): Resolved {
   const problems: FieldProblem[] = [];
   const config = flags.config === undefined ? {} : loadConfig(flags.config, problems);
   const port = flags.port === undefined ? (config.http?.port ?? DEFAULT_PORT) : parsePort(flags.port, problems);
@@ -73,7 +77,7 @@ export function resolveSettings(flags: ServeFlags, env: Readonly<Record<string, 
     });
   }
   const model = modelChoice(flags.model, config, flags.config !== undefined, problems);
-  const logFormat = flags.logFormat ?? 'json';
+  const logFormat = flags.logFormat ?? defaultLogFormat(stderrIsTerminal);
   if (logFormat !== 'json' && logFormat !== 'text') problems.push({ path: '--log-format', message: `must be json or text, got ${JSON.stringify(logFormat)}` });
   if (flags.journal !== undefined && flags.trace !== undefined && resolve(flags.journal) === resolve(flags.trace)) {
     problems.push({ path: '--trace', message: `${flags.trace} is also the --journal file; give the trace a file of its own` });

@@ -358,11 +358,11 @@ describe('formatSummary', () => {
   it('summarizes outcome, tasks by terminal, preemptions by level pair, depth, hash and times', () => {
     const text = formatSummary(finalizeReport(record()));
     expect(text).toContain('scenario hand-made  seed 7  OK');
-    expect(text).toContain('tasks 8: done 3, never submitted 1, skipped 1, dropped 1, cancelled 2');
-    expect(text).toContain('preemptions 1: queued→L2 1');
-    expect(text).toContain('max stack depth 1');
+    expect(text).toContain('tasks: 8, by how they ended: done 3, never submitted 1, skipped 1, dropped 1, cancelled 2');
+    expect(text).toContain('preemptions (a running task suspended for a higher-level interrupt): 1\n  by level, suspended→interrupting: queued→L2 1');
+    expect(text).toContain('deepest suspend stack: 1 (at most 4)');
     expect(text).toContain(`trace hash ${'ab'.repeat(32)}`);
-    expect(text).toContain('wall 2 ms, virtual 170 ms, virtual/wall 85×');
+    expect(text).toContain('time: 170 ms simulated in 2 ms (85× faster than real time)');
   });
 
   it('lists failed expectations and violations when the run failed', () => {

@@ -1,7 +1,10 @@
 /**
  * The readable summary printed without --json: one line per aspect of the run, then any failed
  * expectations and violations (with their trace context), then the command that reproduces the run.
+ * It is read by people who may not know the scheduler's vocabulary yet, so each count says in a few
+ * plain words what it counts (the report's field names are in docs/report.md).
  */
+import { STACK_DEPTH_MAX } from '../../kernel/index.ts';
 import { formatResponseBound } from '../response/report.ts';
 import type { Report } from './types.ts';
 
@@ -17,19 +20,23 @@ export function formatSummary(report: Report): string {
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
   }
   const kinds = [...byKind].map(([k, n]) => `${k} ${n}`).join(', ');
-  lines.push(`tasks ${ids.length}${kinds === '' ? '' : `: ${kinds}`}`);
+  lines.push(`tasks: ${ids.length}${kinds === '' ? '' : `, by how they ended: ${kinds}`}`);
 
-  lines.push(`preemptions ${report.suspendOrder.length}${preemptionPairs(report)}`);
+  lines.push(`preemptions (a running task suspended for a higher-level interrupt): ${report.suspendOrder.length}`);
+  const pairs = preemptionPairs(report);
+  if (pairs !== '') lines.push(`  by level, suspended→interrupting: ${pairs}`);
+  const d = report.deferrals;
   lines.push(
-    `deferrals critical ${report.deferrals.critical}, cooldown ${report.deferrals.cooldown}, level ${report.deferrals.level}; ` +
-      `drops ${report.drops.length}; stops ${report.stops.length}`,
+    `times an interrupt had to wait: ${d.critical} during a tool call or other uninterruptible step, ` +
+      `${d.cooldown} in the cooldown after a preemption, ${d.level} not outranking the running task`,
   );
-  lines.push(`max stack depth ${report.maxStackDepth}`);
+  lines.push(`dropped because the interrupt queues were full: ${report.drops.length}; stop button presses: ${report.stops.length}`);
+  lines.push(`deepest suspend stack: ${report.maxStackDepth} (at most ${STACK_DEPTH_MAX})`);
   if (report.responseBound !== undefined) lines.push(formatResponseBound(report.responseBound));
   if (report.swarm !== undefined) lines.push(`swarm sites: ${report.swarm.sites.length === 0 ? '(none active)' : report.swarm.sites.join(', ')}`);
   lines.push(`trace hash ${report.traceHash}  (${report.events} events)`);
-  const ratio = report.wallMs > 0 ? `${Math.round(report.virtualMs / report.wallMs)}×` : 'n/a';
-  lines.push(`wall ${report.wallMs} ms, virtual ${report.virtualMs} ms, virtual/wall ${ratio}`);
+  const speed = report.wallMs > 0 ? `${Math.round(report.virtualMs / report.wallMs)}× faster than real time` : 'too fast to measure the speed-up';
+  lines.push(`time: ${report.virtualMs} ms simulated in ${report.wallMs} ms (${speed})`);
 
   const failed = report.expectations.filter((x) => !x.ok);
   if (failed.length > 0) {
@@ -39,7 +46,7 @@ export function formatSummary(report: Report): string {
     }
   }
   if (report.violations.length > 0) {
-    lines.push(`violations (${report.violations.length}):`);
+    lines.push(`invariant violations (${report.violations.length}):`);
     for (const v of report.violations) {
       lines.push(`  ${v.invariant} t=${v.t}ms ${v.agent}${v.task === undefined ? '' : ` ${v.task}`}: ${v.message}`);
       for (const c of v.context) lines.push(`      ${c}`);
@@ -49,7 +56,7 @@ export function formatSummary(report: Report): string {
   return lines.join('\n');
 }
 
-/** Suspensions grouped by victim level → incoming level, e.g. ": queued→L1 3, L1→L2 1". */
+/** Suspensions grouped by victim level → incoming level, e.g. "queued→L1 3, L1→L2 1"; "" when none. */
 function preemptionPairs(report: Report): string {
   const counts = new Map<string, { victim: number; incoming: number; n: number }>();
   for (const task of Object.values(report.tasks)) {
@@ -65,5 +72,5 @@ function preemptionPairs(report: Report): string {
   if (counts.size === 0) return '';
   const pairs = [...counts.values()].sort((a, b) => a.victim - b.victim || a.incoming - b.incoming);
   const tag = (level: number): string => (level === 0 ? 'queued' : `L${level}`);
-  return `: ${pairs.map((p) => `${tag(p.victim)}→${tag(p.incoming)} ${p.n}`).join(', ')}`;
+  return pairs.map((p) => `${tag(p.victim)}→${tag(p.incoming)} ${p.n}`).join(', ');
 }

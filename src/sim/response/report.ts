@@ -47,8 +47,9 @@ export function responseBoundReport(monitor: ResponseMonitor): ResponseBoundRepo
 
 /** One readable line for the run summary. */
 export function formatResponseBound(r: ResponseBoundReport): string {
-  if (!r.applicable || r.L4 === null || r.L3 === null) return `response bound: not applicable (${r.reason ?? 'unknown'})`;
+  if (!r.applicable || r.L4 === null || r.L3 === null) return `response bound (how soon an interrupt starts): not applicable (${r.reason ?? 'unknown'})`;
   const part = (name: string, l: ResponseLevelReport): string =>
-    `${name} ≤ ${l.boundMs}ms (${l.checked} checked${l.worstMs === null ? '' : `, worst ${l.worstMs}ms`}${l.outside > 0 ? `, ${l.outside} outside the assumption` : ''})`;
-  return `response bound: ${part('L4', r.L4)}, ${part('L3', r.L3)}`;
+    `${name} within ${l.boundMs} ms (${l.checked} checked${l.worstMs === null ? '' : `, slowest ${l.worstMs} ms`}` +
+    `${l.outside > 0 ? `, ${l.outside} not checked: more competing interrupts than assumed` : ''})`;
+  return `response bound (how soon an interrupt starts): ${part('L4', r.L4)}, ${part('L3', r.L3)}`;
 }

@@ -43,12 +43,13 @@ describe('formatSummary', () => {
     expect(formatSummary(report)).toBe(
       [
         'scenario summary  seed 3  OK',
-        'tasks 0',
-        'preemptions 0',
-        'deferrals critical 0, cooldown 0, level 0; drops 0; stops 0',
-        'max stack depth 0',
+        'tasks: 0',
+        'preemptions (a running task suspended for a higher-level interrupt): 0',
+        'times an interrupt had to wait: 0 during a tool call or other uninterruptible step, 0 in the cooldown after a preemption, 0 not outranking the running task',
+        'dropped because the interrupt queues were full: 0; stop button presses: 0',
+        'deepest suspend stack: 0 (at most 4)',
         `trace hash ${HASH}  (0 events)`,
-        'wall 0 ms, virtual 0 ms, virtual/wall n/a',
+        'time: 0 ms simulated in 0 ms (too fast to measure the speed-up)',
         `reproduce: ${COMMAND}`,
       ].join('\n'),
     );
@@ -67,8 +68,9 @@ describe('formatSummary', () => {
       suspendOrder: ['i2', 'q1', 'q1', 'q1'],
     };
     const lines = formatSummary(report).split('\n');
-    expect(lines[1]).toBe('tasks 4: done 3, cancelled 1');
-    expect(lines[2]).toBe('preemptions 4: queued→L2 2, queued→L3 1, L2→L3 1');
+    expect(lines[1]).toBe('tasks: 4, by how they ended: done 3, cancelled 1');
+    expect(lines[2]).toBe('preemptions (a running task suspended for a higher-level interrupt): 4');
+    expect(lines[3]).toBe('  by level, suspended→interrupting: queued→L2 2, queued→L3 1, L2→L3 1');
   });
 
   it('names the active swarm sites, or says none is active', () => {
@@ -103,15 +105,16 @@ describe('formatSummary', () => {
     expect(formatSummary(report)).toBe(
       [
         'scenario summary  seed 3  FAILED',
-        'tasks 1: never submitted 1',
-        'preemptions 0',
-        'deferrals critical 1, cooldown 2, level 3; drops 1; stops 1',
-        'max stack depth 2',
+        'tasks: 1, by how they ended: never submitted 1',
+        'preemptions (a running task suspended for a higher-level interrupt): 0',
+        'times an interrupt had to wait: 1 during a tool call or other uninterruptible step, 2 in the cooldown after a preemption, 3 not outranking the running task',
+        'dropped because the interrupt queues were full: 1; stop button presses: 1',
+        'deepest suspend stack: 2 (at most 4)',
         `trace hash ${HASH}  (12 events)`,
-        'wall 2 ms, virtual 170 ms, virtual/wall 85×',
+        'time: 170 ms simulated in 2 ms (85× faster than real time)',
         'failed expectations (1):',
         '  terminal.q2 at expect.terminal.q2: expected "done", got null',
-        'violations (2):',
+        'invariant violations (2):',
         '  I5 t=7ms root q1: two terminals',
         '      line a',
         '      line b',

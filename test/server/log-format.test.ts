@@ -1,0 +1,62 @@
+/**
+ * The log format of `serve` (SPEC §13.1): without `--log-format`, readable text when stderr is a
+ * terminal and JSON lines otherwise; the flag chooses either way. Whether stderr is a terminal is an
+ * argument of the settings, so no pseudo-terminal is needed to test the choice.
+ */
+import { describe, expect, it } from 'vitest';
+import { defaultLogFormat, Logger } from '../../src/server/logger.ts';
+import { resolveSettings } from '../../src/server/settings.ts';
+
+function logFormat(flag: string | undefined, stderrIsTerminal: boolean): string {
+  const r = resolveSettings(
+    { model: 'demo', ...(flag === undefined ? {} : { logFormat: flag }) },
+    {},
+    stderrIsTerminal,
+  );
+  if (!r.ok) throw new Error(r.problems.map((p) => `${p.path}: ${p.message}`).join('; '));
+  return r.settings.logFormat;
+}
+
+describe('serve: log format', () => {
+  it('defaults to text on a terminal and to JSON anywhere else (a pipe, a file, a log driver)', () => {
+    expect(defaultLogFormat(true)).toBe('text');
+    expect(defaultLogFormat(false)).toBe('json');
+    expect(logFormat(undefined, true)).toBe('text');
+    expect(logFormat(undefined, false)).toBe('json');
+    // Settings resolved without saying where stderr goes keep the machine-readable default.
+    const r = resolveSettings({ model: 'demo' }, {});
+    expect(r.ok && r.settings.logFormat).toBe('json');
+  });
+
+  it('--log-format json|text wins over the terminal check, both ways', () => {
+    expect(logFormat('json', true)).toBe('json');
+    expect(logFormat('text', false)).toBe('text');
+    expect(logFormat('text', true)).toBe('text');
+    expect(logFormat('json', false)).toBe('json');
+  });
+
+  it('refuses another format whatever stderr is', () => {
+    for (const terminal of [true, false]) {
+      const r = resolveSettings({ model: 'demo', logFormat: 'yaml' }, {}, terminal);
+      expect(r.ok ? [] : r.problems).toEqual([{ path: '--log-format', message: 'must be json or text, got "yaml"' }]);
+    }
+  });
+
+  it('writes a server line as JSON with its type and time, or as one readable line', () => {
+    const lines: string[] = [];
+    const now = (): number => 1500;
+    new Logger('json', (l) => lines.push(l), now).server('start', 'listening on http://127.0.0.1:8787', {
+      version: '0.1.0',
+    });
+    new Logger('text', (l) => lines.push(l), now).server('start', 'listening on http://127.0.0.1:8787', {
+      version: '0.1.0',
+    });
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      type: 'serve.start',
+      t: 1500,
+      message: 'listening on http://127.0.0.1:8787',
+      version: '0.1.0',
+    });
+    expect(lines[1]).toBe('t=1500ms serve.start  listening on http://127.0.0.1:8787  version=0.1.0');
+  });
+});
