@@ -1,5 +1,5 @@
 /**
- * A plan player for the sans-IO kernel (SPEC §11), for properties that need the committed context
+ * A plan player for the sans-IO kernel (docs/spec.md §11), for properties that need the committed context
  * itself (R3), which the simulator's report only gives as a hash. The kernel, its door, the command
  * log and the trace are the shared test world's (test/support/kernel-world.ts); what this file adds is
  * who answers, and when.

@@ -1,5 +1,5 @@
 /**
- * Kernel property over generated scenarios with residents (SPEC §10, §12.2; I5, CHILD, L4, BALANCE):
+ * Kernel property over generated scenarios with residents (docs/spec.md §10, §12.2; I5, CHILD, L4, BALANCE):
  * the sibling of kernel.scenarios.test.ts for the agent tree. A generated scenario
  * (resident-scenario-arbitrary.ts) parses, runs, raises no violation, ends every task exactly once, and
  * leaves its report consistent (resident-scenario-checks.ts).

@@ -1,5 +1,5 @@
 /**
- * Kernel properties over generated scenarios (SPEC §2–§7, §12; catalogue K2, R3, X3, I5).
+ * Kernel properties over generated scenarios (docs/spec.md §2–§7, §12; catalogue K2, R3, X3, I5).
  *
  * 1. Invariants and terminals: a generated scenario (scenario-arbitrary.ts) parses, runs, raises no
  *    monitor violation and no end-of-run RUNTIME / FATAL / UNHANDLED / DRAINCHECK finding; every task

@@ -1,5 +1,5 @@
 /**
- * Generators of valid scenario files with residents (SPEC §10, §12.2), for the sibling of the kernel
+ * Generators of valid scenario files with residents (docs/spec.md §10, §12.2), for the sibling of the kernel
  * property over generated scenarios (kernel.residents.test.ts). Like scenario-arbitrary.ts, it draws
  * raw records of small integers and builds the JSON in one pass, so every draw is a valid file and
  * every shrink stays one: an input's trigger names an earlier input, a channel index is taken modulo
@@ -272,7 +272,7 @@ export function buildResidentScenario(raw: RawScenario): ResidentScenarioJson {
     return input;
   });
 
-  // SPEC §10.2a step 3 on purpose: work waits on a resident when a destroy event removes it.
+  // docs/spec.md §10.2a step 3 on purpose: work waits on a resident when a destroy event removes it.
   const target = residents.find((r) => r.kind !== 'rt');
   if (raw.backlog !== null && target !== undefined) {
     for (let k = 0; k < 3; k += 1) {

@@ -5,7 +5,7 @@
  * checks; every task has exactly one terminal event, a task without one is an input whose trigger
  * could not fire; every agent has stopped at the end (the root stops at the drain, its children first);
  * a moved task ended on the parent of the agent it left; levels are the declared ones, clamped on the
- * agent that received them (on a child every interrupt from outside is at most L3, SPEC §5); and a
+ * agent that received them (on a child every interrupt from outside is at most L3, docs/spec.md §5); and a
  * task that ended done answered with one of its own replies (X1).
  */
 import type { Report } from '../src/sim/report/index.ts';
@@ -36,7 +36,7 @@ export function residentProblems(scenario: Scenario, report: Report): string[] {
   const ended = Object.entries(report.tasks).filter(([, t]) => t.terminal !== null).map(([id]) => id).sort();
   if (JSON.stringify([...report.terminalOrder].sort()) !== JSON.stringify(ended)) problems.push('terminalOrder does not list every ended task exactly once');
   for (const [id, a] of Object.entries(report.agents)) {
-    if (a.state !== 'stopped') problems.push(`SPEC §10.2a: agent ${id} is ${a.state} after the root stopped`);
+    if (a.state !== 'stopped') problems.push(`docs/spec.md §10.2a: agent ${id} is ${a.state} after the root stopped`);
   }
   problems.push(...movedProblems(report), ...levelProblems(scenario, report), ...replyProblems(scenario, report));
   for (const e of report.expectations) {
@@ -47,7 +47,7 @@ export function residentProblems(scenario: Scenario, report: Report): string[] {
   return problems;
 }
 
-/** SPEC §10.2a step 3: a kept task moves up one level at a time, and ends on the last agent it reached. */
+/** docs/spec.md §10.2a step 3: a kept task moves up one level at a time, and ends on the last agent it reached. */
 function movedProblems(report: Report): string[] {
   const problems: string[] = [];
   for (const [id, t] of Object.entries(report.tasks)) {
@@ -63,7 +63,7 @@ function movedProblems(report: Report): string[] {
   return problems;
 }
 
-/** SPEC §5 restated: L4 keeps its level only from a built-in plugin on the root; on a child never. */
+/** docs/spec.md §5 restated: L4 keeps its level only from a built-in plugin on the root; on a child never. */
 function levelProblems(scenario: Scenario, report: Report): string[] {
   const problems: string[] = [];
   for (const input of scenario.inputs) {

@@ -1,5 +1,5 @@
 /**
- * Generators of valid scenario files (SPEC §12.2) for the kernel properties over generated scenarios
+ * Generators of valid scenario files (docs/spec.md §12.2) for the kernel properties over generated scenarios
  * (kernel.scenarios.test.ts).
  *
  * The arbitrary produces plain JSON objects, exactly what a scenario file holds; the properties parse
@@ -45,5 +45,5 @@ import { buildScenario } from './scenario-build.ts';
 import { rawScenarioArb } from './scenario-draws.ts';
 import type { ScenarioJson } from './scenario-json.ts';
 
-/** Valid scenario files (SPEC §12.2) over the root, as plain JSON objects. */
+/** Valid scenario files (docs/spec.md §12.2) over the root, as plain JSON objects. */
 export const scenarioJsonArb: fc.Arbitrary<ScenarioJson> = rawScenarioArb.map(buildScenario);

@@ -205,7 +205,7 @@ function buildInput(raw: RawInput, i: number, earlier: readonly InputJson[], out
   else if (channel.kind === 'consolidation') input.channel = CONSOLIDATION_CHANNEL;
 
   if (raw.replies !== null && !(raw.kind === 'stop' && input.text === undefined)) {
-    // A queued input on `_consolidation_` runs the consolidation path (SPEC §3.7): it answers with triples.
+    // A queued input on `_consolidation_` runs the consolidation path (docs/spec.md §3.7): it answers with triples.
     input.replies =
       input.channel === CONSOLIDATION_CHANNEL && input.class === 'queued'
         ? consolidationReplies(raw.consolidationAnswer)
@@ -215,7 +215,7 @@ function buildInput(raw: RawInput, i: number, earlier: readonly InputJson[], out
 }
 
 /**
- * A climb (SPEC §2.6, E5): input 0 becomes a queued input at 0 and inputs 1..4 interrupts of levels
+ * A climb (docs/spec.md §2.6, E5): input 0 becomes a queued input at 0 and inputs 1..4 interrupts of levels
  * 1..4 (the L4 from the built-in `webui`), each due a few ms after the previous one's model call
  * starts, so the stack can reach its bound of 4. Texts, replies and everything else stay as drawn.
  */

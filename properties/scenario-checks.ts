@@ -50,8 +50,8 @@ export function terminalProblems(scenario: Scenario, report: Report): string[] {
     const triggered = input.timing.kind !== 'at';
     const didFire = !triggered || fired.get(input.id) === true;
     if (input.stop && input.text === null) {
-      // Listed only under `stops` (SPEC §2.9) — or, when its trigger could not fire, like every such
-      // input, with terminal null (SPEC §12.2.1).
+      // Listed only under `stops` (docs/spec.md §2.9) — or, when its trigger could not fire, like every such
+      // input, with terminal null (docs/spec.md §12.2.1).
       if (task !== undefined && (didFire || task.terminal !== null)) problems.push(`${input.id}: a stop without text is listed in tasks`);
       if (didFire && !report.stops.some((s) => s.id === input.id)) problems.push(`${input.id}: a submitted stop is missing from stops`);
       continue;
@@ -103,17 +103,17 @@ export function terminalProblems(scenario: Scenario, report: Report): string[] {
 }
 
 /**
- * The report's bookkeeping agrees with the tasks' terminals (SPEC §2.8, §2.9, §7, §12.3): backpressure
+ * The report's bookkeeping agrees with the tasks' terminals (docs/spec.md §2.8, §2.9, §7, §12.3): backpressure
  * and drops are counted once each, every user_stop cancellation is listed by exactly one stop, the
  * terminal order lists every ended task once, and a run in which nothing ended `agent_stopped` resumed
  * every suspended task (DRAIN: the simulator's final root stop finds nothing pending).
  */
 /**
- * `stops[].cancelled` against the terminals (SPEC §2.9, §12.3): every task that ended
+ * `stops[].cancelled` against the terminals (docs/spec.md §2.9, §12.3): every task that ended
  * `cancelled`/`user_stop` is listed by a stop, a stop lists a task at most once, and every listed task
  * ended `cancelled`/`user_stop` — also the stop-marked running task whose tool panicked during the
  * ToolExec the stop waited for (it ends `failed` and is not listed). Two stops that both find the same
- * task running (stop-marked in a critical step) may both list it: SPEC-silent, allowed here.
+ * task running (stop-marked in a critical step) may both list it: spec-silent, allowed here.
  */
 export function stopListProblems(report: Report): string[] {
   const problems: string[] = [];
@@ -169,7 +169,7 @@ export function accountingProblems(report: Report): string[] {
 }
 
 
-/** SPEC §5 restated (not imported: an oracle must not share the code it checks). */
+/** docs/spec.md §5 restated (not imported: an oracle must not share the code it checks). */
 function expectedLevel(declared: number, source: string, builtinPlugins: readonly string[]): number {
   const slash = source.indexOf('/');
   const head = slash === -1 ? source : source.slice(0, slash);
@@ -178,7 +178,7 @@ function expectedLevel(declared: number, source: string, builtinPlugins: readonl
 }
 
 /**
- * X1 at the scenario level: a task's reply is its own (SPEC §3.2, §4). A `done` task answers with one
+ * X1 at the scenario level: a task's reply is its own (docs/spec.md §3.2, §4). A `done` task answers with one
  * of its own scripted texts (or the max-tool-turns notice), `failed` with "processing error: …",
  * `cancelled` with the stop reply, skipped and dropped tasks with "". Levels are the declared ones,
  * clamped to L3 unless the source is a built-in plugin (P9).
@@ -198,7 +198,7 @@ export function replyProblems(scenario: Scenario, report: Report): string[] {
     switch (t.terminal) {
       case 'done':
         if (isConsolidation(t)) {
-          // SPEC §3.7: "consolidated: A added, S skipped" (a note in parentheses may follow).
+          // docs/spec.md §3.7: "consolidated: A added, S skipped" (a note in parentheses may follow).
           if (t.reply === null || !CONSOLIDATED.test(t.reply)) problems.push(`§3.7: consolidation ${id} ended done with ${JSON.stringify(t.reply)}`);
         } else if (t.reply === null || !texts.has(t.reply)) {
           problems.push(`X1: ${id} ended done with ${JSON.stringify(t.reply)}, not one of its own answers ${JSON.stringify([...texts])}`);
@@ -243,11 +243,11 @@ export function orderProblems(report: Report): string[] {
 // ---------------------------------------------------------------- channels, outputs, memory, consolidation
 
 export const CONSOLIDATION_CHANNEL = '_consolidation_';
-/** SPEC §3.7's reply, with the optional note in parentheses the kernel adds (malformed answer, no memory). */
+/** docs/spec.md §3.7's reply, with the optional note in parentheses the kernel adds (malformed answer, no memory). */
 const CONSOLIDATED = /^consolidated: (\d+) added, (\d+) skipped( \(.+\))?$/;
 const INPUT_CHANNEL_VIEWS = ['all', 'mine', 'unassigned', 'by_agent', 'detail'];
 
-/** A consolidation task: queued on `_consolidation_` (an external input or a kernel task, SPEC §3.7). */
+/** A consolidation task: queued on `_consolidation_` (an external input or a kernel task, docs/spec.md §3.7). */
 export function isConsolidation(t: ReportTask): boolean {
   return t.class === 'queued' && t.channel === CONSOLIDATION_CHANNEL;
 }
@@ -259,9 +259,9 @@ function isObject(v: unknown): v is JsonObject {
 }
 
 /**
- * The inputch registry as the scenario's `channels` and `events` leave it (SPEC §8.1, §12.2.1): by
+ * The inputch registry as the scenario's `channels` and `events` leave it (docs/spec.md §8.1, §12.2.1): by
  * name, the plugins and owners it may have. A re-registration keeps the allocation (S23); whether a
- * new non-empty owner overrides the kept one (REFERENCE) or not (SPEC "keeps owner"), and whether an
+ * new non-empty owner overrides the kept one (one reading) or not (the spec: "keeps owner"), and whether an
  * absent plugin keeps the old one, is left open: both values are possible.
  */
 export interface RegistryModel {
@@ -296,7 +296,7 @@ export function registryAt(scenario: Scenario, t: number, strict = false): Regis
 }
 
 /**
- * True when the input a task came from was certainly routed by `route.fallback` (SPEC §8.2, S21): its
+ * True when the input a task came from was certainly routed by `route.fallback` (docs/spec.md §8.2, S21): its
  * channel was registered when it was submitted, to an owner that is neither unassigned nor the root
  * (no child agent is ever live in these scenarios).
  */
@@ -309,14 +309,14 @@ export function routedByFallback(scenario: Scenario, t: ReportTask): boolean {
   return foreign(at) && foreign(before);
 }
 
-/** The text-capable declared devices (SPEC §12.2 `outputs`: caps default to ["text"]). */
+/** The text-capable declared devices (docs/spec.md §12.2 `outputs`: caps default to ["text"]). */
 function textDevices(scenario: Scenario): Set<string> {
   return new Set(scenario.outputs.filter((o) => (o.caps ?? ['text']).includes('text')).map((o) => o.name));
 }
 
 /**
  * Whether an `output_send__<channel>` call must succeed (true), must be refused (false), or either
- * (null: an empty text, which SPEC §9.1 does not settle). SPEC §8.4, §9.1: the root's grant is empty
+ * (null: an empty text, which docs/spec.md §9.1 does not settle). docs/spec.md §8.4, §9.1: the root's grant is empty
  * (every device); a device that is not declared or cannot carry text cannot be sent on; the
  * arguments are `{text: string, type?: "text"}`.
  */
@@ -329,7 +329,7 @@ export function expectedSend(scenario: Scenario, channel: string, args: unknown)
 }
 
 /**
- * Whether an `input_channels` call must succeed, given the registry when it ran (SPEC §8.3, §9.1): an
+ * Whether an `input_channels` call must succeed, given the registry when it ran (docs/spec.md §8.3, §9.1): an
  * unknown view, an ill-typed argument, `detail` without a name or with an unregistered one are
  * errors. Null when an event at that very instant changed the answer.
  */
@@ -349,7 +349,7 @@ function expectedInputChannels(scenario: Scenario, args: unknown, at: number): b
   return now === before ? now : null;
 }
 
-/** SPEC §9: a valid triple has no empty field and entity names of 2..50 characters with a letter or digit. */
+/** docs/spec.md §9: a valid triple has no empty field and entity names of 2..50 characters with a letter or digit. */
 function validTriple(t: JsonObject): boolean {
   const name = (v: unknown): boolean => {
     if (typeof v !== 'string') return false;
@@ -359,7 +359,7 @@ function validTriple(t: JsonObject): boolean {
   return name(t.subject) && name(t.object) && typeof t.relation === 'string' && t.relation.trim() !== '';
 }
 
-/** `memory_write` arguments that are well-typed (SPEC §9.1), as their triples; null when ill-typed. */
+/** `memory_write` arguments that are well-typed (docs/spec.md §9.1), as their triples; null when ill-typed. */
 function wellTypedTriples(args: unknown): JsonObject[] | null {
   if (!isObject(args) || !Array.isArray(args.triples)) return null;
   const triples: JsonObject[] = [];
@@ -374,19 +374,19 @@ function wellTypedTriples(args: unknown): JsonObject[] | null {
 
 /**
  * Whether a `memory_recall` call must succeed: false for ill-typed arguments, true for 1..3 non-blank
- * keywords with no depth or a depth of 1..2, null for content the tool may refuse (SPEC §3.8: schemas
+ * keywords with no depth or a depth of 1..2, null for content the tool may refuse (docs/spec.md §3.8: schemas
  * check types, content rules belong to the tool).
  */
 function expectedRecall(args: unknown): boolean | null {
   if (!isObject(args) || !Array.isArray(args.keywords)) return false;
   const keywords = args.keywords as unknown[];
   if (!keywords.every((k) => typeof k === 'string')) return false;
-  // SPEC §9.1: well-typed arguments always succeed (depth clamped, no keywords → nothing found).
+  // docs/spec.md §9.1: well-typed arguments always succeed (depth clamped, no keywords → nothing found).
   return args.depth === undefined || typeof args.depth === 'number';
 }
 
 /**
- * SPEC §8.4, §3.7, §12.3: everything in `outputs` was sent on a declared device that can carry text,
+ * docs/spec.md §8.4, §3.7, §12.3: everything in `outputs` was sent on a declared device that can carry text,
  * by a task whose successful `output_send__<device>` call it is — exactly one output per successful
  * call, none for a refused one — and never by a consolidation task.
  */
@@ -420,7 +420,7 @@ export function outputProblems(scenario: Scenario, report: Report): string[] {
 
 /**
  * The entity names the successful `memory_write` calls stored, each with the time of its earliest
- * commit: valid triples of a well-typed call are added or were already there (idempotent, SPEC §9).
+ * commit: valid triples of a well-typed call are added or were already there (idempotent, docs/spec.md §9).
  */
 function committedEntities(report: Report): Map<string, number> {
   const entities = new Map<string, number>();
@@ -439,7 +439,7 @@ function committedEntities(report: Report): Map<string, number> {
   return entities;
 }
 
-/** The outcome every built-in tool call must have (SPEC §3.8, §8.3, §8.4, §9, §9.1). */
+/** The outcome every built-in tool call must have (docs/spec.md §3.8, §8.3, §8.4, §9, §9.1). */
 export function builtinProblems(scenario: Scenario, report: Report): string[] {
   const problems: string[] = [];
   const stored = committedEntities(report);
@@ -452,7 +452,7 @@ export function builtinProblems(scenario: Scenario, report: Report): string[] {
   for (const [id, t] of Object.entries(report.tasks)) {
     for (const c of t.toolCalls) {
       if (c.start === null) {
-        // SPEC §3.8: a call the model asked for that never started is listed as refused, and only a
+        // docs/spec.md §3.8: a call the model asked for that never started is listed as refused, and only a
         // task that did not finish normally (a panic, a stop) leaves calls unstarted — or a
         // consolidation, whose one model call runs no tools whatever the answer asks for (§3.7).
         const finishedNormally = t.terminal === 'done' && !isConsolidation(t);
@@ -477,7 +477,7 @@ export function builtinProblems(scenario: Scenario, report: Report): string[] {
         const triples = wellTypedTriples(c.args);
         check(id, c, triples !== null);
         if (triples !== null && c.ok === true) {
-          // SPEC §3.8, §9 (M4): "added A, skipped S" for every well-typed call; invalid triples are skipped.
+          // docs/spec.md §3.8, §9 (M4): "added A, skipped S" for every well-typed call; invalid triples are skipped.
           const m = /^added (\d+), skipped (\d+)$/.exec(c.result ?? '');
           const valid = triples.filter(validTriple).length;
           const added = Number(m?.[1] ?? -1);
@@ -503,7 +503,7 @@ export function builtinProblems(scenario: Scenario, report: Report): string[] {
 }
 
 /**
- * SPEC §3.7, §2.9: a consolidation task is critical as a whole (never suspended), makes one model call
+ * docs/spec.md §3.7, §2.9: a consolidation task is critical as a whole (never suspended), makes one model call
  * and no tool call; an interrupt on `_consolidation_` ends skipped/invalid; with
  * `consolidateEveryTurns` N the kernel creates one consolidation after every N-th committed
  * non-interrupt turn (done, or — if a failed turn counts — failed), and none when N is 0.
@@ -545,7 +545,7 @@ export function consolidationProblems(scenario: Scenario, report: Report): strin
 }
 
 /**
- * SPEC §8.1, §8.2, §12.3: the report's `channels` is the registry the scenario's channels and events
+ * docs/spec.md §8.1, §8.2, §12.3: the report's `channels` is the registry the scenario's channels and events
  * leave behind, and every input, fallback-routed or not, was handled by the root (input is never
  * swallowed, S21).
  */

@@ -244,7 +244,7 @@ const toolDefArb: fc.Arbitrary<ToolJson> = fc
   }));
 
 export const rawScenarioArb: fc.Arbitrary<RawScenario> = fc.record({
-  seed: fc.integer({ min: 0 }), // SPEC §12.2 Bounds: a scenario seed is 0 … 2^53−1
+  seed: fc.integer({ min: 0 }), // docs/spec.md §12.2 Bounds: a scenario seed is 0 … 2^53−1
   webui: fc.boolean(),
   climb: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   kernel: fc.record({

@@ -1,5 +1,5 @@
 /**
- * The JSON of a scenario file (SPEC §12.2), as the scenario generators write it. The types are the
+ * The JSON of a scenario file (docs/spec.md §12.2), as the scenario generators write it. The types are the
  * scenario schema's own (`z.input` of `scenarioSchema`), so a generator cannot write a key the reader
  * does not know, and a change to the schema reaches the generators at compile time.
  */

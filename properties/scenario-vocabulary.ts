@@ -7,18 +7,18 @@
 import type { LevelJson, ReplyJson, StepJson } from './scenario-json.ts';
 
 export const TOOL_NAMES = ['alpha', 'beta', 'gamma', 'delta'] as const;
-/** Never declared: its calls end with the tool error "unknown tool nope" (SPEC §3.8). */
+/** Never declared: its calls end with the tool error "unknown tool nope" (docs/spec.md §3.8). */
 export const UNKNOWN_TOOL = 'nope';
 export const SOURCES = ['cli', 'qq', 'webui/x'] as const;
 export const LEVELS: readonly LevelJson[] = ['L1', 'L2', 'L3', 'L4'];
 export const STEPS: readonly StepJson[] = ['Prepare', 'Model', 'ToolExec'];
 
-/** Output devices a scenario may declare (SPEC §12.2 `outputs`); a send may also name UNDECLARED_DEVICE. */
+/** Output devices a scenario may declare (docs/spec.md §12.2 `outputs`); a send may also name UNDECLARED_DEVICE. */
 export const DEVICES = ['speaker', 'panel', 'lamp'] as const;
 export const UNDECLARED_DEVICE = 'ghost-device';
 /** Device capabilities: absent (the default, text), with text, and without it (a send is refused). */
 export const CAPS: readonly (readonly string[] | null)[] = [null, null, ['text'], ['text', 'audio'], ['light'], ['audio', 'light']];
-/** Inputch names (registered at t = 0 or by events) and the queued-only consolidation channel (SPEC §3.7). */
+/** Inputch names (registered at t = 0 or by events) and the queued-only consolidation channel (docs/spec.md §3.7). */
 export const CHANNEL_NAMES = ['sensor-1', 'sensor-2', 'qq/group'] as const;
 export const UNREGISTERED_CHANNEL = 'nowhere';
 export const CONSOLIDATION_CHANNEL = '_consolidation_';
@@ -26,7 +26,7 @@ export const PLUGINS: readonly (string | null)[] = [null, 'sensors', 'qq'];
 /** Owners: absent, unassigned, the root itself, and agents that do not exist (fallback routing, S21). */
 export const OWNERS: readonly (string | null)[] = [null, '', 'root', 'ghost', 'gone-child'];
 
-/** Triples for `memory_write`: the first four are valid, the rest well-typed but invalid (SPEC §9: skipped). */
+/** Triples for `memory_write`: the first four are valid, the rest well-typed but invalid (docs/spec.md §9: skipped). */
 export const TRIPLE_POOL: readonly { readonly [key: string]: string }[] = [
   { subject: 'Alice', relation: 'knows', object: 'Bob', sentence: 'Alice knows Bob.' },
   { subject: 'Bob', relation: 'works_at', object: 'Acme' },
@@ -40,7 +40,7 @@ export const TRIPLE_POOL: readonly { readonly [key: string]: string }[] = [
 export const RECALL_KEYWORDS = ['Alice', 'Bob', 'Acme', 'Zed'] as const;
 
 /**
- * Model answers for consolidation tasks (SPEC §3.7) — and, since kernel tasks share the numbering
+ * Model answers for consolidation tasks (docs/spec.md §3.7) — and, since kernel tasks share the numbering
  * `root:<n>`, for panic and overflow notices too: JSON triples, JSON in prose with a fence (one valid
  * triple, one invalid), no triples, malformed text, and a first answer that also calls an output tool
  * (a consolidation must send nothing; a panic notice sends, then answers with the second entry).

@@ -300,7 +300,7 @@ class FireTimer implements SchedCommand {
   }
 }
 
-/** A submission refused by the intake checks before the containers (SPEC §2.8, §3.1). */
+/** A submission refused by the intake checks before the containers (docs/spec.md §2.8, §3.1). */
 class Refuse implements SchedCommand {
   constructor(
     readonly level: Level | null,
@@ -321,7 +321,7 @@ class Refuse implements SchedCommand {
   }
 }
 
-/** The user stop's scheduler part (SPEC §2.9 step 1; nothing stays armed). */
+/** The user stop's scheduler part (docs/spec.md §2.9 step 1; nothing stays armed). */
 class StopQueued implements SchedCommand {
   check(): boolean {
     return true;
@@ -337,7 +337,7 @@ class StopQueued implements SchedCommand {
   }
 }
 
-/** Stopping the agent (SPEC §10.2a): everything pending, running or suspended ends. */
+/** Stopping the agent (docs/spec.md §10.2a): everything pending, running or suspended ends. */
 class StopAll implements SchedCommand {
   check(): boolean {
     return true;

@@ -1,13 +1,13 @@
 /**
- * A deliberately naive reference scheduler, written from SPEC §2 alone. Theory of operation:
+ * A deliberately naive reference scheduler, written from docs/spec.md §2 alone. Theory of operation:
  *
  * This is the "second reading" of the spec that the model-based property compares with
  * `src/kernel/scheduler/core.ts`. It shares no logic with it: plain arrays, linear scans, a sort where the
  * spec says "the oldest of the lowest", no counters kept incrementally where they can be recomputed.
  * Only types are imported from src/ (so that `dump()` has the same shape as the real one).
  *
- * Where SPEC §2 is silent, the model follows the decisions already taken by the implementation (they
- * are listed in the brief of this test and marked "SPEC-silent" below); everything else is the spec's
+ * Where docs/spec.md §2 is silent, the model follows the decisions already taken by the implementation (they
+ * are listed in the brief of this test and marked "spec-silent" below); everything else is the spec's
  * text turned into code. Time is the model's own field `nowMs`; the harness advances it and passes the
  * same value to the real scheduler, so time never goes backwards.
  */
@@ -52,19 +52,19 @@ export interface ModelPick {
   readonly from: PickSource;
 }
 
-/** SPEC §2.6: queued ← L1 ← L2 ← L3 with L4 running. */
+/** docs/spec.md §2.6: queued ← L1 ← L2 ← L3 with L4 running. */
 const STACK_BOUND = 4;
 const ALL_LEVELS: readonly Level[] = [1, 2, 3, 4];
 /** Tasks that end without running reply "" (as in src/kernel/scheduler/core.ts: "" for skipped and dropped tasks). */
 const OVERFLOW_DROP: Terminal = { kind: 'dropped', reason: 'interrupt_overflow', reply: '' };
 
-/** SPEC §1: queued → 0; interrupt → min(4, level + min(preemptCount, 2)). */
+/** docs/spec.md §1: queued → 0; interrupt → min(4, level + min(preemptCount, 2)). */
 function effective(task: ModelTask): number {
   if (task.cls === 'queued' || task.level === null) return 0;
   return Math.min(4, task.level + Math.min(task.preemptCount, 2));
 }
 
-/** SPEC §2.2: an interrupt, something running, strictly greater effective level. */
+/** docs/spec.md §2.2: an interrupt, something running, strictly greater effective level. */
 function canPreempt(incoming: ModelTask, running: ModelTask | null): boolean {
   return incoming.cls === 'interrupt' && running !== null && effective(incoming) > effective(running);
 }
@@ -108,7 +108,7 @@ export class SchedulerModel {
 
   // ------------------------------------------------------------------ facts in
 
-  /** SPEC §2.8. */
+  /** docs/spec.md §2.8. */
   submitQueued(id: string, options: SubmitOptions): SubmitOutcome {
     const kernel = options.kernel === true;
     const task = this.newTask(id, 'queued', null);
@@ -127,7 +127,7 @@ export class SchedulerModel {
     return { kind: 'admitted', armed: false };
   }
 
-  /** SPEC §2.3 steps 1–3 (and the timer request of step 4). */
+  /** docs/spec.md §2.3 steps 1–3 (and the timer request of step 4). */
   submitInterrupt(id: string, level: Level): SubmitOutcome {
     const task = this.newTask(id, 'interrupt', level);
     this.counters.interruptsByLevel[level] += 1;
@@ -146,7 +146,7 @@ export class SchedulerModel {
     return { kind: 'admitted', armed: true };
   }
 
-  /** SPEC §2.5. */
+  /** docs/spec.md §2.5. */
   pick(): ModelPick | null {
     if (this.immediate !== null) {
       const task = this.immediate;
@@ -171,18 +171,18 @@ export class SchedulerModel {
     return null;
   }
 
-  /** SPEC §2.4: (a) re-arm, then (b) yield. */
+  /** docs/spec.md §2.4: (a) re-arm, then (b) yield. */
   safePoint(): 'continue' | 'suspended' {
     const running = this.mustRun();
     this.rearm(running);
     const armed = this.armed;
     if (armed !== null && !this.critical && effective(armed) > effective(running) && this.stack.length < STACK_BOUND) {
       this.stack.push({ task: running, effAtSuspend: effective(running), by: armed.id, suspendedAtMs: this.nowMs });
-      running.preemptCount += 1; // SPEC §2.7
+      running.preemptCount += 1; // docs/spec.md §2.7
       running.lastSuspendedAtMs = this.nowMs;
       this.counters.suspended += 1;
       this.running = null;
-      this.armed = null; // SPEC §2.3 step 5; the occupant stays in the slot
+      this.armed = null; // docs/spec.md §2.3 step 5; the occupant stays in the slot
       this.dropCooldownTimer();
       return 'suspended';
     }
@@ -194,13 +194,13 @@ export class SchedulerModel {
     // A critical section is a span inside a task: it cannot outlive it.
     this.critical = false;
     this.running = null;
-    this.armed = null; // SPEC §2.3 step 5
+    this.armed = null; // docs/spec.md §2.3 step 5
     this.dropCooldownTimer();
     this.counters.executed += 1;
     this.terminal(running, terminal);
   }
 
-  /** SPEC §12.2 (stopAt): the timer waits for the running task's cooldown; without that task it guards nothing. */
+  /** docs/spec.md §12.2 (stopAt): the timer waits for the running task's cooldown; without that task it guards nothing. */
   private dropCooldownTimer(): void {
     if (this.cooldownTimerAtMs === null) return;
     this.cooldownTimerAtMs = null;
@@ -217,14 +217,14 @@ export class SchedulerModel {
     this.critical = false;
   }
 
-  /** SPEC §2.3 step 4. Returns whether it armed a preemption. */
+  /** docs/spec.md §2.3 step 4. Returns whether it armed a preemption. */
   cooldownTimerFired(): boolean {
     this.cooldownTimerAtMs = null;
     if (this.running === null) return false;
     return this.rearm(this.running);
   }
 
-  /** SPEC §2.8: a submission refused by the intake checks ends at once; `invalid` counts in `rejected`. */
+  /** docs/spec.md §2.8: a submission refused by the intake checks ends at once; `invalid` counts in `rejected`. */
   refuse(id: string, cls: TaskClass, level: Level | null, reason: TerminalReason): Terminal {
     const task = this.newTask(id, cls, level);
     if (reason === 'invalid') this.counters.rejected += 1;
@@ -234,7 +234,7 @@ export class SchedulerModel {
   }
 
   /**
-   * SPEC §2.9 step 1 and "nothing stays armed": every task waiting in the queued FIFO ends; the level
+   * docs/spec.md §2.9 step 1 and "nothing stays armed": every task waiting in the queued FIFO ends; the level
    * queues, the immediate slot (its occupant stays there, unarmed) and the stack are unaffected.
    */
   stopQueued(terminal: Terminal): string[] {
@@ -246,8 +246,8 @@ export class SchedulerModel {
   }
 
   /**
-   * SPEC §10.2a steps 2, 4, 5: the running task and every pending or suspended task end; the timer is
-   * cleared. SPEC-silent (implementation's decisions): the order is running, immediate, level queues
+   * docs/spec.md §10.2a steps 2, 4, 5: the running task and every pending or suspended task end; the timer is
+   * cleared. spec-silent (implementation's decisions): the order is running, immediate, level queues
    * L4→L1, queued FIFO, stack top→bottom; the running task counts in `executed`; abandoned frames count
    * as neither suspended nor resumed.
    */
@@ -336,12 +336,12 @@ export class SchedulerModel {
     return { id: task.id, from };
   }
 
-  /** SPEC §2.7 (G2): less than cooldownMs since its last suspension. */
+  /** docs/spec.md §2.7 (G2): less than cooldownMs since its last suspension. */
   private inCooldown(task: ModelTask): boolean {
     return task.lastSuspendedAtMs !== null && this.nowMs - task.lastSuspendedAtMs < this.config.cooldownMs;
   }
 
-  /** The interrupt containers: four level queues plus the immediate slot (SPEC §2.3 step 3). */
+  /** The interrupt containers: four level queues plus the immediate slot (docs/spec.md §2.3 step 3). */
   private interruptsWaiting(): number {
     let n = this.immediate === null ? 0 : 1;
     for (const level of ALL_LEVELS) n += this.levelQueues[level].length;
@@ -368,7 +368,7 @@ export class SchedulerModel {
   }
 
   /**
-   * SPEC §2.3 step 3: the oldest task of the lowest level among the level-queue heads and (when given)
+   * docs/spec.md §2.3 step 3: the oldest task of the lowest level among the level-queue heads and (when given)
    * the task being placed, which counts as the newest of its level.
    */
   private chooseVictim(placing: ModelTask | null): ModelTask | null {
@@ -403,9 +403,9 @@ export class SchedulerModel {
   }
 
   /**
-   * A newcomer takes the immediate slot and arms. SPEC: "if the containers are full, the victim is
+   * A newcomer takes the immediate slot and arms. the spec: "if the containers are full, the victim is
    * chosen first, and the newcomer cannot be the victim"; the occupant is never the victim while it is
-   * the occupant. SPEC-silent detail (implementation's decision): the victim is chosen first among the
+   * the occupant. spec-silent detail (implementation's decision): the victim is chosen first among the
    * level-queue heads only; the evicted occupant is then placed like any interrupt, so it can be the
    * victim only when no head existed (maxQueue = 1).
    */
@@ -446,10 +446,10 @@ export class SchedulerModel {
   }
 
   /**
-   * SPEC §2.4 (a) and §2.3 step 4: with nothing armed, an empty slot and no critical section, the
+   * docs/spec.md §2.4 (a) and §2.3 step 4: with nothing armed, an empty slot and no critical section, the
    * first head (L4→L1) that can preempt the running task moves to the slot and arms — unless the
    * running task is in its cooldown, in which case the cooldown timer is requested instead.
-   * SPEC-silent (implementation's decision): when the timer fires during a critical section nothing is
+   * spec-silent (implementation's decision): when the timer fires during a critical section nothing is
    * requested; the safe point after the section re-arms or requests it.
    */
   private rearm(running: ModelTask): boolean {
@@ -474,7 +474,7 @@ export class SchedulerModel {
   }
 
   /**
-   * At most one timer per agent (SPEC §2.3 step 4). SPEC-silent (implementation's decision): a request
+   * At most one timer per agent (docs/spec.md §2.3 step 4). spec-silent (implementation's decision): a request
    * for an earlier time replaces the pending one (clear, then set); a later or equal one is ignored.
    */
   private requestCooldownTimer(running: ModelTask): void {

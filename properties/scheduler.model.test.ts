@@ -1,5 +1,5 @@
 /**
- * Model-based property of the scheduler core (SPEC §2, §6, §7 O1): random sequences of facts are
+ * Model-based property of the scheduler core (docs/spec.md §2, §6, §7 O1): random sequences of facts are
  * applied to the real `Scheduler` (with `verify: true`, so its own invariant assertions run) and to a
  * naive model written from the spec; after every fact the full dumps, the timer effects and the
  * terminal events agree, and no task is lost silently (running, in exactly one container, or exactly
@@ -29,7 +29,7 @@ function agreesWithModel(weights: CommandWeights, numRuns: number): void {
 
 let completed = 0;
 
-describe('scheduler core against a naive model of SPEC §2 (O1, I5, STACK, LIFO, STRICT, QUEUED)', () => {
+describe('scheduler core against a naive model of docs/spec.md §2 (O1, I5, STACK, LIFO, STRICT, QUEUED)', () => {
   it(`agrees with the model and loses nothing: every command at a moderate rate (${RUNS} runs)`, () => {
     agreesWithModel(MIXED, RUNS);
   });

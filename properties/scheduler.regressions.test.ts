@@ -5,7 +5,7 @@
  *
  * When the model-based property finds a disagreement, its shrunk counterexample goes here as a named
  * test, next to the fix. So far it has found none in the scheduler; the sequences below pin the
- * decisions SPEC §2 leaves open (marked "SPEC-silent" in scheduler-model.ts) and the paths that random
+ * decisions docs/spec.md §2 leaves open (marked "spec-silent" in scheduler-model.ts) and the paths that random
  * sequences reach only rarely, with the outcome spelled out.
  */
 import { describe, expect, it } from 'vitest';
@@ -63,7 +63,7 @@ describe('scheduler regressions and pinned sequences (model-based replay)', () =
     expect(d.cooldownTimerAtMs).toBeNull();
   });
 
-  it('overflow, maxQueue 1 (SPEC-silent): an evicted occupant with no level-queue head to drop is the victim', () => {
+  it('overflow, maxQueue 1 (spec-silent): an evicted occupant with no level-queue head to drop is the victim', () => {
     const { real } = replay(config(1), [queued(), pick(), interrupt(1), interrupt(2)]);
     const d = real.sched.dump();
     expect(d.immediate?.id).toBe('i3L2');
@@ -72,7 +72,7 @@ describe('scheduler regressions and pinned sequences (model-based replay)', () =
     expect(d.counters.rejected).toBe(1);
   });
 
-  it('overflow (SPEC-silent): a newcomer taking the slot drops a level-queue head first, even one above the evicted occupant', () => {
+  it('overflow (spec-silent): a newcomer taking the slot drops a level-queue head first, even one above the evicted occupant', () => {
     // i2 (L4) waits because of the critical section; after it, i3 (L1) arms, then i4 (L2) evicts i3.
     // With maxQueue 2 the containers are full: the victim is chosen first, among the level-queue heads
     // only (the occupant is never the victim, the newcomer cannot be), so the L4 is dropped and the
@@ -94,7 +94,7 @@ describe('scheduler regressions and pinned sequences (model-based replay)', () =
     expect(terminalOf(real.recorder.events, 'i2L4')).toMatchObject({ kind: 'dropped', reason: 'interrupt_overflow' });
   });
 
-  it('user stop (SPEC §2.9): the queued FIFO ends cancelled, nothing stays armed, the occupant keeps its slot', () => {
+  it('user stop (docs/spec.md §2.9): the queued FIFO ends cancelled, nothing stays armed, the occupant keeps its slot', () => {
     const { real } = replay(config(256), [queued(), queued(), pick(), interrupt(2), stopQueued(), safePoint()]);
     const d = real.sched.dump();
     expect(d.queue).toEqual([]);
@@ -104,7 +104,7 @@ describe('scheduler regressions and pinned sequences (model-based replay)', () =
     expect(terminalOf(real.recorder.events, 'q2')).toMatchObject({ kind: 'cancelled', reason: 'user_stop' });
   });
 
-  it('cooldown timer during a critical section (SPEC-silent): nothing is requested; the next safe point arms', () => {
+  it('cooldown timer during a critical section (spec-silent): nothing is requested; the next safe point arms', () => {
     const { real } = replay(config(256), [
       queued(),
       pick(),
@@ -127,7 +127,7 @@ describe('scheduler regressions and pinned sequences (model-based replay)', () =
     expect(d.counters.preemptsByLevel[1]).toBe(2);
   });
 
-  it('agent stop (SPEC-silent order): running, immediate, level queues L4→L1, queued FIFO, stack top→bottom', () => {
+  it('agent stop (spec-silent order): running, immediate, level queues L4→L1, queued FIFO, stack top→bottom', () => {
     const { real } = replay(config(256), [
       queued(),
       queued(),

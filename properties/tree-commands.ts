@@ -249,7 +249,7 @@ export function checkAgreement(m: TreeState, r: RealTree, after: string): void {
 }
 
 /**
- * End of a run: the root stops (SPEC §10.2a), then every task ever submitted has exactly one terminal
+ * End of a run: the root stops (docs/spec.md §10.2a), then every task ever submitted has exactly one terminal
  * event, nothing waits, and the monitors' end-of-run checks pass.
  */
 export function finishRun(m: TreeState, r: RealTree): void {
@@ -316,7 +316,7 @@ function scriptOf(text: string): Script {
   return (SCRIPT_SUFFIX.exec(text)?.[1] ?? 'plain') as Script;
 }
 
-/** The model's side of one `resident_agents` call by the root (SPEC §10.6): applies it, returns ok. */
+/** The model's side of one `resident_agents` call by the root (docs/spec.md §10.6): applies it, returns ok. */
 function control(m: TreeState, taskId: string, raw: string): { ok: boolean } {
   const args = JSON.parse(raw) as ControlArgs;
   const ok = applyControl(m, args);
@@ -690,7 +690,7 @@ class StopAgent extends Base {
   }
 }
 
-/** The root stops, and with it the tree, children first (SPEC §10.2a). */
+/** The root stops, and with it the tree, children first (docs/spec.md §10.2a). */
 export class StopRoot extends Base {
   apply(m: TreeState, r: RealTree): void {
     if (m.agent(ROOT).state !== 'stopped') reached.rootStops += 1;
@@ -705,7 +705,7 @@ export class StopRoot extends Base {
 
 /**
  * Drives a child over 0.9 × its window: a long input is submitted and the child answered until it has
- * ended; a short input then starts, whose Prepare finds the context full (SPEC §10.5).
+ * ended; a short input then starts, whose Prepare finds the context full (docs/spec.md §10.5).
  */
 class Fill extends Base {
   constructor(readonly child: number) {

@@ -1,11 +1,11 @@
 /**
- * A deliberately naive model of the agent tree (SPEC §10), written from the spec, for the model-based
+ * A deliberately naive model of the agent tree (docs/spec.md §10), written from the spec, for the model-based
  * property in tree.model.test.ts. Theory of operation:
  *
  * The model holds what the tree is made of — agents with their parent, kind, state, window, processing
  * table, context-full latch and committed context; the inputch registry's owners; every task with its
- * scripted model answers — and replays each command the way SPEC §10 describes it, with plain arrays
- * and linear scans. Which task of an agent runs next is SPEC §2's question, not §10's: every agent
+ * scripted model answers — and replays each command the way docs/spec.md §10 describes it, with plain arrays
+ * and linear scans. Which task of an agent runs next is docs/spec.md §2's question, not §10's: every agent
  * owns a `SchedulerModel` (scheduler-model.ts, the naive scheduler the scheduler property already
  * checks) and the model drives it the way the agent driver does — a pick when idle, a safe point
  * before each step, a preemption that cancels the streaming call. The only import from src/ are types.
@@ -25,14 +25,14 @@ export const ROOT = 'root';
 export const OPERATOR = 'op';
 /** Inputchs registered, unassigned, before the first command. */
 export const CHANNELS = ['ch-a', 'ch-b', 'ch-c'] as const;
-/** SPEC §10.5, restated: the context-full share and the compress budget. */
+/** docs/spec.md §10.5, restated: the context-full share and the compress budget. */
 const FULL_RATIO = 0.9;
 const KEEP_RATIO = 0.5;
 const KEEP_MAX = 20;
 const WINDOW_DEFAULT = 32_768;
 const COMPRESS_CHANNEL = '_compress_';
 const COMPRESS_TEXT = 'compress the conversation context';
-/** REFERENCE §3.8: what an automatic table record keeps of a round. */
+/** What an automatic table record keeps of a round. */
 const AUTO_INPUT_MAX = 80;
 const AUTO_OUTPUT_MAX = 120;
 /** Length of a `big` answer: one fills a 150-token window, two a 320-token one. */
@@ -131,7 +131,7 @@ const KIND_DEFAULTS: Record<Kind, { residual: Residual; channels: Disposition }>
 };
 
 function tokens(s: string): number {
-  // Every text of the property is ASCII: one token per character (SPEC §10.5).
+  // Every text of the property is ASCII: one token per character (docs/spec.md §10.5).
   return s.length;
 }
 
@@ -199,9 +199,9 @@ export class TreeModel {
     return t.waiting ? t : null;
   }
 
-  // ---------------------------------------------------------------- the skeleton (SPEC §10.1, §10.2)
+  // ---------------------------------------------------------------- the skeleton (docs/spec.md §10.1, §10.2)
 
-  /** Why `create` under `parent` is refused, or null (the checks of SPEC §10.2, in the kernel's order). */
+  /** Why `create` under `parent` is refused, or null (the checks of docs/spec.md §10.2, in the kernel's order). */
   createProblem(parent: string, spec: ChildSpecModel): string | null {
     const p = this.agents.get(parent);
     if (p === undefined || p.state === 'stopped') return 'parent not live';
@@ -257,7 +257,7 @@ export class TreeModel {
     return agent;
   }
 
-  /** SPEC §10.2a: children first, depth-first; then the agent's own tasks; then its channels. */
+  /** docs/spec.md §10.2a: children first, depth-first; then the agent's own tasks; then its channels. */
   stop(id: string, cause: StopCause): void {
     const agent = this.agents.get(id);
     if (agent === undefined || agent.state === 'stopped') return;
@@ -301,7 +301,7 @@ export class TreeModel {
     this.registry.delete(`child/${id}`);
   }
 
-  /** The residual policy and disposition a destroy or reclaim without them applies (SPEC §10.1). */
+  /** The residual policy and disposition a destroy or reclaim without them applies (docs/spec.md §10.1). */
   defaults(id: string): { residual: Residual; channels: Disposition } {
     const kind = this.agent(id).kind;
     return kind === 'root' ? { residual: 'keep', channels: 'release' } : KIND_DEFAULTS[kind];
@@ -310,7 +310,7 @@ export class TreeModel {
   // ---------------------------------------------------------------- inputs
 
   /**
-   * An external input (SPEC §8.2, §5): routed by its channel's owner from the agent it is addressed
+   * An external input (docs/spec.md §8.2, §5): routed by its channel's owner from the agent it is addressed
    * to, refused on a stopped agent, clamped to L3 unless its source is a built-in plugin on the root.
    * Returns the agent that took it.
    */
@@ -379,7 +379,7 @@ export class TreeModel {
   }
 
   /**
-   * A parent message (SPEC §10.3): an L4 from `parent/<parent>` on the child's home channel. It
+   * A parent message (docs/spec.md §10.3): an L4 from `parent/<parent>` on the child's home channel. It
    * suspends the task it preempts, or with `parentMessage: "discard"` fails it; a task it does not
    * preempt (an L4, a compress) carries on either way.
    */
@@ -391,7 +391,7 @@ export class TreeModel {
     return id;
   }
 
-  /** SPEC §10.5: the compress task, L4 and critical, on `_compress_`; `summary` null: the call fails. */
+  /** docs/spec.md §10.5: the compress task, L4 and critical, on `_compress_`; `summary` null: the call fails. */
   compress(child: ModelAgent, summary: string | null): string | null {
     return this.kernelTask(
       child,
@@ -411,7 +411,7 @@ export class TreeModel {
     this.takeTerminals(agent);
   }
 
-  /** An rt child's single slot (SPEC §10.1): whatever it holds ends `superseded` before a newcomer. */
+  /** An rt child's single slot (docs/spec.md §10.1): whatever it holds ends `superseded` before a newcomer. */
   private supersede(agent: ModelAgent): void {
     if (agent.kind !== 'rt' || pendingCount(agent) === 0) return;
     agent.sched.stopAll({ kind: 'superseded', reply: '' });
@@ -464,7 +464,7 @@ export class TreeModel {
     return progressed;
   }
 
-  /** SPEC §10.5: the latch, after a child's Prepare. */
+  /** docs/spec.md §10.5: the latch, after a child's Prepare. */
   private afterPrepare(agent: ModelAgent): void {
     const total = agent.context.reduce((n, e) => n + eventTokens(e), 0);
     if (total < FULL_RATIO * agent.window) {
@@ -480,14 +480,14 @@ export class TreeModel {
   }
 
   /**
-   * SPEC §10.3, §5: a notify (L3) or a kernel event (L4) on the parent, from `child/<id>`. The root
-   * answers a context-full signal as SPEC §10.5 suggests, by compressing the child.
+   * docs/spec.md §10.3, §5: a notify (L3) or a kernel event (L4) on the parent, from `child/<id>`. The root
+   * answers a context-full signal as docs/spec.md §10.5 suggests, by compressing the child.
    */
   private raiseOnParent(child: ModelAgent, level: Level, text: string): void {
     if (child.parent === null) return;
     const parent = this.agent(child.parent);
     const channel = `child/${child.id}`;
-    // SPEC §5: on a child, only its parent raises L4; every other interrupt is clamped to L3.
+    // docs/spec.md §5: on a child, only its parent raises L4; every other interrupt is clamped to L3.
     const clamped: Level = parent.kind !== 'root' && level === 4 ? 3 : level;
     const answers = (id: string): Answer[] =>
       level === 4 && parent.kind === 'root'
@@ -547,7 +547,7 @@ export class TreeModel {
     }
   }
 
-  /** SPEC §10.5: the older events become one summary event, or are dropped; the table is cleared. */
+  /** docs/spec.md §10.5: the older events become one summary event, or are dropped; the table is cleared. */
   private compressed(agent: ModelAgent, task: ModelTask, summary: string | null): { older: number; kept: number } {
     const plan = compressPlan(agent);
     const kept = agent.context.splice(plan.older);
@@ -562,7 +562,7 @@ export class TreeModel {
     return plan;
   }
 
-  /** The running task ends: a child's round record, the context commit, the terminal (SPEC §10.4, §3.4). */
+  /** The running task ends: a child's round record, the context commit, the terminal (docs/spec.md §10.4, §3.4). */
   private finish(agent: ModelAgent, task: ModelTask, terminal: Terminal): void {
     if (agent.kind !== 'root' && !task.compress) {
       const note = agent.notes.get(task.id);
@@ -618,7 +618,7 @@ function pendingCount(agent: ModelAgent): number {
   return (s.running === null ? 0 : 1) + (s.immediate === null ? 0 : 1) + levels.reduce((n, l) => n + s.levelQueues[l].length, 0) + s.queue.length + s.stack.length;
 }
 
-/** SPEC §10.5: keep the newest events within 0.5 × window (never more than 20); the rest are older. */
+/** docs/spec.md §10.5: keep the newest events within 0.5 × window (never more than 20); the rest are older. */
 function compressPlan(agent: ModelAgent): { older: number; kept: number } {
   const budget = KEEP_RATIO * agent.window;
   let kept = 0;

@@ -1,5 +1,5 @@
 /**
- * Model-based property of the agent tree (SPEC §10; S4–S20, C1–C5): random sequences of control
+ * Model-based property of the agent tree (docs/spec.md §10; S4–S20, C1–C5): random sequences of control
  * actions (create, send, inspect, list, compress, reclaim, destroy — through the root's
  * `resident_agents` tool), inputs for children, model answers (notifies, notes, failures, long
  * answers that fill a window), door inputs (`child.create` under a child, `child.destroy`,
@@ -21,7 +21,7 @@ const RUNS = 300;
 let completed = false;
 let runsPerSecond = 0;
 
-describe('agent tree against a naive model of SPEC §10 (S4–S20, C1–C5, CHILD, BALANCE, I5)', () => {
+describe('agent tree against a naive model of docs/spec.md §10 (S4–S20, C1–C5, CHILD, BALANCE, I5)', () => {
   it(`agrees with the model after every command and ends every task exactly once (${RUNS} runs)`, () => {
     const startedMs = performance.now();
     fc.assert(

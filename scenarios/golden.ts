@@ -1,5 +1,5 @@
 /**
- * The golden trace hashes of scenarios/ (SPEC §12.4): `npx tsx scenarios/golden.ts [--update-golden]`.
+ * The golden trace hashes of scenarios/ (docs/spec.md §12.4): `npx tsx scenarios/golden.ts [--update-golden]`.
  *
  * Without a flag it runs every scenario with its own seed and compares its trace hash with
  * golden.json: it prints every difference (changed, missing, stale) and exits 1 if there is one.

@@ -1,7 +1,7 @@
 /**
  * The scenario harness shared by `golden.ts` and `scenarios.test.ts`.
  *
- * Theory of operation. Every `scenarios/*.json` file except `golden.json` is a scenario (SPEC §12.2);
+ * Theory of operation. Every `scenarios/*.json` file except `golden.json` is a scenario (docs/spec.md §12.2);
  * `golden.json` maps each scenario name to the trace hash of a run with the scenario's own seed. A
  * trace hash covers every trace event, so any change of scheduling, timing or text shows up as a
  * changed hash; a deliberate change is recorded with `npm run golden -- --update-golden`.
@@ -58,7 +58,7 @@ export async function runScenarioFile(file: ScenarioFile): Promise<Report> {
   return outcome.report;
 }
 
-/** The SPEC IDs a scenario covers: the comma-separated list before the first ':' of its description. */
+/** The spec IDs (docs/spec.md) a scenario covers: the comma-separated list before the first ':' of its description. */
 export function specIds(scenario: Scenario): string[] {
   const description = scenario.description ?? '';
   const colon = description.indexOf(':');

@@ -2,7 +2,7 @@
  * Every regression file under scenarios/regressions/, replayed on every `npm test`:
  * a shrunk failing scenario, kept with its seed. Each runs with the flags its description names
  * (`--swarm`, `--shuffle-ties`) and must pass its own expectations — among them `expect.violations`,
- * which fails the run when a listed violation no longer occurs (SPEC §12.1), so a fixed bug shows up
+ * which fails the run when a listed violation no longer occurs (docs/spec.md §12.1), so a fixed bug shows up
  * here until its file asserts the correct behaviour. A counterexample kept by the generated-scenario
  * property is also held to that property's checks.
  */

@@ -1,7 +1,7 @@
 /**
- * Every scenario file (SPEC §12.4) as a test: its expectations hold, it violates no invariant, its
+ * Every scenario file (docs/spec.md §12.4) as a test: its expectations hold, it violates no invariant, its
  * trace hash equals the golden one, and (K2) the flagship scenarios give the same hash when run
- * twice in the same process. The test names carry the SPEC IDs from each scenario's description.
+ * twice in the same process. The test names carry the spec IDs from each scenario's description.
  */
 import { describe, expect, it } from 'vitest';
 import { describeFailures, listScenarioFiles, loadScenario, readGolden, runScenarioFile, specIds } from './harness.ts';

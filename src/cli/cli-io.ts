@@ -1,6 +1,6 @@
 /**
  * What every `homeagent` subcommand shares: exit codes, the unusable-input document, flag parsing
- * helpers, the reproduce command line, and the process shell around commander (SPEC §12.1).
+ * helpers, the reproduce command line, and the process shell around commander (docs/spec.md §12.1).
  *
  * Exit codes are a public contract: 0 ok, 1 a failed expectation or an unexpected violation, 2
  * unusable input (a bad flag, an unreadable or invalid scenario, a feature not supported yet). A
@@ -23,7 +23,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_UNUSABLE = 2;
 
-/** The `--json` document of an unusable input (SPEC §12.1). */
+/** The `--json` document of an unusable input (docs/spec.md §12.1). */
 export interface UnusableDocument {
   readonly reportVersion: 1;
   readonly ok: false;

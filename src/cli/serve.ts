@@ -1,7 +1,7 @@
 /**
  * `homeagent serve [--config FILE] [--model demo] [--host 127.0.0.1] [--port 8787] [--token T]
  * [--data-dir DIR] [--journal FILE] [--trace FILE] [--log-format json|text] [--no-terminal]`
- * (SPEC §13.1): runs the kernel in production until SIGINT or SIGTERM.
+ * (docs/spec.md §13.1): runs the kernel in production until SIGINT or SIGTERM.
  *
  * stdout carries exactly one line when the server is ready, `listening on http://HOST:PORT`, then
  * (besides terminal replies) one last line on shutdown, `trace <hash> (<n> events)` — the hash
@@ -35,7 +35,7 @@ export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('run the agent with real models (or --model demo): HTTP API, terminal, timers, journal')
-    .option('--config <file>', 'JSON configuration: providers, tools, kernel, … (SPEC §13.1)')
+    .option('--config <file>', 'JSON configuration: providers, tools, kernel, … (docs/spec.md §13.1)')
     .option('--model <name>', '"demo": the scripted demo model, no configuration needed')
     .option('--host <host>', `address to listen on (default ${DEFAULT_HOST}; any other needs a token)`)
     .option('--port <n>', `port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`)

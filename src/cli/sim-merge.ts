@@ -1,5 +1,5 @@
 /**
- * `homeagent sim merge <summary.json>… [--json]` (SPEC §12.1): combines the `sim sweep --json`
+ * `homeagent sim merge <summary.json>… [--json]` (docs/spec.md §12.1): combines the `sim sweep --json`
  * summaries of the shards of one sweep (`--shard 1/n` … `n/n`, typically one per CI job) into the
  * summary of the whole sweep, with the totals the unsharded sweep gives (sweep-summary.ts says what
  * must agree and how the rates are recomputed).

@@ -1,5 +1,5 @@
 /**
- * `homeagent sim replay <journal.jsonl> [--json] [--trace out.jsonl] [--to-scenario out.json]` (SPEC
+ * `homeagent sim replay <journal.jsonl> [--json] [--trace out.jsonl] [--to-scenario out.json]` (docs/spec.md
  * §12.1, §13): re-drives a fresh kernel from a `serve --journal` file and prints the trace hash, which
  * is the one `serve` printed when it shut down. `--to-scenario` also writes the run as a scenario file
  * (sim/replay/to-scenario.ts), checked against the scenario schema before it is written.

@@ -1,6 +1,6 @@
 /**
  * `homeagent sim run <scenario.json> [--seed N] [--trace out.jsonl] [--json] [--check-determinism]
- * [--shuffle-ties] [--html out.html]` (SPEC §12.1): one seeded run of one scenario, its report, and an exit
+ * [--shuffle-ties] [--html out.html]` (docs/spec.md §12.1): one seeded run of one scenario, its report, and an exit
  * code; `--html` also writes the timeline of the run (sim-view.ts) and the summary links it.
  *
  * Theory of operation: validate everything first (flags and the scenario, every problem collected,
@@ -62,7 +62,7 @@ export function registerSimRun(sim: Command): void {
   sim
     .command('run')
     .description('run one scenario with one seed and report (exit 0 ok, 1 failed, 2 unusable input)')
-    .argument('<scenario.json>', 'scenario file (SPEC §12.2)')
+    .argument('<scenario.json>', 'scenario file (docs/spec.md §12.2)')
     .option('--seed <n>', "seed, a non-negative integer (default: the scenario's seed)")
     .option('--trace <file>', 'write the canonical trace (a header line, then one JSON line per event)')
     .option('--json', 'print the report as one JSON document on stdout, and nothing else')

@@ -1,6 +1,6 @@
 /**
  * `homeagent sim sweep <scenario.json> --seeds A..B [--workers N] [--shard i/n] [--json] [--junit FILE]
- * [--shuffle-ties] [--html-dir DIR]` (SPEC §12.1): runs one scenario over a range of seeds and lists the
+ * [--shuffle-ties] [--html-dir DIR]` (docs/spec.md §12.1): runs one scenario over a range of seeds and lists the
  * failing ones; `--html-dir` also writes the timeline of each failing seed (sweep-timelines.ts), and
  * `--junit` the sweep as a JUnit XML report, one testcase per seed (sweep-junit.ts).
  *
@@ -91,7 +91,7 @@ export function registerSimSweep(sim: Command): void {
   sim
     .command('sweep')
     .description('run a scenario over a range of seeds and list the failing ones (exit 0 none, 1 some, 2 unusable input)')
-    .argument('<scenario.json>', 'scenario file (SPEC §12.2)')
+    .argument('<scenario.json>', 'scenario file (docs/spec.md §12.2)')
     .requiredOption('--seeds <A..B>', `seeds A..B inclusive, non-negative integers, at most ${SWEEP_SEEDS_MAX}`)
     .option('--workers <n>', 'threads that run seeds (the main thread and n-1 workers); 0 or "auto" = available parallelism', '1')
     .option('--shard <i/n>', 'run only the seeds whose index in A..B is i-1 modulo n', '1/1')

@@ -1,4 +1,4 @@
-/** The `sim` command group: the simulator's subcommands (SPEC §12.1). */
+/** The `sim` command group: the simulator's subcommands (docs/spec.md §12.1). */
 import type { Command } from 'commander';
 import { registerSimMerge } from './sim-merge.ts';
 import { registerSimReplay } from './sim-replay.ts';

@@ -1,5 +1,5 @@
 /**
- * `sim sweep --junit FILE` (SPEC §12.1): the sweep as a JUnit XML report, the format CI systems read
+ * `sim sweep --junit FILE` (docs/spec.md §12.1): the sweep as a JUnit XML report, the format CI systems read
  * to show test results. One `<testsuite>` named after the scenario holds one `<testcase>` per seed run,
  * in seed order: `name` "seed N", `classname` the scenario's name, `time` the run's wall time in
  * seconds. A failing seed has a `<failure>` whose `message` is its first failure — the first unexpected

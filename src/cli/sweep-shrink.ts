@@ -1,5 +1,5 @@
 /**
- * `sim sweep --shrink [dir]` (SPEC §12.1): the first failing seed's scenario shrunk
+ * `sim sweep --shrink [dir]` (docs/spec.md §12.1): the first failing seed's scenario shrunk
  * with fast-check (sim/shrink/) and written as a regression file under `dir` (default
  * scenarios/regressions/), with its seed and the failure it showed.
  *

@@ -1,5 +1,5 @@
 /**
- * The summary document of a sweep (`sim sweep --json`, SPEC §12.1) and how shard summaries merge into
+ * The summary document of a sweep (`sim sweep --json`, docs/spec.md §12.1) and how shard summaries merge into
  * one (`sim merge`).
  *
  * Theory of operation: a summary is plain data built once from the per-seed results, and it carries

@@ -1,5 +1,5 @@
 /**
- * Whether `--trace <file>` names a file the trace can be written to (SPEC §12.1: unusable input exits 2
+ * Whether `--trace <file>` names a file the trace can be written to (docs/spec.md §12.1: unusable input exits 2
  * with the problem, never a stack trace).
  *
  * Checked before the run, without creating or truncating anything (an unusable scenario must not

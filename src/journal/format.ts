@@ -1,5 +1,5 @@
 /**
- * The production journal (SPEC §13): what `serve --journal` writes and `sim replay` reads. One JSON
+ * The production journal (docs/spec.md §13): what `serve --journal` writes and `sim replay` reads. One JSON
  * object per line, in the order things happened:
  *
  *   journal.header   once, first: the format version, the homeagent version, the configuration

@@ -1,5 +1,5 @@
 /**
- * The journal (SPEC §13): what `serve --journal` writes and `sim replay` reads. One concept a file:
+ * The journal (docs/spec.md §13): what `serve --journal` writes and `sim replay` reads. One concept a file:
  *  - format.ts                  the line types, the format version and the store names;
  *  - schema.ts                  the zod schemas that check each line read back;
  *  - lines.ts                   a file read line by line in bounded memory, a cut last line noticed;

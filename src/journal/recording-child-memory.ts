@@ -1,5 +1,5 @@
 /**
- * The children's light memories of `serve`, journaled (SPEC §13): every creation, call and discard
+ * The children's light memories of `serve`, journaled (docs/spec.md §13): every creation, call and discard
  * of a child's store is written under the store name `child/<id>`, so a replay answers them from the
  * journal (the replay's ReplayStores) without opening a database — the same contract as the
  * main store's RecordingMemory, one store per child.

@@ -1,5 +1,5 @@
 /**
- * A GraphMemory proxy that writes every call and its outcome to the journal (SPEC §13), so that a
+ * A GraphMemory proxy that writes every call and its outcome to the journal (docs/spec.md §13), so that a
  * replay answers the same calls with the same results without opening a database. It sits at the
  * composition root, between the kernel and the SQLite store; the kernel cannot tell it is there.
  *

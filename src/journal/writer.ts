@@ -1,5 +1,5 @@
 /**
- * The journal of one `serve` run (SPEC §13; the line types are in format.ts):
+ * The journal of one `serve` run (docs/spec.md §13; the line types are in format.ts):
  * the header, every input at the kernel's door with its `nowMs`, every graph memory call with its
  * outcome, and on a clean shutdown the end-of-run checks and the trailer.
  *

@@ -1,5 +1,5 @@
 /**
- * Kernel configuration (SPEC §2.8, §3, §12.2 `kernel`). Every limit is named with its unit.
+ * Kernel configuration (docs/spec.md §2.8, §3, §12.2 `kernel`). Every limit is named with its unit.
  */
 import type { OutputDevice } from './channels/outputs.ts';
 import type { ToolSpec } from './ports/provider.ts';
@@ -35,7 +35,7 @@ export interface KernelConfig {
   readonly tools: readonly ToolSpec[];
   /** Output devices (`output_send__<name>` targets). */
   readonly outputs: readonly OutputDevice[];
-  /** The root's output grant; empty = every device (SPEC §8.4). */
+  /** The root's output grant; empty = every device (docs/spec.md §8.4). */
   readonly allowedOutputs: readonly string[];
   /** Run the O(n) scheduler invariant checks after every mutation. */
   readonly verify: boolean;

@@ -2,7 +2,7 @@
  * The kernel's public surface: code outside src/kernel imports the kernel from here, never from its
  * internal files, so the kernel's folders can change without touching its users (tests may reach in).
  */
-// The agent tree behind one door, its configuration and its inputs and commands (SPEC §11).
+// The agent tree behind one door, its configuration and its inputs and commands (docs/spec.md §11).
 export { Kernel, type KernelPorts } from './kernel.ts';
 export { DEFAULT_KERNEL_CONFIG, resolveKernelConfig, type KernelConfig, type KernelConfigInput, type OffloadConfig } from './config.ts';
 export type { Command, Fact, FeedResult, FeedResults, KernelInput, KernelInputType, ModelFailure, Submission, SubmitResult } from './protocol.ts';

@@ -1,5 +1,5 @@
 /**
- * The kernel: the agent tree behind one sans-IO surface (SPEC §11). Theory of operation:
+ * The kernel: the agent tree behind one sans-IO surface (docs/spec.md §11). Theory of operation:
  *
  * `feed` is the one entry point: every input of the protocol's union — a submission, a fact, a channel
  * control, a stop, a `submit.after` — goes to the agent it concerns, then the kernel settles: every
@@ -34,9 +34,9 @@ import { decodeTimerKey, encodeTimerKey, type TimerKey } from './timers.ts';
 export interface KernelPorts {
   /** The root's main graph memory and the boundary parsers for model-written memory data. */
   readonly memory?: MemoryPorts | null;
-  /** Makes each child's light memory when it is created (SPEC §10.2); absent: children have no memory. */
+  /** Makes each child's light memory when it is created (docs/spec.md §10.2); absent: children have no memory. */
   readonly childMemory?: ChildMemoryFactory | null;
-  /** The child kinds `create` accepts; default resident and rt (SPEC §10.1). */
+  /** The child kinds `create` accepts; default resident and rt (docs/spec.md §10.1). */
   readonly childKinds?: readonly ChildKind[];
 }
 
@@ -65,7 +65,7 @@ export class Kernel {
   /** `submit.after` inputs by the task whose terminal event releases them, in feed order. */
   private readonly afterTerminal = new Map<string, Submission[]>();
 
-  /** The inputch registry shared by the agent tree (SPEC §8.1). */
+  /** The inputch registry shared by the agent tree (docs/spec.md §8.1). */
   readonly registry = new ChannelRegistry();
 
   constructor(config: KernelConfigInput = {}, sink: TraceSink | null = null, ports: KernelPorts = {}) {
@@ -163,7 +163,7 @@ export class Kernel {
   }
 
   /**
-   * A plugin load or reload (SPEC §8.1): a reload keeps the owner, capacity and output unless it
+   * A plugin load or reload (docs/spec.md §8.1): a reload keeps the owner, capacity and output unless it
    * names new ones. A call the registry refuses is answered with its message; nothing changes.
    */
   private registerChannel(input: RegisterInput, nowMs: number): FeedResult<'channel.register'> {
@@ -268,7 +268,7 @@ export class Kernel {
     return { kind: 'destroyed' };
   }
 
-  /** A child's notify (L3) or kernel event (L4) raised on its parent from `child/<id>` (SPEC §5, §10.3). */
+  /** A child's notify (L3) or kernel event (L4) raised on its parent from `child/<id>` (docs/spec.md §5, §10.3). */
   private toParent(child: Agent, event: ParentEvent, nowMs: number): void {
     const parent = child.parent === null ? undefined : this.tree.get(child.parent);
     if (parent === undefined) return;
@@ -285,7 +285,7 @@ export class Kernel {
   // ---------------------------------------------------------------- internals
 
   /**
-   * Routing before the kernel (SPEC §8.2): the input goes to the agent that owns its inputch. An owner
+   * Routing before the kernel (docs/spec.md §8.2): the input goes to the agent that owns its inputch. An owner
    * that is not a live direct child falls back to the addressed agent with a trace event — input is
    * never swallowed.
    */

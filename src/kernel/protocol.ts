@@ -1,5 +1,5 @@
 /**
- * The kernel's sans-IO protocol (SPEC §11): one input union goes in through one door, commands come
+ * The kernel's sans-IO protocol (docs/spec.md §11): one input union goes in through one door, commands come
  * out. Facts are past tense, commands imperative. The Runtime is the only code that turns commands
  * into port calls and port results into facts, and the only code that feeds the door — so a journal
  * written there records a run completely (ARCHITECTURE "One door").
@@ -24,7 +24,7 @@ export interface Submission {
   readonly channel?: string;
   /** The agent the input is addressed to; defaults to the root. */
   readonly agent?: string;
-  /** The user stop button (SPEC §2.9); interrupts only. */
+  /** The user stop button (docs/spec.md §2.9); interrupts only. */
   readonly stop?: boolean;
 }
 
@@ -50,13 +50,13 @@ export type Fact =
  * Every input that changes kernel state, fed with its `nowMs` through `Kernel.feed`:
  * - `submit`: an input from a channel (terminal, HTTP, timer plugin, simulator), routed first;
  * - a Fact: a model or tool result, or a timer the kernel asked for;
- * - `channel.register` / `channel.unregister`: a plugin loads, reloads or goes away (SPEC §8.1);
- * - `stop`: the root stops, and with it the tree (SPEC §10.2a);
+ * - `channel.register` / `channel.unregister`: a plugin loads, reloads or goes away (docs/spec.md §8.1);
+ * - `stop`: the root stops, and with it the tree (docs/spec.md §10.2a);
  * - `child.create`: a child under `parent` (default the root), as a scenario's `residents` or a serve
- *   config's declare it (SPEC §10.2); `child.destroy`: its parent's destroy, with a residual policy and
- *   a channel disposition; `agent.stop`: any agent stops like a parent's stop (SPEC §10.2a);
+ *   config's declare it (docs/spec.md §10.2); `child.destroy`: its parent's destroy, with a residual policy and
+ *   a channel disposition; `agent.stop`: any agent stops like a parent's stop (docs/spec.md §10.2a);
  * - `submit.after`: "when task `task` ends, submit this", carried out in the reaction that ends it,
- *   before the next pick (the simulator's `afterTerminal` inputs, SPEC §12.2.1).
+ *   before the next pick (the simulator's `afterTerminal` inputs, docs/spec.md §12.2.1).
  */
 export type KernelInput =
   | { readonly type: 'submit'; readonly submission: Submission }

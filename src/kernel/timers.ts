@@ -13,11 +13,11 @@
 import { assertNever } from './assert.ts';
 
 export type TimerKey =
-  /** The end of the running task's cooldown on `agent`: a deferred interrupt may arm then (SPEC §2.3 step 4). */
+  /** The end of the running task's cooldown on `agent`: a deferred interrupt may arm then (docs/spec.md §2.3 step 4). */
   | { readonly kind: 'cooldown'; readonly agent: string }
-  /** The deadline of model call `callId` (`modelTimeoutMs`): if it fires first, the call fails (SPEC §3.2). */
+  /** The deadline of model call `callId` (`modelTimeoutMs`): if it fires first, the call fails (docs/spec.md §3.2). */
   | { readonly kind: 'model-timeout'; readonly callId: string }
-  /** The offload triage check of `agent` (SPEC §10.7), every max(1 000, busyAfterMs / 5) ms while it is busy. */
+  /** The offload triage check of `agent` (docs/spec.md §10.7), every max(1 000, busyAfterMs / 5) ms while it is busy. */
   | { readonly kind: 'offload'; readonly agent: string };
 
 export type TimerKind = TimerKey['kind'];

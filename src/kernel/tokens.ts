@@ -1,5 +1,5 @@
 /**
- * Token estimate (SPEC §10.5): 0 for an empty string, else max(1, min(utf8Bytes, 2 × codePoints)) —
+ * Token estimate (docs/spec.md §10.5): 0 for an empty string, else max(1, min(utf8Bytes, 2 × codePoints)) —
  * about one token per ASCII character and two per CJK character. Code points, not UTF-16 units:
  * a string iterates by code point, a valid surrogate pair as one (4 UTF-8 bytes), a lone surrogate
  * as one of its own (3 bytes, as WTF-8 would encode it).

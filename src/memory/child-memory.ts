@@ -1,5 +1,5 @@
 /**
- * The children's light memories on disk (SPEC §9, §10.2): each child gets its own temp store,
+ * The children's light memories on disk (docs/spec.md §9, §10.2): each child gets its own temp store,
  * `<dir>/residents/<child>/graph.db`, beside a read-only handle on the parent's main. The directory of
  * a child is removed when its memory is discarded, so temp memory never outlives its child (CHILD).
  */

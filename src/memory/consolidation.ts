@@ -1,6 +1,6 @@
 /**
- * The zod boundary of graph memory: the consolidation model's answer (SPEC §3.7) and the arguments
- * of the built-in `memory_write` / `memory_recall` tools (SPEC §9.1). Everything here is untrusted
+ * The zod boundary of graph memory: the consolidation model's answer (docs/spec.md §3.7) and the arguments
+ * of the built-in `memory_write` / `memory_recall` tools (docs/spec.md §9.1). Everything here is untrusted
  * model output, so nothing throws: a result is `{ ok: true, … }` or `{ ok: false, error }`, and the
  * error names the field path (`triples[2].subject: must be a string, got 42`) so the model (or the
  * person reading the trace) can fix it.
@@ -30,7 +30,7 @@ export interface MemoryRecallArgs {
 /** Messages that say what is expected and what was found. */
 const messageFor = zodErrorMap();
 
-// Types only (SPEC §3.8): lengths and counts are content rules, applied by the kernel, which skips
+// Types only (docs/spec.md §3.8): lengths and counts are content rules, applied by the kernel, which skips
 // and counts what breaks them ("added A, skipped S") instead of refusing the whole call.
 const field = z.string();
 
@@ -45,7 +45,7 @@ const tripleSchema = z.object({
 const triplesSchema = z.object({ triples: z.array(tripleSchema) });
 
 // Types only, as for memory_write: blank keywords, an empty list or a depth outside 1..3 are content,
-// which the tool itself handles (SPEC §9.1) instead of refusing well-typed arguments.
+// which the tool itself handles (docs/spec.md §9.1) instead of refusing well-typed arguments.
 const recallSchema = z.object({
   keywords: z.array(field),
   depth: z.number().finite().optional(),
@@ -79,7 +79,7 @@ export function parseMemoryWriteArgs(args: unknown): Parsed<MemoryWriteArgs> {
 /**
  * `memory_recall` arguments: `{ keywords: string[], depth?: number }`. Depth defaults to 1 and is
  * clamped to 1..3, a fraction floored; blank keywords are dropped and at most RECALL_KEYWORDS_MAX kept,
- * so no keywords at all simply recall nothing (SPEC §9.1).
+ * so no keywords at all simply recall nothing (docs/spec.md §9.1).
  */
 export function parseMemoryRecallArgs(args: unknown): Parsed<MemoryRecallArgs> {
   const value = decodeArgs(args);

@@ -1,6 +1,6 @@
 /**
  * A main graph memory created on first use. The simulator gives every run an empty main store in a
- * temporary SQLite file (SPEC §12.2.1); most runs never touch it, and creating the file, the schema and
+ * temporary SQLite file (docs/spec.md §12.2.1); most runs never touch it, and creating the file, the schema and
  * the full-text index costs more than a whole small scenario. Opening it at the first recall, commit
  * or export changes nothing observable: an empty store and an absent one answer alike.
  */

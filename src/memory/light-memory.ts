@@ -1,5 +1,5 @@
 /**
- * A child's graph memory (SPEC §9 "Light memory", REFERENCE §5.3–5.5): its own temp store
+ * A child's graph memory (docs/spec.md §9 "Light memory"): its own temp store
  * (read-write, full schema, one file per child) beside a read-only handle on the parent's main.
  *
  * Theory of operation.
@@ -12,7 +12,7 @@
  *   - `discard()` closes both handles and deletes the temp file with its -wal/-shm companions:
  *     temp memory never outlives the child.
  *
- * Promotion (reclaim, SPEC §10.5) is `promoteTriples`: the parent commits the selected exported
+ * Promotion (reclaim, docs/spec.md §10.5) is `promoteTriples`: the parent commits the selected exported
  * triples into a writable main under session `reclaim/<childId>`, turn 0. Because the relation key
  * includes the session, promoting the same triples again adds nothing (M6).
  */
@@ -145,7 +145,7 @@ function recallSide(side: GraphMemory, keywords: readonly string[], depth: numbe
   }
 }
 
-/** The session promoted triples are committed under (SPEC §9). */
+/** The session promoted triples are committed under (docs/spec.md §9). */
 export function reclaimSession(childId: string): string {
   return `reclaim/${childId}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The SQLite graph store (SPEC §9, REFERENCE §5.1–5.2): the real twin of the `GraphMemory` port.
+ * The SQLite graph store (docs/spec.md §9): the real twin of the `GraphMemory` port.
  *
  * Theory of operation. One better-sqlite3 connection per store; every statement is prepared once,
  * in the constructor. A commit is one `db.transaction` (BEGIN IMMEDIATE … COMMIT), so a failure
@@ -175,7 +175,7 @@ export class SqliteGraphStore implements GraphMemory {
   }
 
   /**
-   * Opens the existing store at `path` query-only (SPEC §9: the read-only main handle). Never
+   * Opens the existing store at `path` query-only (docs/spec.md §9: the read-only main handle). Never
    * creates a file or a schema; a missing file is a MemoryError naming the path (M2).
    */
   static openReadOnly(path: string, options: OpenOptions = {}): SqliteGraphStore {

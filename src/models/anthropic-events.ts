@@ -168,7 +168,7 @@ export class MessagesEventTranslator implements ChunkTranslator {
     const reason = event.delta.stop_reason;
     if (reason === null || reason === undefined) return;
     if (reason === 'model_context_window_exceeded') {
-      // The documented stop reason for a full window: the kernel prunes and asks again (SPEC §3.9).
+      // The documented stop reason for a full window: the kernel prunes and asks again (docs/spec.md §3.9).
       throw new ContextFullError(`provider "${this.provider}": stop_reason model_context_window_exceeded`);
     }
     this.finishReason = finishReasonOf(reason);

@@ -1,5 +1,5 @@
 /**
- * The Anthropic Messages adapter (SPEC §13). One `stream` call is exactly one HTTP request; retrying
+ * The Anthropic Messages adapter (docs/spec.md §13). One `stream` call is exactly one HTTP request; retrying
  * and falling back are the FallbackProvider's, so the SDK's own retries are off.
  *
  * Nothing here reads the environment: the key is passed in (the SDK would otherwise look for

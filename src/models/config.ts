@@ -1,5 +1,5 @@
 /**
- * The `providers` entry of the serve configuration (SPEC §13.1), with its zod schema for the config
+ * The `providers` entry of the serve configuration (docs/spec.md §13.1), with its zod schema for the config
  * loader to compose. Secrets are never in the file: `apiKeyEnv` names the environment variable that
  * holds the key, and the factory reads it.
  */

@@ -1,5 +1,5 @@
 /**
- * The scripted demo model (SPEC §13): what `serve --model demo` talks to when no provider is
+ * The scripted demo model (docs/spec.md §13): what `serve --model demo` talks to when no provider is
  * configured, so the server, its channels and its journal can be tried without a key or a network.
  * It is no language model and says so: every reply starts with DEMO_REPLY_PREFIX, and `serve`
  * prints DEMO_MODEL_LABEL in its start line.

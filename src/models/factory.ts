@@ -1,6 +1,6 @@
 /**
  * From configuration to a Provider: one adapter per `providers` entry, behind one FallbackProvider
- * that tries them in order (SPEC §13.1). This is the one place that reads API keys, from the
+ * that tries them in order (docs/spec.md §13.1). This is the one place that reads API keys, from the
  * environment it is given (process.env in `serve`), so the adapters take keys as plain arguments
  * and never look anything up themselves.
  */

@@ -1,5 +1,5 @@
 /**
- * The retry and fallback policy of SPEC §13.1, over an ordered list of providers:
+ * The retry and fallback policy of docs/spec.md §13.1, over an ordered list of providers:
  *
  * - at most ATTEMPTS_PER_PROVIDER_MAX HTTP requests per provider for one model call, RETRY_DELAY_MS
  *   apart (the SDKs' own retries are off, so these are all the requests there are);
@@ -7,7 +7,7 @@
  *   is asked at once;
  * - cancellation ends the call at once, whatever is in progress (a request, the retry delay);
  * - a full context window ends the call with ContextFullError: the kernel's answer to it (pruning
- *   the context, SPEC §3.9) is the right one whichever provider said it;
+ *   the context, docs/spec.md §3.9) is the right one whichever provider said it;
  * - retries and fallback happen only before the first chunk reached the caller. Once one chunk is
  *   out, a failure fails the call: repeating the request would deliver its chunks a second time.
  *

@@ -1,5 +1,5 @@
 /**
- * The model adapters: Provider implementations for the production runtime (SPEC §13). The kernel
+ * The model adapters: Provider implementations for the production runtime (docs/spec.md §13). The kernel
  * never imports this folder; `serve` chooses a provider here and hands it to the Runtime.
  */
 export type { NamedProvider, Sleep } from './provider.ts';

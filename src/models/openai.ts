@@ -1,5 +1,5 @@
 /**
- * The OpenAI-compatible Chat Completions adapter (SPEC §13): OpenAI itself, Ollama, vLLM and the
+ * The OpenAI-compatible Chat Completions adapter (docs/spec.md §13): OpenAI itself, Ollama, vLLM and the
  * llama.cpp server, told apart only by `baseURL`. One `stream` call is exactly one HTTP request;
  * retrying and falling back are the FallbackProvider's, so the SDK's own retries are off.
  *

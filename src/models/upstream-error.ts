@@ -35,7 +35,7 @@ export class UpstreamError extends Error {
   }
 }
 
-/** The kind of an HTTP error status, the same for every provider (SPEC §13.1). */
+/** The kind of an HTTP error status, the same for every provider (docs/spec.md §13.1). */
 export function statusFailure(status: number): UpstreamFailure {
   if (status === 401 || status === 403) return 'auth';
   if (status === 408 || status === 409 || status === 429 || status >= 500) return 'transient';

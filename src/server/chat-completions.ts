@@ -1,5 +1,5 @@
 /**
- * `POST /v1/chat/completions`, OpenAI-compatible (SPEC §13.1), so existing OpenAI clients and chat
+ * `POST /v1/chat/completions`, OpenAI-compatible (docs/spec.md §13.1), so existing OpenAI clients and chat
  * front ends can talk to the agent. The last `user` message becomes a queued input on the channel
  * `http`; the other messages and parameters are accepted and ignored, because the agent keeps its
  * own conversation. The answer is a `chat.completion`, or with `stream: true` `chat.completion.chunk`

@@ -1,5 +1,5 @@
 /**
- * The command-line tools of `serve` (SPEC §13.1): a ToolRunner over the configured `tools`, which are
+ * The command-line tools of `serve` (docs/spec.md §13.1): a ToolRunner over the configured `tools`, which are
  * the allow-list — a call to any other name is a tool error and runs nothing.
  *
  * A call runs its `command` argv directly (never through a shell, so no argument is ever

@@ -1,5 +1,5 @@
 /**
- * The `serve` configuration file (SPEC §13.1), as a strict zod schema: unknown keys are errors, every
+ * The `serve` configuration file (docs/spec.md §13.1), as a strict zod schema: unknown keys are errors, every
  * problem is reported with its path. Only `providers` is needed (or `--model demo`); every other key
  * has the command line's default. Secrets are never in the file: a provider names the environment
  * variable of its key (`apiKeyEnv`); the HTTP token may be given here, but HOMEAGENT_TOKEN or --token

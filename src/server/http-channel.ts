@@ -1,5 +1,5 @@
 /**
- * The HTTP channel (SPEC §13.1) on node:http: routing, the bearer token, and the server's limits.
+ * The HTTP channel (docs/spec.md §13.1) on node:http: routing, the bearer token, and the server's limits.
  *
  * Every `/v1/*` route needs `Authorization: Bearer <token>` when a token is configured (401
  * otherwise); `/healthz` never does, so a load balancer can probe it, nor does `/`, the live page,

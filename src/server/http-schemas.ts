@@ -1,5 +1,5 @@
 /**
- * The request bodies of the HTTP channel (SPEC §13.1), checked with zod at the boundary: an unknown
+ * The request bodies of the HTTP channel (docs/spec.md §13.1), checked with zod at the boundary: an unknown
  * field, a known field of the wrong type or an unknown level is a 400 naming the field. The chat
  * completions body is the exception: OpenAI clients send many parameters this server has no use for,
  * so only the messages are checked and everything else is accepted and ignored.

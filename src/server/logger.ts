@@ -1,5 +1,5 @@
 /**
- * The server's log on stderr (SPEC §13.1): one line per trace event — its canonical JSON line, or with
+ * The server's log on stderr (docs/spec.md §13.1): one line per trace event — its canonical JSON line, or with
  * `--log-format text` the readable line of STYLE.md — plus the server's own lines: start, shutdown,
  * violations (counted), and operational notes. Without the flag, the format follows the reader: text
  * for a person at a terminal, JSON for whatever collects a pipe or a file (a log driver, journald). The simulator, the monitors and this log share the

@@ -1,5 +1,5 @@
 /**
- * The configuration as the journal header records it (SPEC §13): what `serve` ran with, without any
+ * The configuration as the journal header records it (docs/spec.md §13): what `serve` ran with, without any
  * secret. It is built field by field from the settings rather than by deleting the token from a
  * copy, so a secret added to the settings later cannot slip into a journal by default. API keys are
  * never in the settings at all: a provider names the environment variable that holds its key.

@@ -1,6 +1,6 @@
 /**
  * From the command line, the environment and the config file to the settings `serve` runs with
- * (SPEC §13.1). Flags override the file; the token comes from `--token`, else HOMEAGENT_TOKEN, else
+ * (docs/spec.md §13.1). Flags override the file; the token comes from `--token`, else HOMEAGENT_TOKEN, else
  * `http.token`. Every problem is collected, with the flag or the file path it is about, so one start
  * lists all that is wrong (exit 2). Binding to a non-loopback host without a token is one of them.
  */

@@ -1,5 +1,5 @@
 /**
- * A Server-Sent Events response (SPEC §13.1): `event:` / `id:` / `data:` lines, a blank line after
+ * A Server-Sent Events response (docs/spec.md §13.1): `event:` / `id:` / `data:` lines, a blank line after
  * each event, and a comment line every HEARTBEAT_MS so that proxies and clients do not take a quiet
  * stream (a model thinking, a queued task waiting its turn) for a dead one.
  */

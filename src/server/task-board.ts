@@ -1,5 +1,5 @@
 /**
- * What the HTTP channel knows about tasks (SPEC §13.1): each task's agent and state, read from the
+ * What the HTTP channel knows about tasks (docs/spec.md §13.1): each task's agent and state, read from the
  * trace, and its event stream — `delta` events for streamed text, then one `terminal` event — with ids
  * 1, 2, 3 … per task, kept so that a client whose connection dropped can resume from `Last-Event-ID`.
  *
@@ -8,7 +8,7 @@
  * live, until the terminal event; a listener never sees an event twice or out of order, because
  * replay and live delivery happen in the same synchronous call.
  *
- * Limits: an ended task's log is kept until ENDED_TASKS_KEPT ended tasks are newer than it (SPEC: at
+ * Limits: an ended task's log is kept until ENDED_TASKS_KEPT ended tasks are newer than it (docs/spec.md: at
  * least the last 1 000); a task keeps at most DELTAS_PER_TASK_MAX deltas (a runaway stream cannot
  * exhaust memory; later deltas are counted, not kept, and the terminal still comes).
  */

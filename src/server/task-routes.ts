@@ -1,5 +1,5 @@
 /**
- * The task routes of the HTTP channel (SPEC §13.1): `POST /v1/inputs` and `POST /v1/interrupts` submit
+ * The task routes of the HTTP channel (docs/spec.md §13.1): `POST /v1/inputs` and `POST /v1/interrupts` submit
  * and answer when the task ends — a JSON body, or with `Accept: text/event-stream` the task's events
  * as they happen — and `GET /v1/tasks/{task}` and `GET /v1/tasks/{task}/events` read a task by its id.
  *

@@ -1,5 +1,5 @@
 /**
- * The interactive terminal channel (SPEC §13): each line typed is a queued input from the source
+ * The interactive terminal channel (docs/spec.md §13): each line typed is a queued input from the source
  * `terminal`, and its reply is printed when its task ends; `/stop` presses the stop button (an
  * interrupt without text: the running task and the queue are cancelled). It shares the one root agent
  * and its conversation with every other channel.

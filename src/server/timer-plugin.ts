@@ -1,5 +1,5 @@
 /**
- * The timer plugin (SPEC §13): configured reminders that reach the agent as L3 interrupts — "needs
+ * The timer plugin (docs/spec.md §13): configured reminders that reach the agent as L3 interrupts — "needs
  * timely handling", the level the reference gives clock and timer events — from the source
  * `timer/<name>` on the channel `timer`. A timer fires once, or every `everyMs`; a firing is an
  * ordinary submission, so the kernel's rules apply to it (clamping, de-duplication, backpressure).

@@ -3,7 +3,7 @@
  *
  * The loop alternates one step and one drain. A step is either the external agenda of an instant —
  * runtime events, inputs due (file order), generated inputs, then the root stop — or exactly one clock
- * timer, agenda first when both are due at the same instant (SPEC §12.2.1). A drain awaits one
+ * timer, agenda first when both are due at the same instant (docs/spec.md §12.2.1). A drain awaits one
  * macrotask, after which Node has run every pending promise reaction: the Runtime and the kernel are
  * quiescent before time moves. The run ends when the root has stopped and no timer remains, when the
  * kernel fails (FATAL) or a promise rejection goes unhandled, or at once when a `limits` bound is
@@ -100,7 +100,7 @@ class SimulationRun {
   }
 
   /**
-   * SPEC §12.2 `limits`: the run may emit `maxEvents` trace events and reach `maxVirtualMs`; a
+   * docs/spec.md §12.2 `limits`: the run may emit `maxEvents` trace events and reach `maxVirtualMs`; a
    * runaway scenario (an endless tool loop, say) must end in seconds, not run for minutes.
    */
   private limitReached(agendaAt: number | null, timerAt: number | null): string | null {

@@ -1,5 +1,5 @@
 /**
- * The temporary directory of a simulated run, which holds the root's main graph memory (SPEC §12.2.1:
+ * The temporary directory of a simulated run, which holds the root's main graph memory (docs/spec.md §12.2.1:
  * an empty SQLite file per run, deleted when the run ends).
  *
  * The name carries the process id. A run deletes its directory when it ends, but a process stopped by

@@ -33,7 +33,7 @@ export type SimOutcome =
 
 /**
  * Features a scenario may name that this simulator cannot run yet: such a scenario is refused whole,
- * never half-run. Every feature of the scenario format (SPEC §12.2) runs today, so the list is empty;
+ * never half-run. Every feature of the scenario format (docs/spec.md §12.2) runs today, so the list is empty;
  * the commands keep asking, so a future partial feature has one place to say so.
  */
 export function unsupportedFeatures(_s: Scenario): Problem[] {

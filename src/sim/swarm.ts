@@ -30,7 +30,7 @@ export const FAULT_SITES = [
   'model-ignores-cancel',
   /** A tool call takes HANG_FACTOR times its drawn duration (at least HANG_MIN_MS). */
   'tool-hang',
-  /** A tool call panics (fails its task, SPEC §3.8). */
+  /** A tool call panics (fails its task, docs/spec.md §3.8). */
   'tool-panic',
   /** A tool call returns a tool error. */
   'tool-fail',
@@ -39,7 +39,7 @@ export const FAULT_SITES = [
   /** At an input's instant, one extra interrupt of each level arrives at once. */
   'interrupt-burst',
   /**
-   * At an input's instant, the user presses the stop button (SPEC §2.9) with a text: the queued FIFO is
+   * At an input's instant, the user presses the stop button (docs/spec.md §2.9) with a text: the queued FIFO is
    * cancelled, the running task stop-marked, and the text becomes an interrupt of its own.
    */
   'user-stop',

@@ -1,5 +1,5 @@
 /**
- * `homeagent sim run` through the real bin (SPEC §12.1, §12.3): exit codes, the single --json
+ * `homeagent sim run` through the real bin (docs/spec.md §12.1, §12.3): exit codes, the single --json
  * document, the problem list of unusable input, the reproduce command, --check-determinism, --trace.
  */
 import { createHash } from 'node:crypto';

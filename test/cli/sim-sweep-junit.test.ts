@@ -1,5 +1,5 @@
 /**
- * `homeagent sim sweep --junit FILE` (SPEC §12.1): a JUnit XML report with one testcase per seed and a
+ * `homeagent sim sweep --junit FILE` (docs/spec.md §12.1): a JUnit XML report with one testcase per seed and a
  * failure, with the seed's first failure and its reproduce line, per failing seed. The report is read
  * back with a small XML reader that refuses anything that is not well-formed.
  */

@@ -1,5 +1,5 @@
 /**
- * `homeagent sim sweep` through the real bin (SPEC §12.1): results do not depend on --workers, shards
+ * `homeagent sim sweep` through the real bin (docs/spec.md §12.1): results do not depend on --workers, shards
  * partition the seeds, failing seeds come with a ready-to-run command, bad flags exit 2.
  */
 import { availableParallelism } from 'node:os';

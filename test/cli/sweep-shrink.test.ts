@@ -1,5 +1,5 @@
 /**
- * `homeagent sim sweep --shrink [dir]` through the real bin (SPEC §12.1): a sweep
+ * `homeagent sim sweep --shrink [dir]` through the real bin (docs/spec.md §12.1): a sweep
  * with failing seeds shrinks the first one's scenario and writes it as a regression file, which
  * `sim run` then runs as written (exit 0: its listed violation occurs); a passing sweep writes nothing.
  */

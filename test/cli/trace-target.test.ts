@@ -1,7 +1,7 @@
 /**
  * `sim run --trace` refuses targets it cannot or must not write — the scenario file
  * itself, an empty name, a device that fails on write, a path it cannot create — with exit 2, the
- * problem at `--trace`, and no stack trace; with `--json`, as the unusable-input document (SPEC §12.1).
+ * problem at `--trace`, and no stack trace; with `--json`, as the unusable-input document (docs/spec.md §12.1).
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

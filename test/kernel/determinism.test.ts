@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { formatFindings, scanSource, scanTree, stripComments } from './determinism-scan.ts';
 
 const KERNEL_DIR = fileURLToPath(new URL('../../src/kernel', import.meta.url));
-/** The Runtime, the only async glue, lives in src/runtime (SPEC §11): nothing in src/kernel is exempt. */
+/** The Runtime, the only async glue, lives in src/runtime (docs/spec.md §11): nothing in src/kernel is exempt. */
 const EXEMPT: string[] = [];
 
 const rulesOf = (source: string): string[] => scanSource(source).map((f) => `${f.line}:${f.rule}`);

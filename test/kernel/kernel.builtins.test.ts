@@ -1,5 +1,5 @@
 /**
- * The built-in tools and the channel surface through the whole kernel (SPEC §3.7, §3.8, §8, §9):
+ * The built-in tools and the channel surface through the whole kernel (docs/spec.md §3.7, §3.8, §8, §9):
  * output authorization (S2, S3), no current channel (S18), inputch routing and the `input_channels`
  * views (S21–S23), the memory tools on a real SQLite main in a temporary directory (M1, M3, M4), and
  * consolidation (critical as a whole, malformed answers, the kernel's own `<agent>:<n>` tasks).
@@ -35,7 +35,7 @@ const toolMessages = (messages: readonly Message[]): string[] => messages.filter
 
 // ------------------------------------------------------------------ S2, S3: output authorization
 
-describe('S2, S3 output authorization through the kernel (SPEC §8.4): the three points agree', () => {
+describe('S2, S3 output authorization through the kernel (docs/spec.md §8.4): the three points agree', () => {
   it('S2 a narrowed grant (allowedOutputs [chat]) with two devices: only output_send__chat is offered, only chat is listed, output_send__other is refused and nothing is sent', () => {
     const h = new KernelWorld({ outputs: TWO_DEVICES, allowedOutputs: ['chat'] });
     h.queued('q', 'tell them');
@@ -138,7 +138,7 @@ describe('S2, S3 output authorization through the kernel (SPEC §8.4): the three
 
 // ------------------------------------------------------------------ S18: no current channel
 
-describe('S18 the kernel holds no agent-wide current channel (SPEC §3.3)', () => {
+describe('S18 the kernel holds no agent-wide current channel (docs/spec.md §3.3)', () => {
   it('S18 a victim on qq/a and an interrupt on webui/p both send: each output.send carries its own task and channel, and the victim resumes with its own input unchanged', () => {
     const h = new KernelWorld({ outputs: [{ name: 'qq', caps: ['text'] }, { name: 'webui', caps: ['text'] }] });
     h.queued('a', 'answer the qq user', { source: 'qq', channel: 'qq/a' });
@@ -181,7 +181,7 @@ describe('S18 the kernel holds no agent-wide current channel (SPEC §3.3)', () =
     h.answer('a', '', [{ name: 'output_send__qq', args: '{"text":"a first"}' }]);
     h.at(10).interrupt('p', 'L3', 'panel', { source: 'webui', channel: 'webui/p' });
     h.answer('p', '', [{ name: 'output_send__webui', args: '{"text":"p only"}' }]);
-    // SPEC §3.6: after a batch of only output sends the model is asked to finish.
+    // docs/spec.md §3.6: after a batch of only output sends the model is asked to finish.
     expect(h.requests('p')[1]?.messages.at(-1)).toEqual({ role: 'user', content: PLACEHOLDER_FINISH });
     h.answer('p', 'p done');
     h.answer('a', '', [{ name: 'output_send__qq', args: '{"text":"a second"}' }]);
@@ -196,7 +196,7 @@ describe('S18 the kernel holds no agent-wide current channel (SPEC §3.3)', () =
 
 // ------------------------------------------------------------------ S21, S22, S23: inputchs
 
-describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
+describe('S21, S22, S23 inputchs through the kernel (docs/spec.md §8.1–8.3)', () => {
   it('S21 one plugin, two inputchs routed separately: an owner that is not a live agent falls back to the root with route.fallback; the unassigned one is handled locally', () => {
     const h = new KernelWorld();
     h.registerChannel({ name: 'qq/support', plugin: 'qq', owner: 'watcher' });
@@ -377,7 +377,7 @@ describe('S21, S22, S23 inputchs through the kernel (SPEC §8.1–8.3)', () => {
 
 // ------------------------------------------------------------------ memory through the kernel
 
-describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9.1; M1, M3, M4)', () => {
+describe('memory tools through the kernel with a real SQLite main (docs/spec.md §9, §9.1; M1, M3, M4)', () => {
   let dir: string;
   const stores: SqliteGraphStore[] = [];
   const mainAt = (name = 'main.sqlite'): SqliteGraphStore => {
@@ -572,7 +572,7 @@ describe('memory tools through the kernel with a real SQLite main (SPEC §9, §9
 
 // ------------------------------------------------------------------ consolidation scheduling
 
-describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9)', () => {
+describe('consolidation is a queued task, critical as a whole (docs/spec.md §3.7, §2.9)', () => {
   it('P6 an L4 from a built-in source during the consolidation model call is deferred (reason critical), cancels nothing, and starts right after it ends', () => {
     const h = new KernelWorld({ builtinPlugins: ['webui'] });
     h.queued('c', 'consolidate', { channel: '_consolidation_' });
@@ -655,7 +655,7 @@ describe('consolidation is a queued task, critical as a whole (SPEC §3.7, §2.9
     h.queued('q4', 'dave plays chess');
     h.answer('q4', 'noted four');
     expect(h.events('task.submitted').filter((e) => e.kernel).map((e) => e.task)).toEqual(['root:1', 'root:2']);
-    // SPEC §3.7: consolidation reads only non-interrupt turns.
+    // docs/spec.md §3.7: consolidation reads only non-interrupt turns.
     const second = (h.requests('root:2')[0]?.messages ?? []).map((m) => m.content);
     expect(second).toEqual(expect.arrayContaining(['carol lives in paris', 'noted three', 'dave plays chess', 'noted four']));
     expect(second.filter((c) => c.includes('a notification') || c === 'seen')).toEqual([]);

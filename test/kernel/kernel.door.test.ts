@@ -31,7 +31,7 @@ describe('late facts', () => {
 });
 
 describe('late facts of a cancelled call', () => {
-  // A preempted model call is cancelled at once (SPEC §2.3 step 2). A completion the provider still
+  // A preempted model call is cancelled at once (docs/spec.md §2.3 step 2). A completion the provider still
   // sends is late data, counted as a late chunk; its `model.failed`, the abort's acknowledgement, just
   // closes the call.
   function cancelled(): { w: KernelWorld; callId: string } {

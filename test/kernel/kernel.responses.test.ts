@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KernelWorld } from '../support/kernel-world.ts';
 
-describe('Responses and terminal events (SPEC §3.1, §4)', () => {
+describe('Responses and terminal events (docs/spec.md §3.1, §4)', () => {
   it("X1 an interrupt's reply goes to its own reply command, never to the suspended task's", () => {
     const h = new KernelWorld();
     h.queued('q1', 'long job');
@@ -42,7 +42,7 @@ describe('Responses and terminal events (SPEC §3.1, §4)', () => {
     expect(h.sched().running?.id).toBe('a');
   });
 
-  it('X2 the duplicate window is per (source, text) and sliding: every duplicate refreshes it (SPEC §3.1)', () => {
+  it('X2 the duplicate window is per (source, text) and sliding: every duplicate refreshes it (docs/spec.md §3.1)', () => {
     const h = new KernelWorld();
     h.queued('a', 'ping');
     expect(h.queued('other-source', 'ping', { source: 'http' })).toEqual({ kind: 'accepted' });

@@ -18,7 +18,7 @@ function victimAfterOneToolTurn(h: KernelWorld): void {
   expect(h.requests('q1')).toHaveLength(2);
 }
 
-describe('Resume with prefix rebase (SPEC §2.4, §3.5)', () => {
+describe('Resume with prefix rebase (docs/spec.md §2.4, §3.5)', () => {
   it('R1 a Model-step preemption re-sends the request: own tail identical, prefix rebuilt with the interrupt turn, no tool re-run', () => {
     const h = new KernelWorld();
     victimAfterOneToolTurn(h);

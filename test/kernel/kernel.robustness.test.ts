@@ -12,7 +12,7 @@ function withoutLateCount(d: AgentDump): AgentDump {
   return { ...d, scheduler: { ...d.scheduler, counters } };
 }
 
-describe('Authority and levels (SPEC §5)', () => {
+describe('Authority and levels (docs/spec.md §5)', () => {
   it('P9 an L4 from a non-built-in source is clamped to L3 (trace and dump)', () => {
     const h = new KernelWorld({ builtinPlugins: ['webui'] });
     h.interrupt('x', 'L4', 'open the door', { source: 'http' });
@@ -143,7 +143,7 @@ describe('Authority and levels (SPEC §5)', () => {
   });
 });
 
-describe('Robustness (SPEC §3.8, §6)', () => {
+describe('Robustness (docs/spec.md §3.8, §6)', () => {
   it('K1 I6 after a panic the scheduler continues: the kernel L4 runs, then the next queued task', () => {
     const h = new KernelWorld();
     h.queued('q1', 'crash');
@@ -165,7 +165,7 @@ describe('Robustness (SPEC §3.8, §6)', () => {
   });
 });
 
-describe('The stop button (SPEC §2.9)', () => {
+describe('The stop button (docs/spec.md §2.9)', () => {
   it('Stop cancels the queued FIFO and a running Model step at once; an empty stop creates no task and leaves nothing armed', () => {
     const h = new KernelWorld();
     h.queued('q1', 'one');
@@ -294,7 +294,7 @@ describe('The stop button (SPEC §2.9)', () => {
   });
 });
 
-describe('Stopping the agent (SPEC §10.2a)', () => {
+describe('Stopping the agent (docs/spec.md §10.2a)', () => {
   it('stop() abandons the running model call and ends every task skipped/agent_stopped; later submissions too', () => {
     const h = new KernelWorld();
     h.queued('q1', 'bottom');
@@ -358,14 +358,14 @@ describe('Stopping the agent (SPEC §10.2a)', () => {
     expect(h.last).toEqual([]);
     expect(h.events('tool.result.late')).toMatchObject([{ task: 'q1', callId: run.callId }]);
     expect(h.events('tool.end')).toEqual([]);
-    // The late result is counted (SPEC §7 lateToolResultsDiscarded); nothing else changed.
+    // The late result is counted (docs/spec.md §7 lateToolResultsDiscarded); nothing else changed.
     const after = h.kernel.dump();
     expect(after.agents[0]?.scheduler.counters.lateToolResultsDiscarded).toBe(1);
     expect({ ...after, agents: after.agents.map(withoutLateCount) }).toEqual({ ...before, agents: before.agents.map(withoutLateCount) });
   });
 });
 
-describe('Late facts (SPEC §2.4, §11)', () => {
+describe('Late facts (docs/spec.md §2.4, §11)', () => {
   it('a chunk for a cancelled call is discarded and counted; the kernel state is otherwise unchanged', () => {
     const h = new KernelWorld();
     h.queued('q1', 'victim');
@@ -415,7 +415,7 @@ describe('Late facts (SPEC §2.4, §11)', () => {
   });
 });
 
-describe('late and unknown facts (SPEC §11)', () => {
+describe('late and unknown facts (docs/spec.md §11)', () => {
   it('§11 a model.done for an unknown call id is discarded, traced and counted', () => {
     const h = new KernelWorld();
     h.queued('q1', 'busy');
@@ -439,7 +439,7 @@ describe('late and unknown facts (SPEC §11)', () => {
   });
 });
 
-describe('root context overflow (SPEC §3.9)', () => {
+describe('root context overflow (docs/spec.md §3.9)', () => {
   it('§3.9 I5 a context that pruning cannot bring under 1.25 × window does not chain kernel L4s', () => {
     let traced = 0;
     const runaway: TraceSink = {

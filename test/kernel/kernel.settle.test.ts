@@ -12,7 +12,7 @@ describe('submit.after, released inside a step', () => {
     const w = new KernelWorld();
     w.queued('t1', 'write it');
     w.answer('t1', '', [{ name: 'write' }]);
-    // The stop marks t1 (a tool runs: it ends at its next safe point, SPEC §2.9) and cancels the FIFO.
+    // The stop marks t1 (a tool runs: it ends at its next safe point, docs/spec.md §2.9) and cancels the FIFO.
     w.at(5).stopButton('stop');
     w.queued('t3', 'waiting');
     w.feed({ type: 'submit.after', task: 't1', submission: { id: 't2', cls: 'interrupt', level: 2, text: 'after t1', source: 'user' } });

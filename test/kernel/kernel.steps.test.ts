@@ -4,7 +4,7 @@ import { KernelWorld, SYSTEM_PROMPT, assistantMsg, systemMsg, tailAfterInput, us
 
 const FAILED_MODEL = 'processing error: model call failed: ';
 
-describe('Tool turns (SPEC §3.2)', () => {
+describe('Tool turns (docs/spec.md §3.2)', () => {
   it('maxToolTurns reached: done with the last model text, and no further model request', () => {
     const h = new KernelWorld({ maxToolTurns: 2 });
     h.queued('q1', 'research');
@@ -61,7 +61,7 @@ describe('Tool turns (SPEC §3.2)', () => {
   });
 });
 
-describe('Tool calls (SPEC §3.8)', () => {
+describe('Tool calls (docs/spec.md §3.8)', () => {
   it('an unknown tool returns the tool error "unknown tool X" without a tool.run, and the task continues', () => {
     const h = new KernelWorld();
     h.queued('q1', 'try');
@@ -161,7 +161,7 @@ describe('Tool calls (SPEC §3.8)', () => {
   });
 });
 
-describe('Model calls (SPEC §3.2, §3.9)', () => {
+describe('Model calls (docs/spec.md §3.2, §3.9)', () => {
   it('a model failure fails the task with "processing error: model call failed: <reason>" and raises no kernel L4', () => {
     const h = new KernelWorld();
     h.queued('q1', 'ask');
@@ -247,7 +247,7 @@ describe('Model calls (SPEC §3.2, §3.9)', () => {
   });
 });
 
-describe('Model request placeholders (SPEC §3.6)', () => {
+describe('Model request placeholders (docs/spec.md §3.6)', () => {
   it('after tool results the request ends with one "continue" placeholder; earlier placeholders are removed', () => {
     const h = new KernelWorld();
     h.queued('q1', 'dig');
@@ -273,7 +273,7 @@ describe('Model request placeholders (SPEC §3.6)', () => {
     expect(h.modelCall('q1').request.messages.at(-1)).toEqual(userMsg(PLACEHOLDER_FINISH));
   });
 
-  it('a batch of output_send__<x>_help calls is not a delivery: the placeholder asks the model to continue (REFERENCE §2.6, the Model step)', () => {
+  it('a batch of output_send__<x>_help calls is not a delivery: the placeholder asks the model to continue (the Model step)', () => {
     const h = new KernelWorld();
     h.queued('q1', 'how do I send?');
     h.answer('q1', '', [{ name: 'output_send__chat_help' }]);
@@ -287,7 +287,7 @@ describe('Model request placeholders (SPEC §3.6)', () => {
   });
 });
 
-describe('Interrupt inputs and context (SPEC §3.4)', () => {
+describe('Interrupt inputs and context (docs/spec.md §3.4)', () => {
   it('an interrupt input is marked "[interrupt message] " with role system and committed as an interrupt event', () => {
     const h = new KernelWorld();
     h.interrupt('i1', 'L2', 'check the door');

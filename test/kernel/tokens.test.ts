@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tokens, truncateCodePoints } from '../../src/kernel/tokens.ts';
 
-// SPEC §10.5: tokens(s) = 0 for '', else max(1, min(utf8Bytes, 2 × codePoints)).
+// docs/spec.md §10.5: tokens(s) = 0 for '', else max(1, min(utf8Bytes, 2 × codePoints)).
 // ASCII padding keeps the 2 × codePoints cap from hiding the byte count.
 describe('tokens', () => {
   it('is 0 for the empty string and at least 1 otherwise', () => {

@@ -20,7 +20,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('children\'s light memories (SPEC §9, §10.2)', () => {
+describe('children\'s light memories (docs/spec.md §9, §10.2)', () => {
   it('S13 S14 a child writes its temp store only and recalls temp ∪ main', () => {
     const kid = new ChildMemoryDir(dir, mainPath).create('kid');
     kid.commit([{ subject: 'bob', relation: 'likes', object: 'coffee' }], 'kid', 1, 5);

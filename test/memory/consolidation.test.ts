@@ -17,7 +17,7 @@ const expected = [
   { subject: 'Bob', relation: 'knows', object: 'Alice' },
 ];
 
-describe('parseConsolidationAnswer (SPEC §3.7)', () => {
+describe('parseConsolidationAnswer (docs/spec.md §3.7)', () => {
   it('parses a bare JSON answer', () => {
     expect(parseConsolidationAnswer(answer)).toEqual({ ok: true, triples: expected });
     expect(parseConsolidationAnswer('{"triples": []}')).toEqual({ ok: true, triples: [] });
@@ -71,7 +71,7 @@ describe('parseConsolidationAnswer (SPEC §3.7)', () => {
   });
 });
 
-describe('memory_write arguments (SPEC §9.1)', () => {
+describe('memory_write arguments (docs/spec.md §9.1)', () => {
   it('accepts decoded arguments and the raw JSON text the model streamed', () => {
     const args = { triples: expected };
     expect(parseMemoryWriteArgs(args)).toEqual({ ok: true, value: { triples: expected } });
@@ -92,7 +92,7 @@ describe('memory_write arguments (SPEC §9.1)', () => {
   });
 });
 
-describe('memory_recall arguments (SPEC §9.1)', () => {
+describe('memory_recall arguments (docs/spec.md §9.1)', () => {
   it('accepts keywords with an optional depth (default 1)', () => {
     expect(parseMemoryRecallArgs({ keywords: ['alice'] })).toEqual({ ok: true, value: { keywords: ['alice'], depth: 1 } });
     expect(parseMemoryRecallArgs('{"keywords": ["a", "b"], "depth": 3}')).toEqual({

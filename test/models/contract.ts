@@ -1,5 +1,5 @@
 /**
- * The behaviour every adapter owes the kernel whatever its wire format (SPEC §13.1), written once
+ * The behaviour every adapter owes the kernel whatever its wire format (docs/spec.md §13.1), written once
  * and run against each adapter through a small description of its dialect: the abort closes the
  * HTTP stream, nothing arrives after the abort, one retry of a 429, none of a 401, a clear failure
  * for an unparsable event, retry and fallback only before the first chunk.

@@ -1,4 +1,4 @@
-/** The providers configuration (SPEC §13.1): schema, keys from the given environment, the fallback list. */
+/** The providers configuration (docs/spec.md §13.1): schema, keys from the given environment, the fallback list. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProvider, ProviderConfigError, providersSchema, type ProviderConfig } from '../../src/models/index.ts';
 import { messageEnd, messageStart, textBlock } from './anthropic-wire.ts';
@@ -56,7 +56,7 @@ describe('createProvider', () => {
 });
 
 describe('providersSchema', () => {
-  it('accepts the SPEC shape and names the path of each problem', () => {
+  it('accepts the spec shape and names the path of each problem', () => {
     expect(providersSchema.safeParse([{ name: 'a', kind: 'openai', model: 'm', apiKeyEnv: 'OPENAI_API_KEY', maxTokens: 512 }]).success).toBe(true);
     const bad = providersSchema.safeParse([
       { name: 'a', kind: 'gemini', model: 'm' },

@@ -1,6 +1,6 @@
 /**
  * The OpenAI-compatible adapter against a real HTTP server on 127.0.0.1 speaking Chat Completions
- * SSE (SPEC §13, §13.1). The retry delay is injected, so no test waits 2 s.
+ * SSE (docs/spec.md §13, §13.1). The retry delay is injected, so no test waits 2 s.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContextFullError, type ModelChunk } from '../../src/kernel/index.ts';

@@ -126,7 +126,7 @@ function track(p: Promise<Terminal>): { terminal: Terminal | null } {
   return box;
 }
 
-describe('Runtime (SPEC §11, §13)', () => {
+describe('Runtime (docs/spec.md §11, §13)', () => {
   it('submitAndWait resolves with the terminal after a tool turn; activity() returns to zero', async () => {
     const w = world((clock) => {
       const tools = sleepyTools(clock, 50);

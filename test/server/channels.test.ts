@@ -1,5 +1,5 @@
 /**
- * The other channels of `serve` (SPEC §13): the terminal (a line is a queued input, its reply is
+ * The other channels of `serve` (docs/spec.md §13): the terminal (a line is a queued input, its reply is
  * printed, `/stop` presses the stop button), the timer plugin (L3 interrupts from `timer/<name>`), and
  * the log in both formats.
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/chat/completions` through the real `openai` SDK pointed at the server (SPEC §13.1): a
+ * `POST /v1/chat/completions` through the real `openai` SDK pointed at the server (docs/spec.md §13.1): a
  * chat.completion, a stream of chat.completion.chunk ending in [DONE], and an error object naming the
  * terminal of a task that did not end done (not retried by the SDK).
  */

@@ -1,5 +1,5 @@
 /**
- * The command-line tools of `serve` (SPEC §13.1): the configured tools are the allow-list, argv runs
+ * The command-line tools of `serve` (docs/spec.md §13.1): the configured tools are the allow-list, argv runs
  * without a shell, the arguments arrive as JSON on stdin, stdout is the result; a non-zero exit, the
  * timeout, a missing program are tool errors; the process is killed on timeout and on cancellation.
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP channel of `serve` (SPEC §13.1), in process, over real loopback sockets: answers when the
+ * The HTTP channel of `serve` (docs/spec.md §13.1), in process, over real loopback sockets: answers when the
  * task ends, SSE with ids, task state and resumable events, the stop button, status, health, and
  * backpressure as 429.
  */

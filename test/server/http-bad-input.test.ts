@@ -1,5 +1,5 @@
 /**
- * Bad input over HTTP (SPEC §13.1): every case is answered with a status and a
+ * Bad input over HTTP (docs/spec.md §13.1): every case is answered with a status and a
  * message naming what to fix — never a reset, never a hang — and the kernel keeps serving.
  */
 import { request } from 'node:http';

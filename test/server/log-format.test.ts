@@ -1,5 +1,5 @@
 /**
- * The log format of `serve` (SPEC §13.1): without `--log-format`, readable text when stderr is a
+ * The log format of `serve` (docs/spec.md §13.1): without `--log-format`, readable text when stderr is a
  * terminal and JSON lines otherwise; the flag chooses either way. Whether stderr is a terminal is an
  * argument of the settings, so no pseudo-terminal is needed to test the choice.
  */

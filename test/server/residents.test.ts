@@ -1,5 +1,5 @@
 /**
- * `serve` with `residents` (SPEC §13.1, §10.2): the config's residents are created at start through
+ * `serve` with `residents` (docs/spec.md §13.1, §10.2): the config's residents are created at start through
  * the kernel's door, take their inputchs, work on their own light memory, and the journal records
  * their stores so `sim replay` reproduces the run byte for byte without a database.
  */

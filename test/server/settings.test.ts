@@ -1,5 +1,5 @@
 /**
- * `serve`'s settings (SPEC §13.1): the config file validated with every problem named by its path,
+ * `serve`'s settings (docs/spec.md §13.1): the config file validated with every problem named by its path,
  * flags over the file, `--token` over HOMEAGENT_TOKEN over `http.token`, `--model demo` without any
  * configuration, and a non-loopback bind without a token refused.
  */

@@ -187,7 +187,7 @@ function record(violations: readonly Violation[] = [], expectBlock: Expect = NO_
   return { ...input(violations), expect: expectBlock, unfiredTriggers: [] };
 }
 
-describe('buildReport (SPEC §12.3)', () => {
+describe('buildReport (docs/spec.md §12.3)', () => {
   it('the hand-made trace is itself valid for the monitors', () => {
     const m = new InvariantMonitor({ builtinPlugins: ['webui'] });
     for (const e of trace()) m.observe(e);
@@ -195,7 +195,7 @@ describe('buildReport (SPEC §12.3)', () => {
     expect(m.violations).toEqual([]);
   });
 
-  it('lists the top-level fields in the SPEC order and serializes deterministically', () => {
+  it('lists the top-level fields in the spec order and serializes deterministically', () => {
     const report = finalizeReport(record());
     expect(Object.keys(report)).toEqual([
       'reportVersion', 'scenario', 'seed', 'ok', 'traceHash', 'events', 'virtualMs', 'wallMs', 'command', 'config',

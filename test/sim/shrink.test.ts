@@ -2,7 +2,7 @@
  * Shrinking to files (src/sim/shrink/): a failing scenario shrinks, with fast-check, to the smallest
  * file that fails the same way with the same seed; the regression file written from it runs as it is,
  * names its seed and failure, passes while the failure is there, and fails once a listed violation
- * no longer occurs (SPEC §12.1).
+ * no longer occurs (docs/spec.md §12.1).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

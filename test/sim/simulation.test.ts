@@ -26,7 +26,7 @@ async function traceOf(json: unknown): Promise<{ type: string; t: number }[]> {
     .map((line) => JSON.parse(line) as { type: string; t: number });
 }
 
-describe('simulator agenda (SPEC §12.2.1)', () => {
+describe('simulator agenda (docs/spec.md §12.2.1)', () => {
   it('runs an event at its own time even when the next input is later (regression)', async () => {
     const trace = await traceOf({
       version: 1,
@@ -50,7 +50,7 @@ describe('simulator agenda (SPEC §12.2.1)', () => {
   });
 });
 
-describe('the default root stop (SPEC §12.2 stopAt)', () => {
+describe('the default root stop (docs/spec.md §12.2 stopAt)', () => {
   it('stops the root when the last task ends, not when a cooldown timer that guards nothing would fire', async () => {
     const trace = await traceOf(JSON.parse(readFileSync(join(import.meta.dirname, '../../scenarios/cooldown-timer-cleared.json'), 'utf8')));
     const stop = trace.find((e) => e.type === 'agent.stop');
@@ -91,7 +91,7 @@ describe('the default root stop (SPEC §12.2 stopAt)', () => {
   });
 });
 
-describe('run limits (SPEC §12.2 limits)', () => {
+describe('run limits (docs/spec.md §12.2 limits)', () => {
   it('LIMIT: a run that would pass limits.maxVirtualMs ends at once, naming the limit and the tasks still pending', async () => {
     const parsed = parseScenario({
       version: 1,

@@ -59,7 +59,7 @@ export interface KernelWorldOptions {
   readonly sink?: TraceSink;
   /** Told of every command taken from the kernel, in order, once the world has recorded it. */
   readonly onCommand?: (command: Command) => void;
-  /** The children's memory factory and child kinds the kernel is made with (SPEC §10.1). */
+  /** The children's memory factory and child kinds the kernel is made with (docs/spec.md §10.1). */
   readonly children?: Pick<KernelPorts, 'childMemory' | 'childKinds'>;
 }
 
@@ -122,7 +122,7 @@ export class KernelWorld {
     return this.feed({ type: 'submit', submission: sub });
   }
 
-  /** A plugin registers (or reloads) an inputch (SPEC §8.1). */
+  /** A plugin registers (or reloads) an inputch (docs/spec.md §8.1). */
   registerChannel(channel: RegisterInput): FeedResult<'channel.register'> {
     return this.feed({ type: 'channel.register', channel });
   }
@@ -139,12 +139,12 @@ export class KernelWorld {
     return this.submit({ id, cls: 'interrupt', level, text, source: 'user', ...extra });
   }
 
-  /** The user stop button (SPEC §2.9), optionally carrying text. */
+  /** The user stop button (docs/spec.md §2.9), optionally carrying text. */
   stopButton(id: string, text = '', extra: Partial<Submission> = {}): SubmitResult {
     return this.submit({ id, cls: 'interrupt', text, source: 'user', stop: true, ...extra });
   }
 
-  /** Stops the whole agent (SPEC §10.2a). */
+  /** Stops the whole agent (docs/spec.md §10.2a). */
   stopAgent(): void {
     this.feed({ type: 'stop' });
   }
@@ -228,7 +228,7 @@ export class KernelWorld {
     this.toolDone(this.toolRun(task).callId, output, ok);
   }
 
-  /** The task's single open tool run throws: a panic (SPEC §3.8). */
+  /** The task's single open tool run throws: a panic (docs/spec.md §3.8). */
   toolPanic(task: string, error: string): void {
     this.handle({ type: 'tool.failed', callId: this.toolRun(task).callId, error });
   }

@@ -24,8 +24,8 @@ const config = {
   // that does not type-check is discarded before any test runs, and work in progress elsewhere in
   // the tree cannot fail the check.
   tsconfigFile: 'tools/mutation/tsconfig.kernel.json',
-  // The kernel, then the two public formats the simulator owns: the report it writes (SPEC §12.3)
-  // and the scenario file it reads (SPEC §12.1). The index files only re-export.
+  // The kernel, then the two public formats the simulator owns: the report it writes (docs/spec.md §12.3)
+  // and the scenario file it reads (docs/spec.md §12.1). The index files only re-export.
   mutate: [
     'src/kernel/**/*.ts',
     '!src/kernel/index.ts',

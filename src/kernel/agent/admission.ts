@@ -1,5 +1,5 @@
 /**
- * Intake checks and level resolution (SPEC §3.1, §5). They run once, at submission, on the agent that
+ * Intake checks and level resolution (docs/spec.md §3.1, §5). They run once, at submission, on the agent that
  * handles the input after routing, for external inputs only (never for kernel-created tasks).
  */
 import { clampLevel, isLevel, parseLevel, type Level } from '../scheduler/levels.ts';

@@ -76,7 +76,7 @@ export interface AgentEnv {
   /** Submissions queued by terminal hooks run before the next pick. */
   flushHooks(nowMs: number): void;
   /**
-   * A child's message or kernel event for its parent (SPEC §5, §10.3, §10.5): raised on the parent
+   * A child's message or kernel event for its parent (docs/spec.md §5, §10.3, §10.5): raised on the parent
    * from `child/<id>` — a notify as L3, a panic or a full context as L4.
    */
   toParent(child: Agent, event: ParentEvent, nowMs: number): void;
@@ -88,17 +88,17 @@ export interface ParentEvent {
   readonly text: string;
 }
 
-/** A task of a stopping agent (SPEC §10.2a steps 2 and 4). */
+/** A task of a stopping agent (docs/spec.md §10.2a steps 2 and 4). */
 const STOPPED: Terminal = Object.freeze({ kind: 'skipped', reason: 'agent_stopped', reply: '' });
-/** A waiting external input of a destroyed child under the residual policy `drop` (SPEC §10.2a step 3). */
+/** A waiting external input of a destroyed child under the residual policy `drop` (docs/spec.md §10.2a step 3). */
 const RESIDUAL_DROPPED: Terminal = Object.freeze({ kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' });
 /** What an rt child's newer input does to the one in its slot (C1, C2). */
 const SUPERSEDED: Terminal = Object.freeze({ kind: 'superseded', reply: '' });
-/** A task failed by a parent message under `parentMessage: "discard"` (SPEC §10.3). */
+/** A task failed by a parent message under `parentMessage: "discard"` (docs/spec.md §10.3). */
 const DISCARDED: Terminal = Object.freeze({ kind: 'failed', reply: 'processing error: discarded by a parent message' });
 const STOP_REPLY = 'cancelled (user stop)';
 
-/** The terminal of a task the stop button cancels (SPEC §2.9); a fresh object each time. */
+/** The terminal of a task the stop button cancels (docs/spec.md §2.9); a fresh object each time. */
 function userStopTerminal(): Terminal {
   return { kind: 'cancelled', reason: 'user_stop', reply: STOP_REPLY };
 }
@@ -116,7 +116,7 @@ export interface AgentOptions {
   readonly registry: ChannelRegistry;
   /** This agent's graph memory (the root's main store; a child's light memory), or none. */
   readonly memory: MemoryPorts | null;
-  /** Output grant: empty = every device (SPEC §8.4). */
+  /** Output grant: empty = every device (docs/spec.md §8.4). */
   readonly allowedOutputs: readonly string[];
   /** What this agent holds as a child (kind, table, latch, light memory); null for the root. */
   readonly seat?: ChildSeat | null;
@@ -204,7 +204,7 @@ export class Agent implements StepHost {
 
   // ---------------------------------------------------------------- intake
 
-  /** An external input routed to this agent (SPEC §3.1, §2.8, §2.9, §5). */
+  /** An external input routed to this agent (docs/spec.md §3.1, §2.8, §2.9, §5). */
   submit(sub: Submission, nowMs: number): SubmitResult {
     // A caller bug, refused before any state changes: the kernel keeps running.
     if (this.tasks.has(sub.id)) throw new Error(`submission id ${sub.id} is already a live task on ${this.agentId}`);
@@ -221,7 +221,7 @@ export class Agent implements StepHost {
   }
 
   /**
-   * The stop button (SPEC §2.9 steps 1–2): cancel the queued FIFO, stop-mark the running task (ended
+   * The stop button (docs/spec.md §2.9 steps 1–2): cancel the queued FIFO, stop-mark the running task (ended
    * at once in its Model step, else at its next safe point), leave nothing armed.
    */
   private stopButton(id: string, nowMs: number): string[] {
@@ -245,20 +245,20 @@ export class Agent implements StepHost {
     return cancelled;
   }
 
-  /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (SPEC §5). */
+  /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (docs/spec.md §5). */
   raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void {
     if (this.role.kernelEventsGo === 'parent') {
       // A child's kernel event is its parent's to handle (S20), even when the child's task was an L4.
       this.env.toParent(this, { reason: 'child_panic', text }, nowMs);
       return;
     }
-    // Recursion guard (SPEC §5): a panicking L4 raises no new L4 on the same agent.
+    // Recursion guard (docs/spec.md §5): a panicking L4 raises no new L4 on the same agent.
     if (reason === 'panic' && cause.level === 4) return;
     this.intake.raiseKernelInterrupt(cause, reason, text, nowMs);
   }
 
   /**
-   * A task the tree creates here (SPEC §12.2 "kernel-created tasks"): a child's task prompt or parent
+   * A task the tree creates here (docs/spec.md §12.2 "kernel-created tasks"): a child's task prompt or parent
    * message or compress, a notify or a child's kernel event on the parent. Named `<agent>:<n>`, never
    * de-duplicated. Returns its id and the level it got, or null when this agent has stopped.
    */
@@ -267,23 +267,23 @@ export class Agent implements StepHost {
     // Only a child has a parent: `parent/` tasks are a child's task prompt, its parent's messages (L4)
     // and compresses. The task prompt arrives when the child is made, with nothing running to discard.
     const fromParent = spec.source.startsWith('parent/');
-    // A compress is the parent's too, but it keeps the task it preempts (SPEC §10.5): only a message discards.
+    // A compress is the parent's too, but it keeps the task it preempts (docs/spec.md §10.5): only a message discards.
     if (fromParent && spec.compress !== true) this.parentMessageArrives();
-    // On a child only its parent raises L4 (SPEC §5, §6 L4): what its own children raise there (a
+    // On a child only its parent raises L4 (docs/spec.md §5, §6 L4): what its own children raise there (a
     // notify at L3, a kernel event at L4) runs at L3.
     const task = this.seat !== null && !fromParent ? { ...spec, level: 3 as const } : spec;
     return { id: this.intake.createKernelTask(task, nowMs), level: task.level };
   }
 
   /**
-   * A task moved here from a destroyed child (SPEC §10.2a step 3): re-queued as a queued task with its
+   * A task moved here from a destroyed child (docs/spec.md §10.2a step 3): re-queued as a queued task with its
    * id (and so its responder), through the normal backpressure rule.
    */
   adoptMoved(task: Task, nowMs: number): SubmitResult {
     return this.intake.adopt(task, nowMs);
   }
 
-  /** The plain queued inputs waiting in the FIFO, head first: external, never kernel-created (SPEC §10.7). */
+  /** The plain queued inputs waiting in the FIFO, head first: external, never kernel-created (docs/spec.md §10.7). */
   plainQueued(): string[] {
     return this.core.queuedIds().filter((id) => !this.tasks.get(id).kernel);
   }
@@ -293,12 +293,12 @@ export class Agent implements StepHost {
     return this.core.takeQueued((id) => ids.has(id), nowMs).map((id) => this.tasks.remove(id));
   }
 
-  /** The offload notice (SPEC §10.7): a kernel-created queued task at the head of the FIFO. */
+  /** The offload notice (docs/spec.md §10.7): a kernel-created queued task at the head of the FIFO. */
   queueNotice(text: string, nowMs: number): void {
     this.intake.createKernelTask({ level: null, source: 'kernel/offload', channel: 'kernel', text, front: true }, nowMs);
   }
 
-  /** When the running task first started, or null when nothing runs (busy time, SPEC §10.7). */
+  /** When the running task first started, or null when nothing runs (busy time, docs/spec.md §10.7). */
   runningSince(): { readonly task: string; readonly sinceMs: number } | null {
     const task = this.current;
     return task === null || task.firstStartMs === null ? null : { task: task.id, sinceMs: task.firstStartMs };
@@ -319,7 +319,7 @@ export class Agent implements StepHost {
   }
 
   /**
-   * SPEC §10.3: with `parentMessage: "discard"`, the message fails the task it interrupts. A task it
+   * docs/spec.md §10.3: with `parentMessage: "discard"`, the message fails the task it interrupts. A task it
    * cannot preempt — one already at L4, such as an earlier message — carries on, and the message waits.
    */
   private parentMessageArrives(): void {
@@ -352,7 +352,7 @@ export class Agent implements StepHost {
         task.firstStartMs ??= nowMs;
         // Stryker disable next-line ConditionalExpression: a task not from the stack has never run, and rebasePrefix leaves it alone
         if (this.core.lastPickSource() === 'stack') rebasePrefix(this, task);
-        // Consolidation and compress tasks are critical as a whole (SPEC §3.7, §10.5): nothing preempts them, even an L4.
+        // Consolidation and compress tasks are critical as a whole (docs/spec.md §3.7, §10.5): nothing preempts them, even an L4.
         if (task.consolidation || task.compress) this.core.enterCritical(nowMs);
       }
       if (task.stopMarked) {
@@ -466,7 +466,7 @@ export class Agent implements StepHost {
     };
   }
 
-  /** After a child's Prepare (SPEC §10.5): the first time the context reaches 0.9 × window, one L4 on the parent. */
+  /** After a child's Prepare (docs/spec.md §10.5): the first time the context reaches 0.9 × window, one L4 on the parent. */
   private checkContextFull(nowMs: number): void {
     const seat = this.seat as ChildSeat;
     const tokens = this.context.accumulatedTokens();
@@ -530,7 +530,7 @@ export class Agent implements StepHost {
 
   /**
    * Ends the running task: commits done and failed tasks to the context, then the terminal event. An
-   * interrupt commits as an interrupt turn whether it is done or failed (SPEC §3.4), so consolidation
+   * interrupt commits as an interrupt turn whether it is done or failed (docs/spec.md §3.4), so consolidation
    * and the turn count never see it.
    */
   finish(task: Task, terminal: Terminal, nowMs: number): void {
@@ -551,7 +551,7 @@ export class Agent implements StepHost {
       if (kind === 'turn') {
         this.turnsCommitted += 1;
         const every = this.config.consolidateEveryTurns;
-        // SPEC §3.7: only a period N > 0 consolidates.
+        // docs/spec.md §3.7: only a period N > 0 consolidates.
         // Stryker disable next-line EqualityOperator: with N = 0, n % 0 is NaN, never 0, so `every >= 0` consolidates never as well
         const periodic = every > 0;
         consolidate = periodic && this.turnsCommitted % every === 0;
@@ -563,7 +563,7 @@ export class Agent implements StepHost {
     if (consolidate) this.intake.queueConsolidation(nowMs);
   }
 
-  /** SPEC §10.4: a successful round writes its note, else the automatic record; any other end writes nothing. */
+  /** docs/spec.md §10.4: a successful round writes its note, else the automatic record; any other end writes nothing. */
   private recordRound(task: Task, terminal: Terminal, nowMs: number): void {
     const table = (this.seat as ChildSeat).table;
     if (terminal.kind !== 'done') {
@@ -623,7 +623,7 @@ export class Agent implements StepHost {
   // ---------------------------------------------------------------- stop
 
   /**
-   * Stops this agent (SPEC §10.2a): the running call is abandoned, every task ends
+   * Stops this agent (docs/spec.md §10.2a): the running call is abandoned, every task ends
    * `skipped`/`agent_stopped`, timers are cleared, and later submissions are refused.
    */
   stop(nowMs: number, residual: 'keep' | 'drop' | null = null): Task[] {

@@ -214,7 +214,7 @@ export class CallTracker {
     return { kind: 'batch', batch: w, index };
   }
 
-  /** The agent stops (SPEC §10.2a): every live call is abandoned and the waiting step ends in the trace. */
+  /** The agent stops (docs/spec.md §10.2a): every live call is abandoned and the waiting step ends in the trace. */
   abandonAll(nowMs: number, reason: 'agent_stopped' | 'superseded' = 'agent_stopped'): void {
     const w = this.waiting;
     this.waiting = null;

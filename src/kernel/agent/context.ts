@@ -1,6 +1,6 @@
 /**
  * The conversation context of one agent: the committed events, in commit order. Tasks read it when
- * they build (or rebase) their request prefix and write it only when they finish (SPEC §3.4–3.5, §3.9).
+ * they build (or rebase) their request prefix and write it only when they finish (docs/spec.md §3.4–3.5, §3.9).
  */
 import type { ContextEvent } from './dump-types.ts';
 import type { Message } from '../ports/provider.ts';
@@ -8,7 +8,7 @@ import { tokens } from '../tokens.ts';
 
 export const INTERRUPT_MARK = '[interrupt message] ';
 
-/** Root overflow (SPEC §3.9): prune at 1.25 × window down to 0.8 × window, keeping the 10 newest. */
+/** Root overflow (docs/spec.md §3.9): prune at 1.25 × window down to 0.8 × window, keeping the 10 newest. */
 export const OVERFLOW_RATIO = 1.25;
 export const OVERFLOW_TARGET_RATIO = 0.8;
 export const OVERFLOW_KEEP_RECENT = 10;
@@ -62,7 +62,7 @@ export class ConversationContext {
   }
 
   /**
-   * Compress (SPEC §10.5): the `older` oldest events are replaced by one summary event (input "",
+   * Compress (docs/spec.md §10.5): the `older` oldest events are replaced by one summary event (input "",
    * response = the summary), or just dropped when there is no summary (the summarising call failed).
    */
   replaceOldest(older: number, summary: string | null, task: string): void {
@@ -85,7 +85,7 @@ export class ConversationContext {
 
   /**
    * The messages of the `limit` most recent events that are not interrupt turns, oldest first: what a
-   * consolidation reads (SPEC §3.7: interrupt inputs are never sent to memory).
+   * consolidation reads (docs/spec.md §3.7: interrupt inputs are never sent to memory).
    */
   recentTurnMessages(limit: number): Message[] {
     const picked: ContextEvent[] = [];

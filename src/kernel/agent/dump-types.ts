@@ -1,12 +1,12 @@
 /**
- * The kernel's observable state (SPEC §7, §12.3 `agents`): deep copies, safe to keep and mutate.
+ * The kernel's observable state (docs/spec.md §7, §12.3 `agents`): deep copies, safe to keep and mutate.
  */
 import type { SchedulerDump } from '../scheduler/core.ts';
 import type { StepName } from '../trace/vocabulary.ts';
 import type { InputChannel } from '../channels/registry.ts';
 import type { TableRecord } from '../children/processing-table.ts';
 
-/** The root, a built-in child kind, or the name of a kind registered with the kernel (SPEC §10.1). */
+/** The root, a built-in child kind, or the name of a kind registered with the kernel (docs/spec.md §10.1). */
 export type AgentKind = 'root' | 'resident' | 'rt' | (string & {});
 export type AgentState = 'running' | 'contextfull' | 'stopped';
 
@@ -40,14 +40,14 @@ export interface AgentDump {
   /** Tasks executed (finished while running): a resident's "rounds". */
   readonly rounds: number;
   readonly tableSize: number;
-  /** A child's processing table, oldest first (SPEC §10.4); empty for the root. */
+  /** A child's processing table, oldest first (docs/spec.md §10.4); empty for the root. */
   readonly table: readonly TableRecord[];
   readonly inputChs: readonly string[];
   readonly allowedOutputs: readonly string[];
   readonly tools: readonly string[];
   readonly maxStackDepth: number;
   readonly contextfullSignals: number;
-  /** Context events a failed compress dropped instead of summarising (SPEC §10.5). */
+  /** Context events a failed compress dropped instead of summarising (docs/spec.md §10.5). */
   readonly droppedByCompress: number;
   readonly context: readonly ContextEvent[];
   readonly current: CurrentStep | null;

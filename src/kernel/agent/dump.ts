@@ -1,5 +1,5 @@
 /**
- * An agent's observable views (SPEC §7, §12.3): the full `AgentDump` and the cheap `RunningView`.
+ * An agent's observable views (docs/spec.md §7, §12.3): the full `AgentDump` and the cheap `RunningView`.
  * Both are built from explicit arguments and change nothing; the dump is made of copies, safe to keep
  * and mutate, so tests and observers never reach into an agent's fields.
  */

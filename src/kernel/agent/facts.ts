@@ -5,9 +5,9 @@
  * then hand its result to the step that was waiting. A model call's end goes to the Model step (done,
  * failed, a malformed stream, a timeout); a tool's result goes to its ToolExec step, or to its
  * ToolBatch step, which completes once its last call has returned. An interrupt that arms while the
- * task streams from the model cancels the call at once (SPEC §2.3 step 2). A tool that throws is a
+ * task streams from the model cancels the call at once (docs/spec.md §2.3 step 2). A tool that throws is a
  * panic: the task fails, and the agent raises a kernel L4 (on itself unless the task is itself an L4,
- * or on its parent for a child, SPEC §5).
+ * or on its parent for a child, docs/spec.md §5).
  *
  * Each function first checks that its fact reaches the step waiting for it (`assertAtStep`): a model
  * fact a Model step, a tool fact a ToolExec or ToolBatch step. The functions see the agent only
@@ -69,7 +69,7 @@ function modelCallFailedNow(host: ModelHost, task: Task, callId: string, failure
   modelFailed(host, task, failure, error, nowMs);
 }
 
-/** An interrupt armed a preemption: a streaming Model step is cancelled now (SPEC §2.3 step 2). */
+/** An interrupt armed a preemption: a streaming Model step is cancelled now (docs/spec.md §2.3 step 2). */
 export function preemptModelCall(host: StepTrace, calls: CallTracker, nowMs: number): void {
   const w = calls.liveModel();
   if (w === null) return;
@@ -125,7 +125,7 @@ export function panicRunningTool(host: StepTrace & TaskEnding, task: Task, call:
 
 function failPanicked(host: TaskEnding, task: Task, toolName: string, error: string, nowMs: number): void {
   host.finish(task, { kind: 'failed', reply: `processing error: tool ${toolName} panicked` }, nowMs);
-  // The agent applies the recursion guard (SPEC §5: a panicking L4 raises no new L4 on the same
+  // The agent applies the recursion guard (docs/spec.md §5: a panicking L4 raises no new L4 on the same
   // agent); a child's panic goes to its parent even when its task was an L4, so it is not decided here.
   host.raiseKernelInterrupt(
     task,

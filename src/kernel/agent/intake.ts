@@ -1,5 +1,5 @@
 /**
- * How inputs become tasks on one agent (SPEC §3.1, §2.8, §3.7, §5). Theory of operation:
+ * How inputs become tasks on one agent (docs/spec.md §3.1, §2.8, §3.7, §5). Theory of operation:
  *
  * An external submission gets its level (clamped unless its source is privileged by the agent's role:
  * on the root, a built-in plugin), then
@@ -39,7 +39,7 @@ export interface IntakeHooks {
   admitting(nowMs: number): void;
 }
 
-/** A task the agent tree creates (SPEC §12.2): a task prompt, a parent message, a compress, a notify. */
+/** A task the agent tree creates (docs/spec.md §12.2): a task prompt, a parent message, a compress, a notify. */
 export interface TreeTask {
   readonly level: Level | null;
   readonly source: string;
@@ -87,7 +87,7 @@ export class Intake {
       level === null
         ? this.core.submitQueued(task.id, nowMs, { meta })
         : this.core.submitInterrupt(task.id, level, nowMs, { meta });
-    // SPEC §3.1: a submission refused for backpressure is not remembered, so a retry is admitted.
+    // docs/spec.md §3.1: a submission refused for backpressure is not remembered, so a retry is admitted.
     if (outcome.kind !== 'ended' || outcome.terminal.reason !== 'queue_full') this.dedup.record(sub.source, sub.text, nowMs);
     return this.afterSubmit(outcome, nowMs);
   }
@@ -104,7 +104,7 @@ export class Intake {
     return { kind: 'ended', terminal };
   }
 
-  /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (SPEC §5). */
+  /** A kernel-created interrupt (panic, overflow): always L4, never clamped or de-duplicated (docs/spec.md §5). */
   raiseKernelInterrupt(cause: Task, reason: 'panic' | 'overflow', text: string, nowMs: number): void {
     const source = reason === 'panic' ? 'kernel' : 'kernel/overflow';
     const channel = 'kernel';
@@ -135,7 +135,7 @@ export class Intake {
   }
 
   /**
-   * A waiting input of a destroyed child, kept by the residual policy (SPEC §10.2a step 3): the same id,
+   * A waiting input of a destroyed child, kept by the residual policy (docs/spec.md §10.2a step 3): the same id,
    * source, channel and text, queued here through the normal backpressure rule — no refusal checks, no
    * duplicate window: it was admitted once already.
    */
@@ -145,7 +145,7 @@ export class Intake {
     return this.afterSubmit(this.core.submitQueued(task.id, nowMs, { meta: { source: task.source, channel: task.channel } }), nowMs);
   }
 
-  /** SPEC §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */
+  /** docs/spec.md §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */
   queueConsolidation(nowMs: number): void {
     const text = 'extract memory triples from the recent turns';
     const meta = { source: 'kernel', channel: CONSOLIDATION_CHANNEL };
@@ -157,7 +157,7 @@ export class Intake {
   private refusal(sub: Submission, level: Level | null, channel: string, stopped: boolean, nowMs: number): Refusal | null {
     if (stopped) return 'agent_stopped';
     if (utf8Bytes(sub.text) > this.config.maxInputBytes) return 'invalid';
-    // Consolidation is a queued path (SPEC §3.7); an interrupt on its channel is invalid.
+    // Consolidation is a queued path (docs/spec.md §3.7); an interrupt on its channel is invalid.
     if (level !== null && channel === CONSOLIDATION_CHANNEL) return 'invalid';
     if (sub.text.length === 0) return 'empty_input';
     if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) {

@@ -1,7 +1,7 @@
 /**
  * The accumulator of one streaming model call: text deltas and tool-call deltas keyed by index, as
- * the Provider port delivers them (SPEC §11). It lives only while the call is live; a cancelled call
- * drops it whole, so a partial stream never reaches a frame (SPEC §2.4, R5).
+ * the Provider port delivers them (docs/spec.md §11). It lives only while the call is live; a cancelled call
+ * drops it whole, so a partial stream never reaches a frame (docs/spec.md §2.4, R5).
  */
 import { assertNever } from '../assert.ts';
 import type { ModelChunk, ToolCall } from '../ports/provider.ts';

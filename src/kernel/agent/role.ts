@@ -8,23 +8,23 @@ import type { KernelConfig } from '../config.ts';
 import type { AgentKind } from './dump-types.ts';
 
 export interface AgentRole {
-  /** The kind the dumps show: the root, or the kind of child (SPEC §10.1). */
+  /** The kind the dumps show: the root, or the kind of child (docs/spec.md §10.1). */
   readonly kind: AgentKind;
   /**
-   * Plugins whose sources keep their declared level (SPEC §5): a source whose first segment names one
+   * Plugins whose sources keep their declared level (docs/spec.md §5): a source whose first segment names one
    * of them is kernel-level, every other source is clamped. The root's are the configured built-in
    * plugins; a child has none — only its parent's control plane raises L4 there, as kernel tasks.
    */
   readonly privilegedPlugins: readonly string[];
   /**
-   * Root overflow (SPEC §3.9): a context at 1.25 × the window, or an upstream `context_full`, prunes
+   * Root overflow (docs/spec.md §3.9): a context at 1.25 × the window, or an upstream `context_full`, prunes
    * the oldest events, raises a kernel L4 and sends the task back to Prepare. A child reports a full
-   * context to its parent instead (SPEC §10.5).
+   * context to its parent instead (docs/spec.md §10.5).
    */
   readonly prunesOnOverflow: boolean;
   /**
    * Where this agent's own kernel events (a panic, a full context) are raised: on itself (the root),
-   * or on its parent as L4 from `child/<id>` (SPEC §5, S20).
+   * or on its parent as L4 from `child/<id>` (docs/spec.md §5, S20).
    */
   readonly kernelEventsGo: 'self' | 'parent';
 }

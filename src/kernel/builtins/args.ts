@@ -1,5 +1,5 @@
 /**
- * Reading a built-in's arguments (SPEC §9.1): the raw tool call's `args` is JSON text (or an already
+ * Reading a built-in's arguments (docs/spec.md §9.1): the raw tool call's `args` is JSON text (or an already
  * parsed value); anything but a JSON object is a tool error that shows an example, never a throw.
  */
 export type ArgsObject = Readonly<Record<string, unknown>>;

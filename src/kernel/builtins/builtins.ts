@@ -1,5 +1,5 @@
 /**
- * Built-in tools (SPEC §3.8, §8.3–8.4, §9.1). They run inside the kernel, in the same reaction as
+ * Built-in tools (docs/spec.md §3.8, §8.3–8.4, §9.1). They run inside the kernel, in the same reaction as
  * their ToolExec step: no `tool.run` command, no Runtime round trip, no virtual time. Expected
  * failures (bad arguments, a refusal, a missing memory) are tool errors (`ok: false`), never throws.
  *
@@ -52,9 +52,9 @@ export interface BuiltinGrants {
   readonly hasMemory: boolean;
   /** False for agents that may only read memory (rt children): `memory_write` is not offered. */
   readonly memoryWrites?: boolean;
-  /** The child-only tools of a child's kind (SPEC §10.3–10.4). */
+  /** The child-only tools of a child's kind (docs/spec.md §10.3–10.4). */
   readonly childTools?: readonly ChildTool[];
-  /** Offer `resident_agents` (the root, SPEC §10.6). */
+  /** Offer `resident_agents` (the root, docs/spec.md §10.6). */
   readonly residentAgents?: boolean;
 }
 
@@ -141,7 +141,7 @@ export class BuiltinTools {
 
   /**
    * The implementation for a tool name, or undefined. Every `output_send__<x>` name resolves, listed or
-   * not, so a direct call to an unauthorised channel is refused at the call site (SPEC §8.4) rather
+   * not, so a direct call to an unauthorised channel is refused at the call site (docs/spec.md §8.4) rather
    * than reported as an unknown tool.
    */
   lookup(name: string): BuiltinRun | undefined {

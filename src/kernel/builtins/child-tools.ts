@@ -1,5 +1,5 @@
 /**
- * The child-only built-ins (SPEC §10.3, §10.4): `notify_parent(text)` raises an L3 interrupt on the
+ * The child-only built-ins (docs/spec.md §10.3, §10.4): `notify_parent(text)` raises an L3 interrupt on the
  * parent from `child/<id>`; `inputch_note(text)` writes the round's processing-table record (the note
  * wins over the automatic one). Both run inside the kernel, take no virtual time, and answer a bad
  * argument with a tool error.

@@ -1,5 +1,5 @@
 /**
- * The `input_channels` built-in tool (SPEC §8.3, §9.1; REFERENCE §4.4): one tool, several views of the
+ * The `input_channels` built-in tool (docs/spec.md §8.3, §9.1): one tool, several views of the
  * shared inputch registry. Pure: registry and arguments in, text out. Bad arguments (an unknown view,
  * `detail` without a name, an unknown name) are tool errors (`ok: false`) whose text names the fix.
  */
@@ -65,7 +65,7 @@ export function inputChannelsView(registry: ChannelRegistry, self: string, args:
 
 /**
  * The tool's entry point from a raw tool call: `args` is the parsed JSON value or the raw JSON text.
- * A malformed argument is a tool error, never a throw (SPEC §9.1).
+ * A malformed argument is a tool error, never a throw (docs/spec.md §9.1).
  */
 export function runInputChannelsTool(registry: ChannelRegistry, self: string, args: unknown): ToolResult {
   const parsed = parseArgs(args);

@@ -1,5 +1,5 @@
 /**
- * The `resident_agents` built-in (SPEC §10.6, root only): one tool, seven actions over the agent's
+ * The `resident_agents` built-in (docs/spec.md §10.6, root only): one tool, seven actions over the agent's
  * children. This file only reads the untrusted arguments — types checked here, no schema library in
  * the kernel — and hands a well-formed request to the control plane; every mistake (an unknown
  * action, a missing id, a residual policy that does not exist) is a tool error that names the fix.

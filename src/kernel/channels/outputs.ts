@@ -1,5 +1,5 @@
 /**
- * Output authorization (SPEC §8.4, S1–S3; REFERENCE §4.5).
+ * Output authorization (docs/spec.md §8.4, S1–S3).
  *
  * An agent may send only on the output channels its grant allows; an empty grant allows every
  * channel. The same rule, `isAuthorized`, is applied at three points that must agree:
@@ -20,7 +20,7 @@ export interface OutputDevice {
 
 export const OUTPUT_SEND_PREFIX = 'output_send__';
 export const OUTPUT_LIST_TOOL = 'output_list_channels';
-/** The only payload type `output_send` carries today (SPEC §9.1). */
+/** The only payload type `output_send` carries today (docs/spec.md §9.1). */
 const TEXT = 'text';
 
 /** The list tool as the model sees it. */

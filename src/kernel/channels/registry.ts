@@ -1,5 +1,5 @@
 /**
- * The inputch registry and the output targets (SPEC §8.1, §8.4; REFERENCE §4.1).
+ * The inputch registry and the output targets (docs/spec.md §8.1, §8.4).
  *
  * Theory of operation: one registry is shared by a root agent and all its children. An inputch is
  * the unit of routing and allocation: a plugin registers it, the parent assigns it to an agent

@@ -1,5 +1,5 @@
 /**
- * Routing by owner, before the kernel (SPEC §8.2; REFERENCE §4.3).
+ * Routing by owner, before the kernel (docs/spec.md §8.2).
  *
  * An input names an inputch by its channel. The agent that received it handles it here when the
  * channel is not registered (plain names such as `cli` or `webui/panel` need no registration), when

@@ -1,5 +1,5 @@
 /**
- * Which context events a compress keeps (SPEC §10.5): the most recent events whose token sum stays
+ * Which context events a compress keeps (docs/spec.md §10.5): the most recent events whose token sum stays
  * within half the window, never more than 20. Everything older is summarised by the child's own
  * model into one summary event (or dropped, with the count traced, if that call fails). With nothing
  * older than the kept events, compress changes nothing.

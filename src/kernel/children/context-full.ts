@@ -1,5 +1,5 @@
 /**
- * Context-full detection on a child (SPEC §10.5, S10, S11): after each Prepare step of a child, its
+ * Context-full detection on a child (docs/spec.md §10.5, S10, S11): after each Prepare step of a child, its
  * accumulated context is compared with 0.9 × its window. The first time it reaches the threshold the
  * child's state becomes `contextfull` and the parent gets one L4 signal; the latch then stays disarmed
  * until a later Prepare finds the context below the threshold again (hysteresis), so a child that
@@ -33,7 +33,7 @@ export class ContextFullLatch {
   }
 }
 
-/** The state a child has after a compress (SPEC §10.5): running only if the context is now below the threshold. */
+/** The state a child has after a compress (docs/spec.md §10.5): running only if the context is now below the threshold. */
 export function stateAfterCompress(accumulatedTokens: number, windowTokens: number): 'running' | 'contextfull' {
   return accumulatedTokens < CONTEXT_FULL_RATIO * windowTokens ? 'running' : 'contextfull';
 }

@@ -1,5 +1,5 @@
 /**
- * One parent's control plane over its children (SPEC §10.3, §10.5, §10.6): the `ChildControl` that
+ * One parent's control plane over its children (docs/spec.md §10.3, §10.5, §10.6): the `ChildControl` that
  * the `resident_agents` tool calls. Each action checks that the child exists, is this parent's and
  * (for anything but inspect and list) is still running, then acts through the tree; every refusal is
  * a tool error that names the child and what to do instead.

@@ -1,5 +1,5 @@
 /**
- * What happens to a child's pending work and channels when it is destroyed or reclaimed (SPEC §10.1,
+ * What happens to a child's pending work and channels when it is destroyed or reclaimed (docs/spec.md §10.1,
  * §10.2a, C3–C5). The residual policy decides for the external inputs still waiting on the child
  * (keep: re-queued on the parent with their responders; drop: each ends skipped with
  * `residual_dropped_by_parent`). The channel disposition decides for the inputchs the child owned:

@@ -1,5 +1,5 @@
 /**
- * Child kinds (SPEC §10.1, seeds/child-kinds.go.txt). The tree's skeleton (tree.ts) does what every
+ * Child kinds (docs/spec.md §10.1, seeds/child-kinds.go.txt). The tree's skeleton (tree.ts) does what every
  * kind shares — validate, reject duplicate ids, derive the child's config from its parent's, give it
  * its own intake on the shared registry, register it, start it; stop = revoke, unregister the inbound
  * channel, cancel, dispose. What differs between kinds is this strategy, so a third kind is one more
@@ -7,7 +7,7 @@
  */
 import type { ChannelDisposition, ResidualPolicy } from './dispositions.ts';
 
-/** The child-only built-in tools a kind may offer its children (SPEC §10.3, §10.4). */
+/** The child-only built-in tools a kind may offer its children (docs/spec.md §10.3, §10.4). */
 export type ChildTool = 'notify_parent' | 'inputch_note';
 
 export interface ChildKind {
@@ -18,9 +18,9 @@ export interface ChildKind {
    * `superseded` (its frame is dropped, never saved) and the newcomer takes the slot (C1, C2).
    */
   readonly deliver: 'queue' | 'slot';
-  /** buildContext: the child's system prompt — the task prompt on top of the parent's (SPEC §10.2). */
+  /** buildContext: the child's system prompt — the task prompt on top of the parent's (docs/spec.md §10.2). */
   systemPrompt(parentPrompt: string, taskPrompt: string): string;
-  /** emit: whether each successful round writes a processing-table record (SPEC §10.4). */
+  /** emit: whether each successful round writes a processing-table record (docs/spec.md §10.4). */
   readonly keepsTable: boolean;
   /** runTools: whether the child's model may write memory (rt children write none). */
   readonly memoryWrites: boolean;
@@ -34,7 +34,7 @@ function taskPromptOnTop(parentPrompt: string, taskPrompt: string): string {
   return taskPrompt.length === 0 ? parentPrompt : `${taskPrompt}\n\n${parentPrompt}`;
 }
 
-/** resident: the child's own full scheduler, a queue that never drops work, light memory (SPEC §10.1). */
+/** resident: the child's own full scheduler, a queue that never drops work, light memory (docs/spec.md §10.1). */
 export const RESIDENT_KIND: ChildKind = Object.freeze({
   name: 'resident',
   deliver: 'queue',
@@ -47,14 +47,14 @@ export const RESIDENT_KIND: ChildKind = Object.freeze({
 
 /**
  * rt (real-time, e.g. a voice call): a resident but for one input slot where the newest wins, no
- * memory writes, and channels left where they are on destroy (SPEC §10.1).
+ * memory writes, and channels left where they are on destroy (docs/spec.md §10.1).
  */
 export const RT_KIND: ChildKind = Object.freeze({
   ...RESIDENT_KIND,
   name: 'rt',
   deliver: 'slot',
   memoryWrites: false,
-  // A voice call's channel stays where it is when the call's agent goes (SPEC §10.1).
+  // A voice call's channel stays where it is when the call's agent goes (docs/spec.md §10.1).
   dispose: Object.freeze({ residual: 'keep', channels: 'keep' }),
 });
 

@@ -1,5 +1,5 @@
 /**
- * The offload triage helper (SPEC §10.7; T1–T4), root only and off by default. Theory of operation:
+ * The offload triage helper (docs/spec.md §10.7; T1–T4), root only and off by default. Theory of operation:
  *
  * The check runs on a kernel timer, never inside the scheduler loop: while the root has a running
  * task the kernel keeps one `offload:root` timer, every max(1 000, busyAfterMs / 5) ms; an idle root
@@ -48,7 +48,7 @@ export class OffloadTriage {
     this.arm(nowMs);
   }
 
-  /** The root stopped: its timers are cleared (SPEC §10.2a step 5). */
+  /** The root stopped: its timers are cleared (docs/spec.md §10.2a step 5). */
   rootStopped(): void {
     if (this.timerAtMs === null) return;
     this.timerAtMs = null;

@@ -1,5 +1,5 @@
 /**
- * The processing table of a child agent (SPEC §10.4, S8, S9): one record per successful round, so the
+ * The processing table of a child agent (docs/spec.md §10.4, S8, S9): one record per successful round, so the
  * parent can see what its child did without disturbing it (`inspect`).
  *
  * Theory of operation. A round is one task of the child. If the child called `inputch_note(text)`
@@ -21,7 +21,7 @@ export interface TableRecord {
   readonly text: string;
 }
 
-/** What the automatic record keeps of a round (REFERENCE §3.8: the first 80 and 120 code points). */
+/** What the automatic record keeps of a round (the first 80 and 120 code points). */
 const AUTO_INPUT_MAX = 80;
 const AUTO_OUTPUT_MAX = 120;
 
@@ -53,7 +53,7 @@ export class ProcessingTable {
     this.notes.delete(task);
   }
 
-  /** Compress (SPEC §10.5): the table and every pending note are cleared. */
+  /** Compress (docs/spec.md §10.5): the table and every pending note are cleared. */
   clear(): void {
     this.records.length = 0;
     this.notes.clear();

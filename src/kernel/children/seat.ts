@@ -14,7 +14,7 @@ export class ChildSeat {
   readonly table = new ProcessingTable();
   private readonly latch = new ContextFullLatch();
   private signals = 0;
-  /** Older events a failed compress dropped (SPEC §10.5), as `inspect` shows them. */
+  /** Older events a failed compress dropped (docs/spec.md §10.5), as `inspect` shows them. */
   droppedByCompress = 0;
 
   constructor(
@@ -27,7 +27,7 @@ export class ChildSeat {
     readonly createdAtMs: number,
   ) {}
 
-  /** After a Prepare step: 'signal' exactly when the parent must get its one L4 (SPEC §10.5). */
+  /** After a Prepare step: 'signal' exactly when the parent must get its one L4 (docs/spec.md §10.5). */
   afterPrepare(accumulatedTokens: number): LatchDecision {
     const decision = this.latch.afterPrepare(accumulatedTokens, this.windowTokens);
     if (decision === 'signal') this.signals += 1;

@@ -1,5 +1,5 @@
 /**
- * What a parent asks for when it creates a child (SPEC §10.2): the `resident_agents create` action,
+ * What a parent asks for when it creates a child (docs/spec.md §10.2): the `resident_agents create` action,
  * a scenario's `residents`, a serve config's `residents`. Validation happens in the tree's skeleton,
  * before anything is created, so a refused creation leaves nothing half-made.
  */
@@ -32,12 +32,12 @@ export interface Disposal {
 /** Child ids: the scenario id rule, so an id is a safe directory and channel name. */
 export const CHILD_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
-/** The inbound channel a child's messages reach its parent on (SPEC §10.2). */
+/** The inbound channel a child's messages reach its parent on (docs/spec.md §10.2). */
 export function inboundChannel(child: string): string {
   return `child/${child}`;
 }
 
-/** The source of the tasks a parent's control plane creates on its child (SPEC §5). */
+/** The source of the tasks a parent's control plane creates on its child (docs/spec.md §5). */
 export function parentSource(parent: string): string {
   return `parent/${parent}`;
 }

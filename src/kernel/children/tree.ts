@@ -1,5 +1,5 @@
 /**
- * The agent tree (SPEC §10): every agent of one kernel, who is whose child, and the skeleton every
+ * The agent tree (docs/spec.md §10): every agent of one kernel, who is whose child, and the skeleton every
  * child kind shares. Theory of operation:
  *
  * `create` is written once for all kinds: validate everything first (id, kind, inputchs, grants,
@@ -9,7 +9,7 @@
  * window, and the shared registry; the tree registers the parent's inbound `child/<id>`, assigns the
  * inputchs and queues the task prompt. What differs between kinds is the `ChildKind` strategy.
  *
- * `stop` is SPEC §10.2a in one reaction: children first, depth-first; the agent's running call is
+ * `stop` is docs/spec.md §10.2a in one reaction: children first, depth-first; the agent's running call is
  * abandoned and its tasks end (or, on a destroy or reclaim with residual keep, its waiting external
  * inputs move to the parent with their ids, so their responders still get their one terminal event);
  * then its channels are disposed of, its inbound channel unregistered and its temp memory deleted.
@@ -70,7 +70,7 @@ export class AgentTree {
     return this.agents.values();
   }
 
-  /** The live direct children of `parent`: where routing may send an input (SPEC §8.2). */
+  /** The live direct children of `parent`: where routing may send an input (docs/spec.md §8.2). */
   liveChildren(parent: string): ReadonlySet<string> {
     return this.liveOf.get(parent) ?? EMPTY;
   }
@@ -176,14 +176,14 @@ export class AgentTree {
 
   /**
    * A parent's destroy or reclaim of `child` (the tool's or a scenario event's): the disposal's policy and
-   * disposition, each defaulting to the child's kind (SPEC §10.1), then the stop.
+   * disposition, each defaulting to the child's kind (docs/spec.md §10.1), then the stop.
    */
   dispose(child: Agent, by: 'destroy' | 'reclaim', disposal: Disposal, nowMs: number): void {
     const defaults = child.seat?.kind.dispose ?? { residual: 'keep', channels: 'release' };
     this.stop(child.agentId, { by, residual: disposal.residual ?? defaults.residual, channels: disposal.channels ?? defaults.channels }, nowMs);
   }
 
-  /** SPEC §10.2a: stops `id` and, first, every descendant (depth-first). Idempotent. */
+  /** docs/spec.md §10.2a: stops `id` and, first, every descendant (depth-first). Idempotent. */
   stop(id: string, cause: StopCause, nowMs: number): void {
     const agent = this.agents.get(id);
     if (agent === undefined || agent.isStopped()) return;
@@ -220,7 +220,7 @@ function refused(error: string): CreateResult {
   return { ok: false, error };
 }
 
-/** Where the tree's tasks on a child arrive: its first inputch, else `sub/<id>` (SPEC §10.3). */
+/** Where the tree's tasks on a child arrive: its first inputch, else `sub/<id>` (docs/spec.md §10.3). */
 export function homeChannel(child: Agent): string {
   return child.seat?.spec.inputChs?.[0] ?? `sub/${child.agentId}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The pure rules of graph memory (SPEC §9, REFERENCE §5): which names and triples are valid, how two
+ * The pure rules of graph memory (docs/spec.md §9): which names and triples are valid, how two
  * recalls merge into one, and the text the `memory_recall` tool returns. Every store applies the
  * same rules, so a child's temp ∪ main recall and a single store's recall read alike.
  *
@@ -8,7 +8,7 @@
  */
 import type { CommitResult, Recall, RecallEntity, RecallRelation, Triple } from '../ports/graph-memory.ts';
 
-/** Entity names are 2..50 code points (REFERENCE §5.1: 2..50 runes). */
+/** Entity names are 2..50 code points (2..50 runes). */
 export const ENTITY_NAME_MIN = 2;
 export const ENTITY_NAME_MAX = 50;
 /** Relation names are 1..50 code points. */
@@ -116,7 +116,7 @@ function preferRelation(a: RecallRelation, b: RecallRelation): RecallRelation {
 }
 
 /**
- * The union of two recalls (SPEC §9, REFERENCE §5.3): entities de-duplicated by lower-cased trimmed
+ * The union of two recalls (docs/spec.md §9): entities de-duplicated by lower-cased trimmed
  * name keeping the larger mention count; relations de-duplicated by lower-cased (source, relation,
  * target) keeping the larger confidence; entities sorted by name and relations by (source,
  * relation, target). The choice between duplicates depends only on their contents, so the merge is

@@ -1,5 +1,5 @@
 /**
- * The graph memory port (SPEC §9) and the pure data that crosses it. Unlike the model and tool
+ * The graph memory port (docs/spec.md §9) and the pure data that crosses it. Unlike the model and tool
  * ports, the kernel holds this one itself: built-in memory tools and consolidation run inside a
  * kernel reaction, and a synchronous store keeps them there. The SQLite store
  * (src/memory/sqlite-store.ts) and the children's light memory (src/memory/light-memory.ts)
@@ -89,7 +89,7 @@ export interface MemoryPorts {
 }
 
 /**
- * A child's light memory (SPEC §9): commits go to its own temp store, recall reads temp ∪ main, and
+ * A child's light memory (docs/spec.md §9): commits go to its own temp store, recall reads temp ∪ main, and
  * the parent may promote selected exported triples into main (reclaim). It ends with the child.
  */
 export interface ChildMemory extends GraphMemory {
@@ -100,7 +100,7 @@ export interface ChildMemory extends GraphMemory {
 }
 
 /**
- * Creates children's light memories, synchronously, when a child is created (SPEC §10.2). A
+ * Creates children's light memories, synchronously, when a child is created (docs/spec.md §10.2). A
  * MemoryError (a missing main, an unwritable directory) refuses the creation with its message;
  * nothing is half-created.
  */

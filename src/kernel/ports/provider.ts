@@ -21,7 +21,7 @@ export interface Message {
   readonly toolCallId?: string;
 }
 
-/** What the model is told about a tool. `parameters` is a JSON schema (types only, SPEC §3.8). */
+/** What the model is told about a tool. `parameters` is a JSON schema (types only, docs/spec.md §3.8). */
 export interface ToolSpec {
   readonly name: string;
   readonly description: string;

@@ -5,7 +5,7 @@
 import type { ToolCall } from './provider.ts';
 
 export interface ToolResult {
-  /** False exactly for tool errors: expected failures are data, never exceptions (SPEC §3.8). */
+  /** False exactly for tool errors: expected failures are data, never exceptions (docs/spec.md §3.8). */
   readonly ok: boolean;
   readonly output: string;
 }
@@ -19,6 +19,6 @@ export interface ToolContext {
 }
 
 export interface ToolRunner {
-  /** Runs one tool call. A rejection or throw is a panic of the calling task (SPEC §3.8). */
+  /** Runs one tool call. A rejection or throw is a panic of the calling task (docs/spec.md §3.8). */
   run(call: ToolCall, ctx: ToolContext): Promise<ToolResult>;
 }

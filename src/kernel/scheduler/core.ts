@@ -1,5 +1,5 @@
 /**
- * The scheduler core of one agent (SPEC §2). Theory of operation:
+ * The scheduler core of one agent (docs/spec.md §2). Theory of operation:
  *
  * A plain synchronous object. Every call receives `nowMs`, mutates the containers, emits trace events
  * and returns its decision; nothing here waits, reads a clock or performs I/O. The agent driver calls
@@ -48,7 +48,7 @@ export * from './types.ts';
 
 const ADMITTED: SubmitOutcome = Object.freeze({ kind: 'admitted', armed: false });
 const ADMITTED_ARMED: SubmitOutcome = Object.freeze({ kind: 'admitted', armed: true });
-/** The terminal of an interrupt dropped by the overflow rule (SPEC §2.3): no reply reaches its source. */
+/** The terminal of an interrupt dropped by the overflow rule (docs/spec.md §2.3): no reply reaches its source. */
 const OVERFLOW_DROP: Terminal = Object.freeze({ kind: 'dropped', reason: 'interrupt_overflow', reply: '' });
 
 /** The scheduler's record of a task. The agent driver keeps the frame; this is only what ranks it. */
@@ -97,7 +97,7 @@ export class Scheduler {
   /** Suspended frames ended by an agent stop: they are neither resumed nor lost. */
   private abandonedFrames = 0;
   private terminals = 0;
-  /** Tasks that left without a terminal event, re-queued on another agent (SPEC §10.2a step 3). */
+  /** Tasks that left without a terminal event, re-queued on another agent (docs/spec.md §10.2a step 3). */
   private movedOut = 0;
   private effects: SchedulerEffect[] = [];
   private readonly counters: SchedulerCounters = newCounters();
@@ -127,7 +127,7 @@ export class Scheduler {
 
   // ---------------------------------------------------------------- submissions
 
-  /** A queued input (SPEC §2.8). `kernel` tasks bypass the FIFO bound by at most `selfLoopExtraMax`. */
+  /** A queued input (docs/spec.md §2.8). `kernel` tasks bypass the FIFO bound by at most `selfLoopExtraMax`. */
   submitQueued(id: string, nowMs: number, options: SubmitOptions = NO_SUBMIT_OPTIONS): SubmitOutcome {
     const kernel = options.kernel === true;
     const task = this.admit(id, 'queued', null, kernel, options.meta, nowMs);
@@ -154,7 +154,7 @@ export class Scheduler {
   }
 
   /**
-   * The offload helper's move (SPEC §10.7): the queued FIFO's tasks that `select` picks leave it, in
+   * The offload helper's move (docs/spec.md §10.7): the queued FIFO's tasks that `select` picks leave it, in
    * FIFO order, without a terminal event — they are re-queued on another agent, with their ids, so
    * their responders still get their one terminal. BALANCE counts them as moved out.
    */
@@ -212,7 +212,7 @@ export class Scheduler {
   // ---------------------------------------------------------------- running
 
   /**
-   * SPEC §2.5: the next task to run, or null when idle. Resuming counts `resumed`. Where the task came
+   * docs/spec.md §2.5: the next task to run, or null when idle. Resuming counts `resumed`. Where the task came
    * from is `lastPickSource()` (returned separately so the hot path allocates nothing).
    */
   pick(nowMs: number): SchedTask | null {
@@ -256,7 +256,7 @@ export class Scheduler {
   }
 
   /**
-   * SPEC §2.4: called before every step of the running task. Re-arms a deferred preemption, then
+   * docs/spec.md §2.4: called before every step of the running task. Re-arms a deferred preemption, then
    * yields (suspends the running task, cursor unchanged) if a preemption is armed above it and the
    * stack has room. `step` names the step the task would run next; it is recorded in the trace.
    */
@@ -311,7 +311,7 @@ export class Scheduler {
   }
 
   /**
-   * The cooldown timer requested through a `timer.set` effect fired (SPEC §2.3 step 4). Returns true
+   * The cooldown timer requested through a `timer.set` effect fired (docs/spec.md §2.3 step 4). Returns true
    * when it armed a preemption (the driver then cancels a running model stream).
    */
   cooldownTimerFired(nowMs: number): boolean {
@@ -333,7 +333,7 @@ export class Scheduler {
   }
 
   /**
-   * The user stop (SPEC §2.9 step 1): every task waiting in the queued FIFO at this instant ends with
+   * The user stop (docs/spec.md §2.9 step 1): every task waiting in the queued FIFO at this instant ends with
    * `terminal`, and nothing stays armed. Interrupts waiting in the level queues or the immediate slot
    * and suspended tasks are untouched. Returns the ids of the cancelled tasks, in FIFO order.
    */
@@ -349,7 +349,7 @@ export class Scheduler {
   }
 
   /**
-   * Stopping the agent (SPEC §10.2a): the running task, the immediate slot, the level queues, the
+   * Stopping the agent (docs/spec.md §10.2a): the running task, the immediate slot, the level queues, the
    * queued FIFO and the suspend stack all end with `terminal`, in that order; the cooldown timer is
    * cleared. Returns the ended ids.
    */
@@ -358,7 +358,7 @@ export class Scheduler {
   }
 
   /**
-   * Stopping with a residual policy (SPEC §10.2a step 3): like `stopAll`, except that `fate` decides
+   * Stopping with a residual policy (docs/spec.md §10.2a step 3): like `stopAll`, except that `fate` decides
    * for each waiting task — in the immediate slot, the level queues and the queued FIFO, never the
    * running or a suspended one: `take` leaves without a terminal event, to be re-queued elsewhere
    * (`moved` lists them in that order; BALANCE counts them as moved out); a Terminal ends it with
@@ -450,7 +450,7 @@ export class Scheduler {
     return this.liveCount;
   }
 
-  /** A deep copy of the whole state (SPEC §7). O(n). */
+  /** A deep copy of the whole state (docs/spec.md §7). O(n). */
   dump(): SchedulerDump {
     const view = (t: SchedTask): TaskView => ({
       id: t.id,
@@ -516,7 +516,7 @@ export class Scheduler {
     return task;
   }
 
-  /** SPEC §2.3. */
+  /** docs/spec.md §2.3. */
   private register(task: SchedTask, nowMs: number): SubmitOutcome {
     const level = task.level as Level;
     this.counters.interruptsByLevel[level] += 1;
@@ -573,7 +573,7 @@ export class Scheduler {
   }
 
   /**
-   * SPEC §2.3 step 3: the victim is the oldest task of the lowest level among the level-queue heads
+   * docs/spec.md §2.3 step 3: the victim is the oldest task of the lowest level among the level-queue heads
    * and the newcomer (the newest of its level). Returns the victim, or null if there was none.
    */
   private dropVictim(newcomer: SchedTask | null, cause: SchedTask, nowMs: number): SchedTask | null {
@@ -619,7 +619,7 @@ export class Scheduler {
   }
 
   /**
-   * Deferred preemption (SPEC §2.4 a, §2.3 step 4): when nothing is armed, the slot is empty, no
+   * Deferred preemption (docs/spec.md §2.4 a, §2.3 step 4): when nothing is armed, the slot is empty, no
    * critical section holds and the running task is out of cooldown, the first level-queue head that
    * can preempt it moves to the immediate slot and is armed. In cooldown, a timer is requested instead.
    */

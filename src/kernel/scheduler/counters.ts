@@ -1,9 +1,9 @@
 /**
- * Scheduler counters (SPEC §7). `rejected` counts invalid submissions plus interrupt-overflow victims;
+ * Scheduler counters (docs/spec.md §7). `rejected` counts invalid submissions plus interrupt-overflow victims;
  * `backpressure` counts refusals of a full queued FIFO (never `rejected`); `dropped` counts overflow
  * victims and self-loop refusals. Late facts — model chunks, and tool results of calls the kernel no
  * longer waits for — are discarded and counted. `consolidationsMalformed` counts consolidation answers
- * that did not parse (SPEC §3.7). Per-level counters are keyed 1..4 (JSON "1".."4").
+ * that did not parse (docs/spec.md §3.7). Per-level counters are keyed 1..4 (JSON "1".."4").
  */
 import type { Level } from './levels.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Levels and task classes (SPEC §1, §2.2, §5).
+ * Levels and task classes (docs/spec.md §1, §2.2, §5).
  *
  * A task is either `queued` (no level, effective level 0) or an `interrupt` with a level L1..L4.
  * Preemption is strictly greater on the effective level, which boosts an interrupt by the number of
@@ -18,7 +18,7 @@ export const PREEMPT_BOOST_MAX = 2;
 
 /**
  * The suspend stack bound. Derived, not configured: preemption is strictly greater and levels stop at
- * 4, so the deepest chain is queued ← L1 ← L2 ← L3 with L4 running (SPEC §2.6).
+ * 4, so the deepest chain is queued ← L1 ← L2 ← L3 with L4 running (docs/spec.md §2.6).
  */
 export const STACK_DEPTH_MAX = 4;
 
@@ -43,14 +43,14 @@ export function effectiveLevel(task: Rankable): number {
   return Math.min(4, level + Math.min(task.preemptCount, PREEMPT_BOOST_MAX));
 }
 
-/** SPEC §2.2: only an interrupt preempts, and only a strictly higher effective level. */
+/** docs/spec.md §2.2: only an interrupt preempts, and only a strictly higher effective level. */
 export function canPreempt(incoming: Rankable, running: Rankable | null): boolean {
   if (running === null || incoming.cls !== 'interrupt') return false;
   return effectiveLevel(incoming) > effectiveLevel(running);
 }
 
 /**
- * Declared level of a plugin payload (SPEC §5): "L1".."L4", case-insensitive; anything else is L1
+ * Declared level of a plugin payload (docs/spec.md §5): "L1".."L4", case-insensitive; anything else is L1
  * ("being explicit is the privilege").
  */
 export function parseLevel(value: unknown): Level {

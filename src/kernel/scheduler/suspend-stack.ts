@@ -1,5 +1,5 @@
 /**
- * The suspend stack (SPEC §2.6): a LIFO of suspended tasks, bounded at STACK_DEPTH_MAX = 4.
+ * The suspend stack (docs/spec.md §2.6): a LIFO of suspended tasks, bounded at STACK_DEPTH_MAX = 4.
  *
  * It owns two invariants. STACK: the depth never exceeds 4 and the effective levels recorded at
  * suspension strictly increase from bottom to top. LIFO: only the top is ever resumed. Both are

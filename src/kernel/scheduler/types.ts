@@ -1,5 +1,5 @@
 /**
- * The scheduler core's configuration, decisions and dump shapes (SPEC §2, §7): the data that crosses
+ * The scheduler core's configuration, decisions and dump shapes (docs/spec.md §2, §7): the data that crosses
  * its surface. The core itself is in core.ts.
  */
 import type { SchedulerCounters } from './counters.ts';
@@ -12,7 +12,7 @@ export interface SchedulerConfig {
   readonly maxQueue: number;
   /** A task cannot be preempted again until this long after its last suspension (G2). */
   readonly cooldownMs: number;
-  /** Kernel-created queued tasks may exceed `maxQueue` by at most this many (SPEC §2.8). */
+  /** Kernel-created queued tasks may exceed `maxQueue` by at most this many (docs/spec.md §2.8). */
   readonly selfLoopExtraMax: number;
   /** Run the O(n) whole-state invariant checks after every mutation. */
   readonly verify: boolean;
@@ -31,7 +31,7 @@ export interface SubmitOptions {
   readonly kernel?: boolean;
   /** Where the task came from, as its `task.submitted` event records it. */
   readonly meta?: SubmitMeta;
-  /** Queue at the head of the FIFO instead of its tail (the offload notice, SPEC §10.7). */
+  /** Queue at the head of the FIFO instead of its tail (the offload notice, docs/spec.md §10.7). */
   readonly front?: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * A child's compress task (SPEC §10.5). Theory of operation: the task is critical as a whole and runs
+ * A child's compress task (docs/spec.md §10.5). Theory of operation: the task is critical as a whole and runs
  * Prepare → Model like any task, but its request asks the child's own model to summarise the events
  * older than the ones the plan keeps (the newest within 0.5 × the window, at most 20). The answer
  * replaces them with one summary event; if the call fails they are dropped and the count is traced.

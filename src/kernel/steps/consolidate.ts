@@ -1,5 +1,5 @@
 /**
- * Consolidation (SPEC §3.7): one model call extracts memory triples from the recent turns; the answer
+ * Consolidation (docs/spec.md §3.7): one model call extracts memory triples from the recent turns; the answer
  * is parsed at the boundary (malformed answers are counted and skipped, never crash) and committed to
  * the agent's graph memory. The task is critical as a whole, is never stop-marked, sends nothing on
  * an output channel and commits nothing to the conversation context.
@@ -55,7 +55,7 @@ export function consolidationDone(host: ConsolidationHost, task: Task, text: str
   return 'ended';
 }
 
-/** SPEC §3.7: exactly this reply; why nothing was added (no memory, a malformed answer) is traced and counted. */
+/** docs/spec.md §3.7: exactly this reply; why nothing was added (no memory, a malformed answer) is traced and counted. */
 function consolidatedReply(added: number, skipped: number): string {
   return `consolidated: ${added} added, ${skipped} skipped`;
 }

@@ -64,17 +64,17 @@ export interface ToolCalls {
   /** Starts one ToolRunner call; the step waits for its `tool.done` / `tool.failed`. */
   startTool(task: Task, call: ToolCall, nowMs: number): void;
   runBuiltin(task: Task, call: ToolCall, run: BuiltinRun, nowMs: number): ToolResult;
-  /** A tool threw: the task fails and a kernel L4 is raised (SPEC §3.8, §5). */
+  /** A tool threw: the task fails and a kernel L4 is raised (docs/spec.md §3.8, §5). */
   panicTool(task: Task, call: ToolCall, error: string, nowMs: number): void;
 }
 
-/** The scheduler's critical sections: nothing preempts a running tool (SPEC §3.2). */
+/** The scheduler's critical sections: nothing preempts a running tool (docs/spec.md §3.2). */
 export interface CriticalSections {
   enterCritical(nowMs: number): void;
   leaveCritical(nowMs: number): void;
 }
 
-/** This agent's graph memory, as consolidation uses it (SPEC §3.7). */
+/** This agent's graph memory, as consolidation uses it (docs/spec.md §3.7). */
 export interface MemoryAccess {
   readonly memory: MemoryPorts | null;
   memoryCommitted(task: Task, session: string, added: number, skipped: number, nowMs: number): void;
@@ -82,7 +82,7 @@ export interface MemoryAccess {
   committedTurns(): number;
 }
 
-/** A child's upkeep that a compress task performs (SPEC §10.5). */
+/** A child's upkeep that a compress task performs (docs/spec.md §10.5). */
 export interface ChildUpkeep {
   /** The child's context window, which the compress plan keeps half of. */
   compressWindow(): number;

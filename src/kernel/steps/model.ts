@@ -1,5 +1,5 @@
 /**
- * The Model step (SPEC §2.4, §3.2, §3.6, §3.9): the only cancellable step. It sends the request and
+ * The Model step (docs/spec.md §2.4, §3.2, §3.6, §3.9): the only cancellable step. It sends the request and
  * waits; the stream's end decides between the final answer and a batch of tool calls. A cancelled
  * call appends nothing and takes no tool call; it costs one turn and leaves the cursor on Model, so
  * the request is rebuilt and re-sent when the task runs again.
@@ -15,7 +15,7 @@ import { compressDone, compressFailed, compressModel } from './compress.ts';
 import type { ModelHost, StepOutcome, StepTrace } from './host.ts';
 import { moveTo } from './transitions.ts';
 
-/** The SPEC §3.6 placeholders: the model continues after tool results, or finishes after output sends only. */
+/** The docs/spec.md §3.6 placeholders: the model continues after tool results, or finishes after output sends only. */
 export const PLACEHOLDER_CONTINUE = 'continue based on the tool results above';
 export const PLACEHOLDER_FINISH = 'if your reply is complete, return plain text to finish';
 
@@ -91,10 +91,10 @@ export function modelCancelled(host: StepTrace, task: Task, nowMs: number): void
 }
 
 /**
- * Root overflow (SPEC §3.9): prune the oldest events down to 0.8 × window (keeping the 10 newest),
+ * Root overflow (docs/spec.md §3.9): prune the oldest events down to 0.8 × window (keeping the 10 newest),
  * raise one kernel L4, and go back to Prepare; a second overflow in the same task fails it. `window`:
  * the context reached 1.25 × the window before the call; `upstream`: the call itself failed with
- * `context_full`, and the task goes back with turn += 1 (SPEC §3.2).
+ * `context_full`, and the task goes back with turn += 1 (docs/spec.md §3.2).
  */
 function handleOverflow(host: ModelHost, task: Task, cause: 'window' | 'upstream', nowMs: number): StepOutcome {
   const frame = task.frame;
@@ -122,7 +122,7 @@ function handleOverflow(host: ModelHost, task: Task, cause: 'window' | 'upstream
 }
 
 /**
- * The request's messages (SPEC §3.6): the task's messages and, if the last one is an assistant or
+ * The request's messages (docs/spec.md §3.6): the task's messages and, if the last one is an assistant or
  * tool message, a user placeholder asking the model to continue (or to finish, after a batch of only
  * output sends). The placeholder goes into the request only, never into the frame, so no earlier
  * placeholder is ever left to remove; and since the frame's messages are only appended to, the
@@ -138,7 +138,7 @@ export function requestMessages(messages: readonly Message[]): readonly Message[
 }
 
 /**
- * Whether the last batch only delivered output (REFERENCE §2.6): every call an `output_send__<x>`,
+ * Whether the last batch only delivered output: every call an `output_send__<x>`,
  * where an `output_send__<x>_help` call asks how to send and so is not a delivery.
  */
 function onlyOutputSends(messages: readonly Message[]): boolean {

@@ -1,5 +1,5 @@
 /**
- * The Prepare step and the prefix rebase (SPEC §3.2, §3.4, §3.5). The prefix is system prompt +
+ * The Prepare step and the prefix rebase (docs/spec.md §3.2, §3.4, §3.5). The prefix is system prompt +
  * committed timeline + the task's input; everything after `prefixLen` is the task's own progress.
  */
 import { INTERRUPT_MARK } from '../agent/context.ts';

@@ -1,5 +1,5 @@
 /**
- * Tool steps (SPEC §3.2, §3.8): ToolBegin takes the next call and refuses what cannot run; ToolExec
+ * Tool steps (docs/spec.md §3.2, §3.8): ToolBegin takes the next call and refuses what cannot run; ToolExec
  * runs one call inside a critical section; ToolAfter appends the assistant and tool messages;
  * ToolBatch runs a batch of parallel-safe calls together, critical as a whole; TurnEnd closes a turn.
  * A tool error (`ok: false`) is data and the task continues; a throw is a panic and fails the task.

@@ -1,5 +1,5 @@
 /**
- * The step machine's moves (SPEC §3.2). Theory of operation:
+ * The step machine's moves (docs/spec.md §3.2). Theory of operation:
  *
  * A task's frame carries its cursor, `frame.step`: the step the task runs next. Everything that
  * changes the cursor lives here: `moveTo` is its only writer (the frame's `step` is readonly
@@ -23,7 +23,7 @@ export const STEP_TRANSITIONS: StepTransitions = Object.freeze({
   // The request prefix is built: the model is asked.
   Prepare: ['Model'],
   // Tool calls, as one parallel-safe batch or one by one; Prepare again after a root overflow
-  // (SPEC §3.9: pruned at 1.25 × the window, or an upstream context_full).
+  // (docs/spec.md §3.9: pruned at 1.25 × the window, or an upstream context_full).
   Model: ['ToolBatch', 'ToolBegin', 'Prepare'],
   // Every call of the batch returned and its messages are appended.
   ToolBatch: ['TurnEnd'],

@@ -1,7 +1,7 @@
 /**
  * The live tasks of one agent, by id, with their frames: what the scheduler core ranks by id, the
  * agent driver finds here. It also numbers the agent's kernel-created tasks `<agent>:<n>` (n from 1,
- * in creation order; SPEC §12.2), from a counter, never from time.
+ * in creation order; docs/spec.md §12.2), from a counter, never from time.
  */
 import { assert } from '../assert.ts';
 import type { Level } from '../scheduler/levels.ts';
@@ -68,7 +68,7 @@ function createTask(agent: string, f: TaskFields): Task {
     text: f.text,
     kernel: f.kernel,
     isInterrupt: f.level !== null,
-    // Consolidation and compress tasks are never stop-marked (SPEC §2.9).
+    // Consolidation and compress tasks are never stop-marked (docs/spec.md §2.9).
     stoppable: !consolidation && !compress,
     consolidation,
     compress,

@@ -1,5 +1,5 @@
 /**
- * Task and TaskFrame (SPEC §3.3). A frame is plain data — messages, step cursor, tool turn, pending
+ * Task and TaskFrame (docs/spec.md §3.3). A frame is plain data — messages, step cursor, tool turn, pending
  * calls — so a suspended task holds no promise, lock or handle (I3). Frames are written only by step
  * execution (src/kernel/steps), never by intake code.
  */
@@ -35,7 +35,7 @@ export interface TaskFrame {
   usage: Usage;
   /** Completed (not cancelled) model calls: the index of the next scripted reply. */
   completedCalls: number;
-  /** Root overflows handled in this task (SPEC §3.9). */
+  /** Root overflows handled in this task (docs/spec.md §3.9). */
   overflows: number;
   steps: number;
 }
@@ -50,18 +50,18 @@ export interface Task {
   readonly outputChannel: string;
   readonly text: string;
   readonly kernel: boolean;
-  /** Interrupt inputs are marked in the prompt and committed as interrupt events (SPEC §3.4). */
+  /** Interrupt inputs are marked in the prompt and committed as interrupt events (docs/spec.md §3.4). */
   readonly isInterrupt: boolean;
-  /** The stop button never marks consolidation or compress tasks (SPEC §2.9). */
+  /** The stop button never marks consolidation or compress tasks (docs/spec.md §2.9). */
   readonly stoppable: boolean;
-  /** A consolidation task (SPEC §3.7): whole-task critical, commits triples, nothing to the context. */
+  /** A consolidation task (docs/spec.md §3.7): whole-task critical, commits triples, nothing to the context. */
   readonly consolidation: boolean;
-  /** A child's compress task (SPEC §10.5): whole-task critical, rewrites the context, commits no turn. */
+  /** A child's compress task (docs/spec.md §10.5): whole-task critical, rewrites the context, commits no turn. */
   readonly compress: boolean;
   stopMarked: boolean;
-  /** When the task first ran (null until then): the offload check's busy time (SPEC §10.7). */
+  /** When the task first ran (null until then): the offload check's busy time (docs/spec.md §10.7). */
   firstStartMs: number | null;
-  /** A parent message under `parentMessage: "discard"` fails this task at its next safe point (SPEC §10.3). */
+  /** A parent message under `parentMessage: "discard"` fails this task at its next safe point (docs/spec.md §10.3). */
   discardMarked: boolean;
   readonly frame: TaskFrame;
 }

@@ -1,5 +1,5 @@
 /**
- * Terminal events (SPEC §4): every task ends with exactly one, whichever path ends it — its own
+ * Terminal events (docs/spec.md §4): every task ends with exactly one, whichever path ends it — its own
  * finish, an overflow drop, the stop button, its agent stopping, an rt slot overwritten.
  */
 export type TerminalKind = 'done' | 'failed' | 'skipped' | 'cancelled' | 'dropped' | 'superseded';

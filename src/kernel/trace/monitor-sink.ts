@@ -1,5 +1,5 @@
 /**
- * The monitors in the trace (SPEC §7): a TraceSink that passes every event on, lets the invariant
+ * The monitors in the trace (docs/spec.md §7): a TraceSink that passes every event on, lets the invariant
  * monitor observe it, and writes each new violation into the trace as an `invariant.violation` event
  * right after the event that revealed it. The simulator and production put it in front of their own
  * sinks, so the trace, the report and the logs tell of the same violations.

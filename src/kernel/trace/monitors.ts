@@ -1,5 +1,5 @@
 /**
- * Invariant monitors over the trace (SPEC §6). Theory of operation:
+ * Invariant monitors over the trace (docs/spec.md §6). Theory of operation:
  *
  * The monitor is an independent observer: it reconstructs, from trace events alone, what each agent
  * is doing (the running task, the suspend stack, the open step, the critical section, the pending
@@ -50,7 +50,7 @@ export interface Violation {
 }
 
 export interface MonitorOptions {
-  /** Plugin names whose sources are kernel-level (may raise L4) on the root (SPEC §5). */
+  /** Plugin names whose sources are kernel-level (may raise L4) on the root (docs/spec.md §5). */
   readonly builtinPlugins: readonly string[];
   /** The root agent's id; every other agent is a child. Default "root". */
   readonly rootAgent?: string;
@@ -59,12 +59,12 @@ export interface MonitorOptions {
 export interface MonitorFinal {
   /** The run ended because all work drained (not cut off). */
   readonly drained: boolean;
-  /** Agents stopped during the run (SPEC §10.2a); `agent.stop` events are added to these. */
+  /** Agents stopped during the run (docs/spec.md §10.2a); `agent.stop` events are added to these. */
   readonly stoppedAgents: readonly string[];
 }
 
 /**
- * The stack bound and the starvation boost cap, restated from SPEC §2.6 and §2.7 rather than
+ * The stack bound and the starvation boost cap, restated from docs/spec.md §2.6 and §2.7 rather than
  * imported: the monitor is an oracle and must not share a bug with the code it checks.
  */
 const STACK_DEPTH_LIMIT = 4;
@@ -321,7 +321,7 @@ export class InvariantMonitor {
     this.inTransit.set(e.task, e.to);
   }
 
-  /** CHILD: children stop first (SPEC §10.2a); a parent that stops while a child still runs leaves an orphan. */
+  /** CHILD: children stop first (docs/spec.md §10.2a); a parent that stops while a child still runs leaves an orphan. */
   private onAgentStop(e: Extract<TraceEvent, { type: 'agent.stop' }>): void {
     this.agent(e.agent).stopped = true;
     for (const [child, parent] of this.parentOf) {
@@ -482,7 +482,7 @@ export class InvariantMonitor {
     }
   }
 
-  /** SPEC §5: L4 comes from the kernel, a built-in plugin on the root, or the parent on a child. */
+  /** docs/spec.md §5: L4 comes from the kernel, a built-in plugin on the root, or the parent on a child. */
   private isKernelLevelSource(agent: string, source: string | null): boolean {
     if (source === null) return false;
     if (agent === this.rootAgent) {
@@ -529,7 +529,7 @@ export class InvariantMonitor {
   }
 }
 
-/** SPEC §1: queued → 0; interrupt → min(4, level + min(preemptCount, 2)). */
+/** docs/spec.md §1: queued → 0; interrupt → min(4, level + min(preemptCount, 2)). */
 function effective(task: TaskTrack): number {
   if (task.cls === 'queued') return 0;
   return Math.min(TOP_LEVEL, (task.level ?? 1) + Math.min(task.preemptCount, BOOST_LIMIT));

@@ -1,5 +1,5 @@
 /**
- * The trace vocabulary (SPEC §7): one discriminated union shared by the simulator, the invariant
+ * The trace vocabulary (docs/spec.md §7): one discriminated union shared by the simulator, the invariant
  * monitors, reports and production logs. Events are emitted synchronously, in decision order, each
  * stamped with a global sequence number, the time of the call that caused it and the agent.
  *
@@ -11,7 +11,7 @@ import type { Terminal, TerminalKind, TerminalReason } from '../task/terminal.ts
 
 export type { Terminal, TerminalKind, TerminalReason };
 
-/** The step cursor values (SPEC §3.2), in order. */
+/** The step cursor values (docs/spec.md §3.2), in order. */
 export type StepName = 'Prepare' | 'Model' | 'ToolBatch' | 'ToolBegin' | 'ToolExec' | 'ToolAfter' | 'TurnEnd';
 /** Why a model call was cancelled: an armed preemption, the stop button, the agent stopping, its timeout. */
 export type CancelReason = 'preempt' | 'user_stop' | 'agent_stopped' | 'timeout' | 'superseded';
@@ -75,9 +75,9 @@ export type TraceBody =
   | { type: 'context.commit'; task: string; kind: 'turn' | 'interrupt' | 'failed'; events: number }
   | { type: 'context.overflow'; task: string; pruned: number; count: number }
   | { type: 'kernel.event'; task: string; cause: string; source: string; reason: 'panic' | 'overflow' }
-  /** The agent `agent` stopped (SPEC §10.2a); `ended` lists the tasks that ended with it, in order. */
+  /** The agent `agent` stopped (docs/spec.md §10.2a); `ended` lists the tasks that ended with it, in order. */
   | { type: 'agent.stop'; ended: string[] }
-  // ---- the agent tree (SPEC §10); `agent` is the agent the event happens on
+  // ---- the agent tree (docs/spec.md §10); `agent` is the agent the event happens on
   /** A child was created under `parent` (traced on the child). */
   | { type: 'child.create'; parent: string; kind: string; inputChs: string[]; taskPrompt: string | null }
   /** A child is being destroyed or reclaimed by its parent (traced on the child, before it stops). */
@@ -107,7 +107,7 @@ export type TraceBody =
   | { type: 'memory.consolidate'; task: string; added: number; skipped: number; malformed: string | null }
   // ---- the monitors
   /**
-   * An invariant broke (SPEC §6, §7): written by the monitors right after the event that revealed it
+   * An invariant broke (docs/spec.md §6, §7): written by the monitors right after the event that revealed it
    * (`cause`, its seq), or at the end of the run for I5, DRAIN and BALANCE (`cause`: the last event).
    */
   | { type: 'invariant.violation'; invariant: string; task: string | null; message: string; cause: number };

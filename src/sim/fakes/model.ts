@@ -1,5 +1,5 @@
 /**
- * The simulator's fake model provider (SPEC §12.2 `model`, `replies`, `faults`; §12.2.1).
+ * The simulator's fake model provider (docs/spec.md §12.2 `model`, `replies`, `faults`; §12.2.1).
  *
  * Theory of operation
  * -------------------

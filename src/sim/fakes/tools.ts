@@ -1,5 +1,5 @@
 /**
- * The simulator's fake tools (SPEC §12.2 `tools` and `faults`).
+ * The simulator's fake tools (docs/spec.md §12.2 `tools` and `faults`).
  *
  * Theory of operation
  * -------------------
@@ -7,7 +7,7 @@
  * from an RNG derived for this very call, `seed|tool|agent|task|name|n` with n counting the calls of
  * that tool by that task, and sets its one clock timer synchronously, inside the promise executor.
  * The timer settles the promise: a result, a tool error (`ok: false`, data), or a rejection (a panic
- * of the calling task, SPEC §3.8).
+ * of the calling task, docs/spec.md §3.8).
  *
  * Documented choices:
  * - Draw order: duration, the panic coin, the fail coin (both coins always drawn). A panic (the

@@ -1,5 +1,5 @@
 /**
- * The external agenda of a run (SPEC §12.2.1 "Virtual time"): everything the scenario puts in from
+ * The external agenda of a run (docs/spec.md §12.2.1 "Virtual time"): everything the scenario puts in from
  * outside the kernel, and when.
  *
  * Theory of operation. At t = 0 the scenario's channels are registered and its `afterTerminal` inputs
@@ -76,7 +76,7 @@ export class Agenda {
   }
 
   /**
-   * SPEC §12.2.1: at t = 0, before anything else, the scenario's channels are registered; then the
+   * docs/spec.md §12.2.1: at t = 0, before anything else, the scenario's channels are registered; then the
    * `afterTerminal` inputs are handed to the kernel, which submits each when its task ends.
    */
   setUpAtZero(): void {
@@ -125,7 +125,7 @@ export class Agenda {
   }
 
   /**
-   * The default root stop (SPEC §12.2 `stopAt`): at the first instant at which no task of any agent is
+   * The default root stop (docs/spec.md §12.2 `stopAt`): at the first instant at which no task of any agent is
    * pending and no input is still to come, once that instant's timers have run. Timers that remain
    * then guard no pending work (a provider's late chunks after a cancel): they still fire, after the
    * stop, and the run ends when none is left.

@@ -1,5 +1,5 @@
 /**
- * Generated inputs (SPEC §12.2 `generate`): one list — queued first, then L1, L2, L3, L4 — shuffled
+ * Generated inputs (docs/spec.md §12.2 `generate`): one list — queued first, then L1, L2, L3, L4 — shuffled
  * with the seeded stream `generate`, named `gq<n>` and `gi<L>-<n>` in shuffled order. The first input
  * is due at 0 and each next one `spacingMs` after the previous one was injected. With `victimAware`, a
  * due interrupt waits until it has a victim it can preempt in its Model step, or until

@@ -1,5 +1,5 @@
 /**
- * The trigger engine (SPEC §12.2.1). `when` triggers fire once, at the first `step.begin` of their
+ * The trigger engine (docs/spec.md §12.2.1). `when` triggers fire once, at the first `step.begin` of their
  * task and step, plus `afterMs`: the submission is scheduled as a clock timer, so nothing re-enters
  * the kernel from the trace sink. `afterTerminal` inputs are handed to the kernel in advance, as
  * `submit.after` inputs of its door, and the kernel submits each in the reaction that ends its task,

@@ -1,6 +1,6 @@
 /**
  * The graph memory of a replay: it answers each call with the result the production store gave, read
- * from the journal, and never opens a database (SPEC §13). Production writes a call's line right after
+ * from the journal, and never opens a database (docs/spec.md §13). Production writes a call's line right after
  * the input whose reaction made it, so before each input is fed the replay hands this store the calls
  * recorded after it; the kernel, replaying the same inputs, makes the same calls in the same order.
  *

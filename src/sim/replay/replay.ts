@@ -1,5 +1,5 @@
 /**
- * `sim replay` (SPEC §13): a production journal re-driven through a fresh kernel on virtual time.
+ * `sim replay` (docs/spec.md §13): a production journal re-driven through a fresh kernel on virtual time.
  *
  * Theory of operation. The journal holds every input that passed the production kernel's door, with
  * its `nowMs`, so the replay needs no clock, provider or tool runner: it builds a Kernel from the

@@ -4,7 +4,7 @@
  *
  * Theory of operation. The journal holds what the provider streamed, keyed by call id; the replayed
  * trace says which task and reply index each call id belonged to, when it started and how it ended,
- * and what every tool call returned and when. A completed model call becomes the reply at its index (SPEC §12.2: the n-th completed call
+ * and what every tool call returned and when. A completed model call becomes the reply at its index (docs/spec.md §12.2: the n-th completed call
  * answers replies[n]; a cancelled call does not advance, so cancelled calls are left out — the scenario
  * cancels them again at the same instant). Each reply's `firstChunkMs` is the call's whole duration,
  * with the scenario's model set to one chunk, so every call ends when it ended in production. A call

@@ -1,5 +1,5 @@
 /**
- * `sim replay <journal> --to-scenario out.json` (SPEC §12.1, §13): a production run
+ * `sim replay <journal> --to-scenario out.json` (docs/spec.md §12.1, §13): a production run
  * turned into a scenario file, so an incident becomes a seeded regression that can be run, swept and
  * shrunk.
  *
@@ -160,7 +160,7 @@ function scenarioInput(s: Submission, ids: IdMap, timing: Json, replies: Readonl
   return input;
 }
 
-/** SPEC §5: "L1".."L4" (any case) or 1..4; anything else is L1. Clamping is the simulated kernel's. */
+/** docs/spec.md §5: "L1".."L4" (any case) or 1..4; anything else is L1. Clamping is the simulated kernel's. */
 function declaredLevel(level: string | number | undefined): number {
   if (typeof level === 'number') return Number.isInteger(level) && level >= 1 && level <= 4 ? level : 1;
   const m = /^l([1-4])$/i.exec(level ?? '');

@@ -1,10 +1,10 @@
 /**
  * Report assembly: `buildReport` turns the trace scan's accumulators and the final kernel dump into the
- * body of the SPEC §12.3 report. Counters and agent state come from the dump; everything about tasks
+ * body of the docs/spec.md §12.3 report. Counters and agent state come from the dump; everything about tasks
  * from the scan. The verdict and the fields it depends on (`ok`, `expectations`, `outputs`, `channels`)
- * are finalize.ts's, which also lays out the top-level fields in their SPEC order.
+ * are finalize.ts's, which also lays out the top-level fields in their spec order.
  *
- * Nested objects are built as literals in the order SPEC §12.3 lists their fields, so
+ * Nested objects are built as literals in the order docs/spec.md §12.3 lists their fields, so
  * `JSON.stringify(report)` is deterministic. (JavaScript orders integer-like keys, e.g. a task id "7",
  * before the others in an object; that order is still the same on every run.)
  */
@@ -100,7 +100,7 @@ function reportTask(t: TaskAcc): ReportTask {
     outputChannel: t.channel,
     class: t.cls,
     level: t.level,
-    // The highest effective level is the one after the last suspension (SPEC §2.7).
+    // The highest effective level is the one after the last suspension (docs/spec.md §2.7).
     effectiveLevelMax: effectiveLevel({ cls: t.cls, level: t.level, preemptCount: suspends }),
     terminal: t.terminal,
     reason: t.reason,

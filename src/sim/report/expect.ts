@@ -1,9 +1,9 @@
 /**
- * Checking a scenario's `expect` block against its run report (SPEC §12.2 "Expect", §12.3).
+ * Checking a scenario's `expect` block against its run report (docs/spec.md §12.2 "Expect", §12.3).
  *
  * Theory of operation. `evaluateExpectations` is a pure function of (normalized Expect, Report, the
  * triggers that never fired): no I/O, no clock, no randomness. It returns one `ReportExpectation` per
- * checked item, passing or failing, in a stable order: the keys of Expect in the order SPEC §12.2 lists
+ * checked item, passing or failing, in a stable order: the keys of Expect in the order docs/spec.md §12.2 lists
  * them, each record or list in its own entry order, per-level counters by level "1".."4", and the
  * unfired triggers last. finalize.ts stores the list in `report.expectations` and folds it into
  * `report.ok`, hence the exit code.
@@ -12,7 +12,7 @@
  * `equal[0]`) and the JSON `path` of the expectation in the scenario file, written like the scenario
  * problems (`formatPath`): `expect.counters.root.preemptsByLevel["3"]`, `expect.tasks["gi1-2"].modelCalls`.
  *
- * Decisions that the SPEC leaves open:
+ * Decisions that the spec leaves open:
  *  - `allTerminal` and `invariants` default to true; when false the check is skipped and not listed.
  *  - `invariants` and `violations` are one check, named `invariants`: the distinct invariant names of
  *    `report.violations` must equal `expect.violations ?? []` as a set (a scenario that must fail has
@@ -28,7 +28,7 @@
  *    exactly. A channel with no output is `[]`.
  *  - `exitCode` is not evaluated here: it describes the process exit code, which finalize.ts compares
  *    when `sim run` asks it to (the exit code follows from the verdict these entries feed).
- *  - An unfired trigger (SPEC §12.2.1) is a failing `trigger.<id>.fired` entry (expected true, actual
+ *  - An unfired trigger (docs/spec.md §12.2.1) is a failing `trigger.<id>.fired` entry (expected true, actual
  *    false). Triggers live on inputs, not in the expect block, so its path is `expect.triggers.<id>`
  *    (`expect.triggers["<id>"]` when the id is not an identifier), a synthetic location.
  */
@@ -84,7 +84,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.hasOwn(rb, k) && deepEqual(ra[k], rb[k]));
 }
 
-// ---------------------------------------------------------------- the checks, in SPEC order
+// ---------------------------------------------------------------- the checks, in spec order
 
 function checkAllTerminal(report: UncheckedReport, out: Collector): void {
   const offending = Object.entries(report.tasks)

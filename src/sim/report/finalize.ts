@@ -1,5 +1,5 @@
 /**
- * The verdict of a run (SPEC §12.1, §12.3): the only code that sets a report's `ok`, `expectations`,
+ * The verdict of a run (docs/spec.md §12.1, §12.3): the only code that sets a report's `ok`, `expectations`,
  * `outputs` and `channels`.
  *
  * Theory of operation. A finished run hands over a `RunRecord` — its trace, its final kernel dump, what
@@ -16,7 +16,7 @@
  *    informative only: it changes neither `ok` nor the exit code, because the exit code is the CLI's
  *    public contract and a scenario must not be able to turn a failing run into a passing one.
  *
- * The top-level object literal below lists the fields in the SPEC §12.3 order: `JSON.stringify` of the
+ * The top-level object literal below lists the fields in the docs/spec.md §12.3 order: `JSON.stringify` of the
  * report, a public contract, depends on it.
  */
 import type { TraceEvent } from '../../kernel/index.ts';
@@ -105,7 +105,7 @@ export function finalizeReport(run: RunRecord, checks: CommandChecks = {}): Repo
   };
 }
 
-/** SPEC §12.1: exit 0 when the report is ok, else 1 (2, unusable input, never reaches a report). */
+/** docs/spec.md §12.1: exit 0 when the report is ok, else 1 (2, unusable input, never reaches a report). */
 export function exitCodeOf(report: Pick<Report, 'ok'>): 0 | 1 {
   return report.ok ? 0 : 1;
 }

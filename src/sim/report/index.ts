@@ -1,5 +1,5 @@
 /**
- * The run report (SPEC §12.3, a public contract) and its readable summary: the public entry point.
+ * The run report (docs/spec.md §12.3, a public contract) and its readable summary: the public entry point.
  *
  * The parts live in report/: the types (types.ts), the trace scan that accumulates per-task data
  * (scan.ts), the assembly of the report's body from the scan and the kernel dump (build.ts), the

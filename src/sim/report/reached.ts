@@ -29,7 +29,7 @@ export const REACHED_STATES = [
   'late-chunks',
   /** A preemption deferred because the victim was a consolidation (critical as a whole). */
   'consolidation-deferral',
-  /** A child's context reached 0.9 × its window and signalled its parent (SPEC §10.5). */
+  /** A child's context reached 0.9 × its window and signalled its parent (docs/spec.md §10.5). */
   'child-contextfull',
   /** A compress task rewrote a child's context. */
   'child-compress',
@@ -43,7 +43,7 @@ export const REACHED_STATES = [
 
 export type ReachedState = (typeof REACHED_STATES)[number];
 
-/** The kernel's channel for consolidation tasks (SPEC §3.7). */
+/** The kernel's channel for consolidation tasks (docs/spec.md §3.7). */
 const CONSOLIDATION_CHANNEL = '_consolidation_';
 
 /** The listed states this run reached, in list order. */

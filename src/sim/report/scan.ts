@@ -2,14 +2,14 @@
  * The trace scan: one pass over the trace, in order, accumulating what it says about each task and the
  * run-wide orders (suspend, resume, finish, terminal), stops, drops and deferrals.
  *
- * Everything the report says about tasks comes from here: the trace is the single source (SPEC §7 O2).
+ * Everything the report says about tasks comes from here: the trace is the single source (docs/spec.md §7 O2).
  * The accumulators are mutable while the scan runs; build.ts turns them into the readonly report.
  */
 import type { Level, TaskClass, TerminalKind, TerminalReason, TraceEvent } from '../../kernel/index.ts';
 import { firstCodePoints } from './text.ts';
 import type { ReportDrop, ReportSuspension } from './types.ts';
 
-/** Tool results are cut to this many code points in the report (SPEC §12.3). */
+/** Tool results are cut to this many code points in the report (docs/spec.md §12.3). */
 export const TOOL_RESULT_CODE_POINTS_MAX = 500;
 
 /** What the trace says about one task, accumulated in trace order. */
@@ -27,7 +27,7 @@ export interface TaskAcc {
   resumes: number;
   readonly modelCalls: Map<string, MutableModelCall>;
   modelCallsCancelled: number;
-  /** Every call the model asked for, in order (SPEC §3.8), started or not. */
+  /** Every call the model asked for, in order (docs/spec.md §3.8), started or not. */
   readonly toolCalls: MutableToolCall[];
   /** The latest call of each id, for tool.start/tool.end (a provider may reuse ids across turns). */
   readonly toolCallsById: Map<string, MutableToolCall>;

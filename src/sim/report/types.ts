@@ -1,8 +1,8 @@
 /**
- * The run report's types (SPEC §12.3, a public contract) and what `buildReport` and `finalizeReport`
+ * The run report's types (docs/spec.md §12.3, a public contract) and what `buildReport` and `finalizeReport`
  * take as input.
  *
- * The interfaces list their fields in the order SPEC §12.3 does. The order of keys in the JSON comes
+ * The interfaces list their fields in the order docs/spec.md §12.3 does. The order of keys in the JSON comes
  * from the object literals in build.ts (nested objects) and finalize.ts (the top level), not from these
  * types, so they must be kept in step.
  */
@@ -154,7 +154,7 @@ export type ReportCounters = Omit<SchedulerCounters, 'interruptsByLevel' | 'pree
 /**
  * An agent as the report shows it: the kernel dump's fields, less its id (the record key), context,
  * current step, scheduler and consolidation count, plus two fields of the report's own.
- * SPEC §12.3 order: kind, state, parent, rounds, tableSize, table, inputChs, allowedOutputs, tools,
+ * docs/spec.md §12.3 order: kind, state, parent, rounds, tableSize, table, inputChs, allowedOutputs, tools,
  * maxStackDepth, contextfullSignals, contextHash (set by the literal in build.ts).
  */
 export type ReportAgent = Pick<
@@ -181,7 +181,7 @@ export interface ReportChannel {
   readonly owner: string;
 }
 
-/** SPEC §12.3, fields in the listed order. `ok`, `expectations`, `outputs`, `channels` are set by finalize.ts only. */
+/** docs/spec.md §12.3, fields in the listed order. `ok`, `expectations`, `outputs`, `channels` are set by finalize.ts only. */
 export interface Report {
   readonly reportVersion: 1;
   readonly scenario: string;

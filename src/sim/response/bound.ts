@@ -99,7 +99,7 @@ function replyLists(scenario: Scenario): (readonly Reply[])[] {
 /**
  * The most work one task following `list` can do: its completed model calls, up to the reply that ends
  * the task (a text reply, a failure, a second context overflow) and at most `maxToolTurns`, and the
- * tool calls of those replies. Calls beyond the list repeat its last reply (SPEC §12.2).
+ * tool calls of those replies. Calls beyond the list repeat its last reply (docs/spec.md §12.2).
  */
 function listWorkMs(list: readonly Reply[], maxToolTurns: number, modelCallMs: number, toolMs: number): number {
   let work = 0;

@@ -1,5 +1,5 @@
 /**
- * The bounds of a scenario file (SPEC §12.2 "Bounds") and the run limits' defaults (`limits`).
+ * The bounds of a scenario file (docs/spec.md §12.2 "Bounds") and the run limits' defaults (`limits`).
  *
  * A scenario file is untrusted input, and the simulator allocates from its numbers: a model call
  * builds its chunks, the generator builds its input list, the trace writer serializes tool arguments.

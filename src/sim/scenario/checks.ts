@@ -42,7 +42,7 @@ export function crossFieldIssues(raw: unknown): Issue[] {
   return issues;
 }
 
-/** SPEC §12.2 Bounds: file inputs plus generated inputs ≤ INPUTS_MAX (each count alone is the shape pass's). */
+/** docs/spec.md §12.2 Bounds: file inputs plus generated inputs ≤ INPUTS_MAX (each count alone is the shape pass's). */
 function checkInputTotal(raw: Obj, issues: Issue[]): void {
   const fileInputs = entries(raw.inputs).length;
   const generated = generatedCount(raw.generate);

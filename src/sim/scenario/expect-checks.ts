@@ -1,5 +1,5 @@
 /**
- * Cross-field rules of the `expect` block (SPEC §12.2 "Expect"), part of the second checking pass.
+ * Cross-field rules of the `expect` block (docs/spec.md §12.2 "Expect"), part of the second checking pass.
  *
  * The shape pass checks the block's keys and value types; these rules check the names inside it
  * against the rest of the file and the report: a task id must name a task of this scenario, an agent

@@ -1,12 +1,12 @@
 /**
- * The names an `expect` block may use (SPEC §12.2 "Expect"): report task fields, counters and
+ * The names an `expect` block may use (docs/spec.md §12.2 "Expect"): report task fields, counters and
  * invariants. A name outside these lists can never be matched by a run, so the schema refuses it with
  * its path instead of letting the run report a failed expectation that no fix of the kernel could pass.
  */
 import { type InvariantName, newCounters } from '../../kernel/index.ts';
 import type { ReportTask } from '../report/types.ts';
 
-/** The fields of a report task (SPEC §12.3), in its order. */
+/** The fields of a report task (docs/spec.md §12.3), in its order. */
 export const TASK_FIELDS = [
   'agent',
   'movedFrom',

@@ -1,5 +1,5 @@
 /**
- * Scenario files (SPEC §12.2): the public entry — the loader, and the names the rest of the code
+ * Scenario files (docs/spec.md §12.2): the public entry — the loader, and the names the rest of the code
  * imports. The contract itself lives in scenario/, one concept a file:
  *  - scenario/types.ts      the normalized Scenario the simulator consumes, and its defaults;
  *  - scenario/bounds.ts     the bounds on every number of a file, and the run limits' defaults;

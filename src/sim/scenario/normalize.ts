@@ -1,7 +1,7 @@
 /**
  * Normalization: a scenario file that passed both checks → the `Scenario` the simulator consumes.
  *
- * Every default of SPEC §12.2 is applied here, timing becomes a discriminated union, levels become
+ * Every default of docs/spec.md §12.2 is applied here, timing becomes a discriminated union, levels become
  * numbers and stop text `string | null`. Optional values without a default stay absent (never
  * `undefined`); lists default to `[]`.
  */

@@ -1,5 +1,5 @@
 /**
- * Cross-entry rules of a scenario's `residents` and the events that act on them (SPEC §12.2): every
+ * Cross-entry rules of a scenario's `residents` and the events that act on them (docs/spec.md §12.2): every
  * inputch a resident takes is declared in `channels` (at t = 0, residents are created after the
  * channels), owned by nobody else and claimed once; grants name declared outputs and tools; a
  * `destroy` names a resident, a `stopAgent` the root or a resident. Like the other cross-field rules

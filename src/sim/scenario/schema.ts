@@ -1,5 +1,5 @@
 /**
- * The shape schema of a scenario file (SPEC §12.2): the first of the two checking passes.
+ * The shape schema of a scenario file (docs/spec.md §12.2): the first of the two checking passes.
  *
  * Strict zod: unknown keys are errors, every field of every entry is checked. Inputs are one plain
  * object schema, not a union per class, because a union stops at the first branch that fails and

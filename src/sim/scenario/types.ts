@@ -1,6 +1,6 @@
 /**
  * The normalized scenario: the plain data the simulator consumes once a file has passed both checks
- * (see index.ts), with the defaults of SPEC §12.2 that the loader applies.
+ * (see index.ts), with the defaults of docs/spec.md §12.2 that the loader applies.
  *
  * Everything here is JSON-serializable, because the report prints the scenario as its `config`.
  * Optional values without a default stay absent (never `undefined`); lists default to `[]`.
@@ -195,7 +195,7 @@ export interface Expect {
   readonly exitCode?: number;
 }
 
-/** The run limits (SPEC §12.2 `limits`): a run that exceeds one ends at once with the violation `LIMIT`. */
+/** The run limits (docs/spec.md §12.2 `limits`): a run that exceeds one ends at once with the violation `LIMIT`. */
 export interface Limits {
   /** Trace events, across all agents, that the run may emit. */
   readonly maxEvents: number;

@@ -8,7 +8,7 @@
  * flags (`--swarm`, `--shuffle-ties`: they change the run and a scenario cannot say them) the replay
  * reads back with `regressionFlags`. Its `expect` pins the failure: for a violation, `violations`
  * lists what the shrunk run violated, so the file passes while the bug is there and fails the day it
- * is fixed (SPEC §12.1: a listed violation that no longer occurs fails the run) — which is the moment
+ * is fixed (docs/spec.md §12.1: a listed violation that no longer occurs fails the run) — which is the moment
  * to make it assert the correct behaviour instead. For a failed expectation the expectations stay.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';

@@ -6,7 +6,7 @@ const WINDOW_MS = 10_000;
 /** The window purges its expired keys once every this many sightings. */
 const SIGHTINGS_PER_PURGE = 256;
 
-describe('the duplicate window (SPEC §3.1)', () => {
+describe('the duplicate window (docs/spec.md §3.1)', () => {
   it('matches the same source and text less than the window ago, and nothing else', () => {
     const dedup = new DedupWindow(WINDOW_MS);
     dedup.record('user', 'hello', 1_000);
@@ -33,7 +33,7 @@ describe('the duplicate window (SPEC §3.1)', () => {
   });
 });
 
-describe('privileged sources (SPEC §5)', () => {
+describe('privileged sources (docs/spec.md §5)', () => {
   const plugins = ['webui', 'cron'];
 
   it('on the root, a source whose first segment names a built-in plugin is privileged, by exact match', () => {

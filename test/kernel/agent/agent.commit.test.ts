@@ -1,5 +1,5 @@
 /**
- * What a finished task commits and when the kernel consolidates (SPEC §3.4, §3.7): the count of
+ * What a finished task commits and when the kernel consolidates (docs/spec.md §3.4, §3.7): the count of
  * committed turns is the turn a consolidation stamps on the triples it stores, and only a period
  * N > 0 makes the kernel queue consolidations of its own.
  */
@@ -24,7 +24,7 @@ function recordingMemory(): { readonly store: GraphMemory; readonly commits: { t
 
 const kernelTasks = (h: KernelWorld): string[] => h.events('task.submitted').filter((e) => e.kernel).map((e) => e.task);
 
-describe('consolidation after committed turns (SPEC §3.7)', () => {
+describe('consolidation after committed turns (docs/spec.md §3.7)', () => {
   it('a consolidation commits its triples at the turn count reached: 2 after two turns, 4 after four', () => {
     const memory = recordingMemory();
     const h = new KernelWorld({ consolidateEveryTurns: 2 }, { memory: memoryPorts(memory.store) });

@@ -1,9 +1,9 @@
 /**
  * The agent's step driver and its own guards: the deepest stack it reached (the dump's
- * `maxStackDepth`), the recursion guard of kernel events (SPEC §5), and, on one agent driven
+ * `maxStackDepth`), the recursion guard of kernel events (docs/spec.md §5), and, on one agent driven
  * without a kernel, the rules that hold whatever the kernel around it does: only the running task
  * finishes (I1), an agent answers only its own cooldown timer, and a stopped agent stays stopped
- * (SPEC §10.2a) and takes no task of the tree.
+ * (docs/spec.md §10.2a) and takes no task of the tree.
  */
 import { describe, expect, it } from 'vitest';
 import { Agent, type AgentEnv } from '../../../src/kernel/agent/agent.ts';
@@ -33,7 +33,7 @@ describe('the deepest stack (the dump\'s maxStackDepth)', () => {
   });
 });
 
-describe('kernel events and the recursion guard (SPEC §5, §3.9)', () => {
+describe('kernel events and the recursion guard (docs/spec.md §5, §3.9)', () => {
   it('the guard is for panics only: an L4 task whose context overflows upstream still raises the kernel notice', () => {
     const h = new KernelWorld({ builtinPlugins: ['webui'] });
     h.interrupt('i4', 'L4', 'urgent', { source: 'webui' });
@@ -103,7 +103,7 @@ describe('one agent\'s own rules', () => {
     expect(() => agent.timerFired({ kind: 'cooldown', agent: 'c7' }, 0)).toThrow('TIMER: cooldown timer of c7 fired on solo');
   });
 
-  it('SPEC §10.2a: stopping a stopped agent does nothing: no second stop, nothing moved', () => {
+  it('docs/spec.md §10.2a: stopping a stopped agent does nothing: no second stop, nothing moved', () => {
     const { agent, rec } = soloAgent();
     agent.submit({ id: 'q', cls: 'queued', text: 'work', source: 'user' }, 0);
     agent.advance(0);

@@ -1,5 +1,5 @@
 /**
- * What an agent's door refuses outright and what counts as the stop button (SPEC §2.9): a
+ * What an agent's door refuses outright and what counts as the stop button (docs/spec.md §2.9): a
  * submission whose id is a live task is a caller bug, and `stop: true` is the stop button on an
  * interrupt only.
  */
@@ -17,7 +17,7 @@ describe('a submission id that is already a live task', () => {
   });
 });
 
-describe('the stop button is an interrupt (SPEC §2.9)', () => {
+describe('the stop button is an interrupt (docs/spec.md §2.9)', () => {
   it('a queued input flagged stop is an ordinary queued input: nothing is cancelled or marked', () => {
     const h = new KernelWorld();
     h.queued('running', 'the job');

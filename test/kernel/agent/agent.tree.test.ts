@@ -1,5 +1,5 @@
 /**
- * The tasks the agent tree creates on an agent (SPEC §5, §10.3, §10.5, §10.7): under
+ * The tasks the agent tree creates on an agent (docs/spec.md §5, §10.3, §10.5, §10.7): under
  * `parentMessage: "discard"` only the parent's message fails the task it interrupts — not a
  * compress, not a child's notify, not a grandchild's event — and the offload notice goes to the head
  * of the root's queue, where a later offload leaves it.
@@ -19,7 +19,7 @@ function bothAtWork(): TreeWorld {
   return w;
 }
 
-describe('parentMessage "discard" fails only what a parent message interrupts (SPEC §10.3, §10.5)', () => {
+describe('parentMessage "discard" fails only what a parent message interrupts (docs/spec.md §10.3, §10.5)', () => {
   it('a compress keeps the task it preempts: the task resumes and ends done', () => {
     const w = bothAtWork();
     w.control('boss', { action: 'compress', id: 'c1' });
@@ -52,7 +52,7 @@ describe('parentMessage "discard" fails only what a parent message interrupts (S
   });
 });
 
-describe('the offload notice (SPEC §10.7)', () => {
+describe('the offload notice (docs/spec.md §10.7)', () => {
   const TIMER = 'offload:root';
   const offload: Partial<OffloadConfig> = { enabled: true, busyAfterMs: 5_000, minPending: 3, maxHelpers: 2 };
 
@@ -73,7 +73,7 @@ describe('the offload notice (SPEC §10.7)', () => {
   });
 });
 
-describe('command order follows cause (SPEC §2.7)', () => {
+describe('command order follows cause (docs/spec.md §2.7)', () => {
   it('a notify on a parent in cooldown asks for the parent\'s cooldown timer before the child goes on to its next model call', () => {
     const w = new TreeWorld();
     w.child({ id: 'c1' });

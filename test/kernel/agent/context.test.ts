@@ -20,7 +20,7 @@ function turnMessages(n: number) {
   return [userMsg(`ask ${n}`), assistantMsg(`reply ${n}`)];
 }
 
-describe('root overflow pruning (SPEC §3.9)', () => {
+describe('root overflow pruning (docs/spec.md §3.9)', () => {
   it('drops the oldest events only until the accumulated tokens are at most the target', () => {
     const context = contextOf(5);
     // Two dropped leave exactly the target: the third oldest stays.
@@ -45,7 +45,7 @@ describe('root overflow pruning (SPEC §3.9)', () => {
   });
 });
 
-describe('compress replaces the oldest events (SPEC §10.5)', () => {
+describe('compress replaces the oldest events (docs/spec.md §10.5)', () => {
   it('the summary becomes one system message ahead of the kept events, counted as input "" and the summary', () => {
     const context = contextOf(3);
     context.replaceOldest(2, 'they talked', 'c1:1');

@@ -1,6 +1,6 @@
 /**
  * How facts resume the waiting step (agent/facts.ts): the usage a task's model calls report is summed
- * in its frame (SPEC §3.3), and a fact that reaches a task whose cursor is not on the step waiting for
+ * in its frame (docs/spec.md §3.3), and a fact that reaches a task whose cursor is not on the step waiting for
  * it is a kernel bug, reported by naming the fact (`STEP:`). The kernel itself never routes a fact to
  * the wrong step, so the functions are driven here with a CallTracker and a task of their own.
  */
@@ -67,7 +67,7 @@ function batchLeftBehind(calls: CallTracker): string {
   return 't1';
 }
 
-describe('usage (SPEC §3.3: the frame holds the usage sum)', () => {
+describe('usage (docs/spec.md §3.3: the frame holds the usage sum)', () => {
   it('the frame sums the usage every model call of the task reports', () => {
     const calls = newCalls();
     const task = taskAt('Model');
@@ -83,7 +83,7 @@ describe('usage (SPEC §3.3: the frame holds the usage sum)', () => {
   });
 });
 
-describe('tool facts of a ToolBatch step (SPEC §3.8, §5)', () => {
+describe('tool facts of a ToolBatch step (docs/spec.md §3.8, §5)', () => {
   it('a call that returns a tool error is a result, a call that throws a panic: the batch fails on the panic and raises one L4', () => {
     const h = new KernelWorld();
     h.queued('q1', 'look around');

@@ -1,5 +1,5 @@
 /**
- * How inputs become tasks (agent/intake.ts): which submissions the duplicate window remembers (SPEC
+ * How inputs become tasks (agent/intake.ts): which submissions the duplicate window remembers (docs/spec.md
  * §3.1), and the kernel-created tasks — tree tasks (§12.2), consolidation (§3.7), the offload notice
  * (§10.7) — as against the external inputs that the offload and the residual policy (§10.2a) move.
  * (The kernel L4 of a panic is pinned in facts.test.ts, with the batch that raises it.)
@@ -10,7 +10,7 @@ import { TreeWorld } from '../children/tree-world.ts';
 
 const OFFLOAD_TIMER = 'offload:root';
 
-describe('the duplicate window (SPEC §3.1)', () => {
+describe('the duplicate window (docs/spec.md §3.1)', () => {
   it('an interrupt dropped by the overflow rule was admitted: the same text again is a duplicate', () => {
     const h = new KernelWorld({ maxQueue: 1 });
     h.interrupt('running', 'L3', 'long job');
@@ -21,7 +21,7 @@ describe('the duplicate window (SPEC §3.1)', () => {
   });
 });
 
-describe('kernel-created tasks (SPEC §12.2)', () => {
+describe('kernel-created tasks (docs/spec.md §12.2)', () => {
   it('a child\'s task prompt is a kernel-created queued task on the child', () => {
     const w = new TreeWorld();
     w.child({ id: 'c1', taskPrompt: 'watch the logs' });
@@ -39,7 +39,7 @@ describe('kernel-created tasks (SPEC §12.2)', () => {
   });
 });
 
-describe('what moves: external inputs only (SPEC §10.7, §10.2a)', () => {
+describe('what moves: external inputs only (docs/spec.md §10.7, §10.2a)', () => {
   it('T2: the offload moves the plain queued inputs; a waiting consolidation stays, and the notice goes ahead of it', () => {
     const w = new TreeWorld({ consolidateEveryTurns: 1, offload: { enabled: true, busyAfterMs: 5_000, minPending: 3, maxHelpers: 2 } });
     w.queued('first', 'a short job');

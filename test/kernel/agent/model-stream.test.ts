@@ -9,7 +9,7 @@ function streamOf(chunks: readonly ModelChunk[]): ModelStream {
   return stream;
 }
 
-describe('assembling a streamed model answer (SPEC §3.2, §11)', () => {
+describe('assembling a streamed model answer (docs/spec.md §3.2, §11)', () => {
   it('joins the text deltas and appends each call’s argument deltas, whichever chunk carried its id and name', () => {
     // Providers differ in which delta names a call: the first one, or a later one (an id first, the
     // name after). Either way the call gets the first id and name it was given; a later delta of

@@ -8,7 +8,7 @@ function runnerTool(name: string): ToolSpec {
   return { name, description: `the runner's own ${name}`, parameters: { type: 'object' }, parallelSafe: true };
 }
 
-describe('the tools an agent offers its model (SPEC §3.8, §8.4)', () => {
+describe('the tools an agent offers its model (docs/spec.md §3.8, §8.4)', () => {
   it('a runner tool with a built-in’s name is left out: the built-in owns the name', () => {
     // `output_send__pager` is not granted, but every output_send__<x> name resolves to the built-in
     // (refused at the call site), so a runner tool of that name could never be reached either.

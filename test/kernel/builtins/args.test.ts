@@ -1,5 +1,5 @@
 /**
- * How the built-ins read a model's untrusted arguments (SPEC §9.1, §10.3, §10.6, §8.3): empty, blank,
+ * How the built-ins read a model's untrusted arguments (docs/spec.md §9.1, §10.3, §10.6, §8.3): empty, blank,
  * `null` and absent arguments are "no arguments"; anything else that is not a JSON object is a tool
  * error showing an example; a field of the wrong type is a tool error naming the field. Nothing
  * throws, and a well-formed request reaches the control plane exactly as the model wrote it.
@@ -56,7 +56,7 @@ function ra(raw: unknown): { result: ToolResult; calls: unknown[][] } {
 
 const refused = (output: string): ToolResult => ({ ok: false, output });
 
-describe('resident_agents reads its arguments (SPEC §10.6)', () => {
+describe('resident_agents reads its arguments (docs/spec.md §10.6)', () => {
   it.each([
     ['empty JSON text', ''],
     ['blank JSON text', '  \n '],
@@ -143,7 +143,7 @@ describe('resident_agents reads its arguments (SPEC §10.6)', () => {
   });
 });
 
-describe('the child-only tools read their arguments (SPEC §10.3, §10.4)', () => {
+describe('the child-only tools read their arguments (docs/spec.md §10.3, §10.4)', () => {
   function child(tool: 'notify_parent' | 'inputch_note', raw: unknown): { result: ToolResult; seen: string[] } {
     const seen: string[] = [];
     const ops: ChildOps = { notifyParent: (t) => seen.push(`notify ${t}`), note: (t) => seen.push(`note ${t}`) };
@@ -168,7 +168,7 @@ describe('the child-only tools read their arguments (SPEC §10.3, §10.4)', () =
   });
 });
 
-describe('input_channels reads its arguments (SPEC §8.3)', () => {
+describe('input_channels reads its arguments (docs/spec.md §8.3)', () => {
   const registry = new ChannelRegistry();
   registry.register({ name: 'qq/a', plugin: 'qq' });
   const ALL = 'all registered inputchs (1):\n  - qq/a (plugin qq)\n      owner: unassigned (root / kernel default)';
@@ -201,7 +201,7 @@ describe('input_channels reads its arguments (SPEC §8.3)', () => {
   });
 });
 
-describe('BuiltinTools: which built-ins an agent is offered and can run (SPEC §8.4, §10.6)', () => {
+describe('BuiltinTools: which built-ins an agent is offered and can run (docs/spec.md §8.4, §10.6)', () => {
   const ctx = (control: ChildControl | null): BuiltinContext => ({
     agent: 'kid',
     task: 't1',

@@ -1,5 +1,5 @@
 /**
- * The built-in tools as the model sees them (SPEC §8.3, §8.4, §9.1, §10.3, §10.6, §3.8): each one's
+ * The built-in tools as the model sees them (docs/spec.md §8.3, §8.4, §9.1, §10.3, §10.6, §3.8): each one's
  * name, its parameter schema (types, enums, required fields), whether its calls may run together in
  * one ToolBatch, and a description that names what it does. The schemas are written out here, so a
  * changed field, enum or flag fails a test; the kernel-level tests below show the flag at work.
@@ -28,7 +28,7 @@ function specOf(name: string, grants: BuiltinGrants = FULL): ToolSpec {
 
 const TEXT_ONLY = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false };
 
-describe('which built-ins an agent is offered, in order (SPEC §8.3, §8.4, §10.3, §10.6)', () => {
+describe('which built-ins an agent is offered, in order (docs/spec.md §8.3, §8.4, §10.3, §10.6)', () => {
   it('every grant: the inputch and output tools, the memory tools, the child tools, resident_agents; each one runs', () => {
     const tools = new BuiltinTools(FULL);
     expect(tools.specs.map((s) => s.name)).toEqual([
@@ -67,7 +67,7 @@ describe('which built-ins an agent is offered, in order (SPEC §8.3, §8.4, §10
   });
 });
 
-describe('the memory tools (SPEC §3.8)', () => {
+describe('the memory tools (docs/spec.md §3.8)', () => {
   it('memory_recall takes keywords (required, strings) and a numeric depth', () => {
     const spec = specOf('memory_recall');
     expect(spec.parameters).toEqual({
@@ -103,7 +103,7 @@ describe('the memory tools (SPEC §3.8)', () => {
   });
 });
 
-describe('the child tools (SPEC §10.3, §10.4)', () => {
+describe('the child tools (docs/spec.md §10.3, §10.4)', () => {
   it('notify_parent takes one required text and reaches the parent', () => {
     const spec = specOf('notify_parent');
     expect(spec.parameters).toEqual(TEXT_ONLY);
@@ -117,7 +117,7 @@ describe('the child tools (SPEC §10.3, §10.4)', () => {
   });
 });
 
-describe('resident_agents (SPEC §10.6)', () => {
+describe('resident_agents (docs/spec.md §10.6)', () => {
   const actions = ['list', 'create', 'send', 'inspect', 'compress', 'reclaim', 'destroy'];
 
   it('requires an action from the seven, and types every field an action reads', () => {
@@ -154,7 +154,7 @@ describe('resident_agents (SPEC §10.6)', () => {
   });
 });
 
-describe('the output list tool (SPEC §8.4)', () => {
+describe('the output list tool (docs/spec.md §8.4)', () => {
   it('takes no argument and tells the model how to send', () => {
     const spec = specOf('output_list_channels');
     expect(spec.parameters).toEqual({ type: 'object', properties: {}, additionalProperties: false });
@@ -174,7 +174,7 @@ function emptyMemory(): MemoryPorts {
   return memoryPorts(store);
 }
 
-describe('parallelSafe at work: the Model step batches only parallel-safe calls (SPEC §3.2)', () => {
+describe('parallelSafe at work: the Model step batches only parallel-safe calls (docs/spec.md §3.2)', () => {
   const recall = { name: 'memory_recall', args: '{"keywords":["tea"]}' };
   const write = { name: 'memory_write', args: '{"triples":[{"subject":"a","relation":"likes","object":"tea"}]}' };
 

@@ -17,7 +17,7 @@ function sample(): ChannelRegistry {
   return r;
 }
 
-describe('input_channels tool (SPEC §8.3)', () => {
+describe('input_channels tool (docs/spec.md §8.3)', () => {
   it('S22 view all (the default): every channel, sorted, with plugin, policy flags, owner, capacity, output', () => {
     const r = sample();
     const expected = [
@@ -143,7 +143,7 @@ describe('input_channels tool (SPEC §8.3)', () => {
     }
   });
 
-  it('the tool spec (SPEC §8.3): the view enum and name in its schema, every view named in its description, parallel-safe', () => {
+  it('the tool spec (docs/spec.md §8.3): the view enum and name in its schema, every view named in its description, parallel-safe', () => {
     const views = ['all', 'mine', 'unassigned', 'by_agent', 'detail'];
     const spec = INPUT_CHANNELS_SPEC;
     expect(spec.name).toBe('input_channels');

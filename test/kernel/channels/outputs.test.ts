@@ -32,7 +32,7 @@ const listed = (devices: readonly OutputDevice[], allowed: readonly string[]): s
 const accepted = (devices: readonly OutputDevice[], allowed: readonly string[], names: readonly string[]): string[] =>
   names.filter((n) => checkOutputSend(devices, allowed, n, { text: 'hi' }).ok);
 
-describe('output authorization (SPEC §8.4)', () => {
+describe('output authorization (docs/spec.md §8.4)', () => {
   it('isAuthorized: an empty grant allows everything, otherwise membership', () => {
     expect(isAuthorized([], 'anything')).toBe(true);
     expect(isAuthorized(['qq'], 'qq')).toBe(true);

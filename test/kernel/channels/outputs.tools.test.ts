@@ -1,6 +1,6 @@
 /**
  * What the model is shown of the output channels and what it is told when a send is refused
- * (SPEC §8.4, §9.1): the send tool's description and schema, the list view's bound targets, and the
+ * (docs/spec.md §8.4, §9.1): the send tool's description and schema, the list view's bound targets, and the
  * exact refusals of the call site, one per kind of bad argument.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { checkOutputSend, outputChannelOfTool, outputListView, outputToolSpecs, 
 const QQ: OutputDevice = { name: 'qq', caps: ['text', 'image'] };
 const USAGE = 'output_send__qq arguments must be a JSON object {"text": "..."}';
 
-describe('the output_send__<channel> tool as the model sees it (SPEC §8.4)', () => {
+describe('the output_send__<channel> tool as the model sees it (docs/spec.md §8.4)', () => {
   it('its description names the channel, every capability and what a send returns', () => {
     const [spec] = outputToolSpecs([QQ], []);
     expect(spec?.name).toBe('output_send__qq');
@@ -38,7 +38,7 @@ describe('the output_send__<channel> tool as the model sees it (SPEC §8.4)', ()
   });
 });
 
-describe('output_list_channels shows where a bound channel goes (SPEC §8.4)', () => {
+describe('output_list_channels shows where a bound channel goes (docs/spec.md §8.4)', () => {
   it('a target bound without an inputch goes to the inputch of the same name; an explicit one is shown as bound', () => {
     const r = new ChannelRegistry();
     r.bindOutputTarget('qq', 'kid');
@@ -53,7 +53,7 @@ describe('output_list_channels shows where a bound channel goes (SPEC §8.4)', (
   });
 });
 
-describe('the call site refuses a bad send with a message that says what was wrong (SPEC §9.1)', () => {
+describe('the call site refuses a bad send with a message that says what was wrong (docs/spec.md §9.1)', () => {
   it('a device that cannot carry text is named with its capabilities', () => {
     const devices: OutputDevice[] = [
       { name: 'lamp', caps: ['light', 'colour'] },

@@ -1,5 +1,5 @@
 /**
- * The inputch registry's contract beyond its happy paths (SPEC §8.1, §8.4): the name order every
+ * The inputch registry's contract beyond its happy paths (docs/spec.md §8.1, §8.4): the name order every
  * listing uses, the fix each error message names, the bounded list of names in the "not registered"
  * error, and which output targets an unregister leaves in place.
  */
@@ -33,7 +33,7 @@ describe('compareNames: code-unit order, 0 only for the same name (STYLE rule 4)
   });
 });
 
-describe('registry errors name the fix (SPEC §8.1)', () => {
+describe('registry errors name the fix (docs/spec.md §8.1)', () => {
   it('a blank inputch name or output channel name shows an example of a good one', () => {
     const r = new ChannelRegistry();
     expect(errorOf(() => r.register({ name: ' ' }))).toBe('inputch name must not be empty; pass the channel name, e.g. "qq/device-2"');
@@ -54,7 +54,7 @@ describe('registry errors name the fix (SPEC §8.1)', () => {
   });
 });
 
-describe('unregister removes only the output targets bound to the inputch (SPEC §8.4)', () => {
+describe('unregister removes only the output targets bound to the inputch (docs/spec.md §8.4)', () => {
   it('an output named like the inputch but bound explicitly to another inputch stays', () => {
     const r = new ChannelRegistry();
     r.register({ name: 'qq' });

@@ -14,7 +14,7 @@ function expectChannelError(f: () => unknown, ...fragments: string[]): void {
   for (const fragment of fragments) expect(message).toContain(fragment);
 }
 
-describe('inputch registry (SPEC §8.1)', () => {
+describe('inputch registry (docs/spec.md §8.1)', () => {
   it('registers with defaults and returns the stored record', () => {
     const r = new ChannelRegistry();
     const c = r.register({ name: 'qq', plugin: 'qq-plugin' });
@@ -149,7 +149,7 @@ describe('inputch registry (SPEC §8.1)', () => {
   });
 });
 
-describe('output targets (SPEC §8.4)', () => {
+describe('output targets (docs/spec.md §8.4)', () => {
   it('bind, resolve, re-bind and list sorted by output', () => {
     const r = new ChannelRegistry();
     expect(r.bindOutputTarget('webui', 'r1', 'webui/panel')).toEqual({

@@ -4,7 +4,7 @@ import { routeInput } from '../../../src/kernel/channels/routing.ts';
 
 const NO_CHILDREN: ReadonlySet<string> = new Set();
 
-describe('routing by owner (SPEC §8.2)', () => {
+describe('routing by owner (docs/spec.md §8.2)', () => {
   it('S21: two inputchs of one plugin with different owners route separately; an unassigned one is local', () => {
     const r = new ChannelRegistry();
     r.register({ name: 'qq/device-1', plugin: 'qq' });

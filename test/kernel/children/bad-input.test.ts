@@ -1,5 +1,5 @@
 /**
- * The parent's control plane refuses bad requests (SPEC §10.2, §10.6; issue "bad input"): each is a
+ * The parent's control plane refuses bad requests (docs/spec.md §10.2, §10.6; issue "bad input"): each is a
  * clear tool error the parent's model reads, nothing is half-made, and the parent keeps running.
  */
 import { describe, expect, it } from 'vitest';

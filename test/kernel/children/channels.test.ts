@@ -1,5 +1,5 @@
 /**
- * The inputch registry shared by a root and its children (SPEC §8.1–8.3) with live children: one
+ * The inputch registry shared by a root and its children (docs/spec.md §8.1–8.3) with live children: one
  * plugin's inputchs split between agents, the `input_channels` views as each agent sees them, and a
  * plugin reload that keeps the split.
  */

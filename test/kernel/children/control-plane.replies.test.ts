@@ -1,5 +1,5 @@
 /**
- * What the parent's model reads back from `resident_agents` (SPEC §10.3, §10.6): the list rows, the
+ * What the parent's model reads back from `resident_agents` (docs/spec.md §10.3, §10.6): the list rows, the
  * empty list, inspect's scheduler counts, the unknown-child message, and reclaim of a child without
  * temp memory. Each test reads the tool result as the parent's model gets it.
  */

@@ -1,5 +1,5 @@
 /**
- * What a creation is refused for and what it defaults to (SPEC §10.2, §10.5, §8.4), through the
+ * What a creation is refused for and what it defaults to (docs/spec.md §10.2, §10.5, §8.4), through the
  * kernel input `child.create` (a scenario's or a serve config's `residents`) and the parent's
  * `resident_agents create`: the id rule, the window and capacity bounds, the error texts that name
  * what there is, and the defaults a child gets for what its spec leaves out.
@@ -17,7 +17,7 @@ const THREE_DEVICES = [
 /** The agents of the world, by id: a refused creation leaves this list as it was. */
 const agentIds = (w: TreeWorld): string[] => w.kernel.dump().agents.map((a) => a.id);
 
-describe('child ids (SPEC §10.2: the scenario id rule [a-z0-9][a-z0-9-]*)', () => {
+describe('child ids (docs/spec.md §10.2: the scenario id rule [a-z0-9][a-z0-9-]*)', () => {
   it('an id that starts with a lower-case letter or digit and goes on with them or "-" is accepted', () => {
     const w = new TreeWorld();
     for (const id of ['a', '7', 'r-1', 'voice-call-2']) w.child({ id });
@@ -34,7 +34,7 @@ describe('child ids (SPEC §10.2: the scenario id rule [a-z0-9][a-z0-9-]*)', () 
   });
 });
 
-describe('window and capacity bounds (SPEC §10.2, §10.5)', () => {
+describe('window and capacity bounds (docs/spec.md §10.2, §10.5)', () => {
   it('contextWindowTokens and capacity must be integers >= 1: 0, a negative, a fraction and NaN are refused with the value', () => {
     const w = new TreeWorld();
     for (const bad of [0, -3, 1.5, Number.NaN]) {
@@ -71,7 +71,7 @@ describe('window and capacity bounds (SPEC §10.2, §10.5)', () => {
   });
 });
 
-describe('the error texts name what there is (SPEC §10.2: clear errors)', () => {
+describe('the error texts name what there is (docs/spec.md §10.2: clear errors)', () => {
   it('with nothing registered, no devices and no tools, each list reads "none"', () => {
     const w = new TreeWorld({ tools: [], outputs: [] });
     expect(w.create({ id: 'c1', inputChs: ['qq/a'] })).toEqual({ kind: 'refused', error: 'unknown inputch "qq/a"; registered: none' });
@@ -89,7 +89,7 @@ describe('the error texts name what there is (SPEC §10.2: clear errors)', () =>
   });
 });
 
-describe('what a child gets for what its spec leaves out (SPEC §10.2, §8.4)', () => {
+describe('what a child gets for what its spec leaves out (docs/spec.md §10.2, §8.4)', () => {
   it('without a task prompt (or with an empty one) the child\'s system prompt is the parent\'s, unchanged, and no task is queued', () => {
     const w = new TreeWorld();
     w.child({ id: 'none' });

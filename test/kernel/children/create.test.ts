@@ -1,5 +1,5 @@
 /**
- * Creating children (SPEC §10.2, §8.4): channels taken over, grants narrowed or inherited whole.
+ * Creating children (docs/spec.md §10.2, §8.4): channels taken over, grants narrowed or inherited whole.
  */
 import { describe, expect, it } from 'vitest';
 import { handledBy, TreeWorld } from './tree-world.ts';
@@ -12,7 +12,7 @@ const TWO_DEVICES = [
 const RUNNER = ['search', 'fetch', 'write'];
 const BUILTINS = ['input_channels', 'output_list_channels'];
 
-describe('create (SPEC §10.2)', () => {
+describe('create (docs/spec.md §10.2)', () => {
   it('S1: a child takes its inputchs: their input runs on it, an inputch it was not given stays with the root', () => {
     const w = new TreeWorld();
     w.registerChannel({ name: 'qq/a', plugin: 'qq' });
@@ -69,7 +69,7 @@ describe('create (SPEC §10.2)', () => {
     expect(w.submitted('msg').agent).toBe('watcher');
   });
 
-  it('S1: create takes the child\'s queue capacity (SPEC §10.2): beyond it an input is refused queue_full on the child', () => {
+  it('S1: create takes the child\'s queue capacity (docs/spec.md §10.2): beyond it an input is refused queue_full on the child', () => {
     const w = new TreeWorld();
     w.queued('boss', 'set up a small child');
     expect(w.control('boss', { action: 'create', id: 'small', capacity: 1 })).toEqual({ ok: true, result: 'created resident small' });

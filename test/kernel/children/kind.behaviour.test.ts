@@ -1,5 +1,5 @@
 /**
- * The two built-in kinds as their children behave (SPEC §10.1, §10.2, §10.4, §10.6): what each is
+ * The two built-in kinds as their children behave (docs/spec.md §10.1, §10.2, §10.4, §10.6): what each is
  * called, the system prompt its model receives, whether it keeps a processing table, whether it may
  * write memory, the child tools it gets; and the residual policies and channel dispositions a
  * parent's model may name.
@@ -35,7 +35,7 @@ function memoryWorld(): { w: KernelWorld; commits: string[] } {
 
 const WRITE = { name: 'memory_write', args: '{"triples":[{"subject":"Alice","relation":"likes","object":"tea"}]}' };
 
-describe('the resident and rt kinds (SPEC §10.1)', () => {
+describe('the resident and rt kinds (docs/spec.md §10.1)', () => {
   it('each kind is known by its name: created, dumped and listed as resident or rt', () => {
     const w = new TreeWorld();
     w.child({ id: 'r1', kind: 'resident' });
@@ -71,7 +71,7 @@ describe('the resident and rt kinds (SPEC §10.1)', () => {
     expect(w.on('v', 'child.record')).toEqual([expect.objectContaining({ task: 'call', inputch: 'voice/a' })]);
   });
 
-  it('SPEC §10.3 §10.4: both kinds give their children notify_parent and inputch_note', () => {
+  it('docs/spec.md §10.3 §10.4: both kinds give their children notify_parent and inputch_note', () => {
     const w = new TreeWorld();
     w.child({ id: 'r1', kind: 'resident' });
     w.child({ id: 'v1', kind: 'rt' });
@@ -97,7 +97,7 @@ describe('the resident and rt kinds (SPEC §10.1)', () => {
   });
 });
 
-describe('residual policies and channel dispositions a parent names (SPEC §10.6)', () => {
+describe('residual policies and channel dispositions a parent names (docs/spec.md §10.6)', () => {
   it('the tool offers exactly keep|drop and release|keep|handback', () => {
     const w = new TreeWorld();
     w.queued('boss', 'look at the tools');

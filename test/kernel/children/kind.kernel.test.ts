@@ -1,5 +1,5 @@
 /**
- * Child kinds and what a destroy does with a child's work and channels (SPEC §10.1, §10.2a, C1–C5),
+ * Child kinds and what a destroy does with a child's work and channels (docs/spec.md §10.1, §10.2a, C1–C5),
  * and the skeleton a third kind plugs into without changing it.
  */
 import { describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ function rtCall(): TreeWorld {
   return w;
 }
 
-describe('rt kind (SPEC §10.1)', () => {
+describe('rt kind (docs/spec.md §10.1)', () => {
   it('C1: the rt slot: the newest input wins, the one it replaces ends superseded and its stream is cancelled', () => {
     const w = rtCall();
     const call = w.modelCall('v1').callId;
@@ -112,7 +112,7 @@ function destroyBusy(w: TreeWorld, disposal: Disposal): void {
   expect(w.agent('c1').state).toBe('stopped');
 }
 
-describe('residual policies (SPEC §10.2a step 3)', () => {
+describe('residual policies (docs/spec.md §10.2a step 3)', () => {
   it('C3: keep re-queues the child\'s waiting external inputs on the parent, with their ids and responders; kernel tasks end agent_stopped', () => {
     const w = busyChild();
     destroyBusy(w, { residual: 'keep' });
@@ -189,7 +189,7 @@ describe('residual policies through resident_agents', () => {
   });
 });
 
-describe('channel dispositions (SPEC §10.1)', () => {
+describe('channel dispositions (docs/spec.md §10.1)', () => {
   function destroyedWith(kind: 'resident' | 'rt', channels?: Disposal['channels']): TreeWorld {
     const w = new TreeWorld();
     w.registerChannel({ name: 'qq/a', plugin: 'qq', capacity: 7 });
@@ -240,7 +240,7 @@ describe('channel dispositions (SPEC §10.1)', () => {
   });
 });
 
-describe('the skeleton (SPEC §10.1)', () => {
+describe('the skeleton (docs/spec.md §10.1)', () => {
   it('a third kind is one more ChildKind value: created, fed, destroyed by the same skeleton', () => {
     const echo: ChildKind = { ...RESIDENT_KIND, name: 'echo', keepsTable: false, parentTools: [], dispose: { residual: 'drop', channels: 'handback' } };
     const rec = new TraceRecorder();

@@ -1,5 +1,5 @@
 /**
- * The child-kind skeleton (SPEC §10.1, issue item 1): creation, routing, stop and disposal are written
+ * The child-kind skeleton (docs/spec.md §10.1, issue item 1): creation, routing, stop and disposal are written
  * once in the tree; a kind is only a `ChildKind` value. A tiny throwaway kind, unknown to the kernel's
  * code, is created, receives input on its inputch, behaves as its strategy says, and stops like any
  * child — without a line of the skeleton changing.

@@ -1,5 +1,5 @@
 /**
- * The children's light memory as the kernel sees it: through the ChildMemoryFactory port (SPEC §9,
+ * The children's light memory as the kernel sees it: through the ChildMemoryFactory port (docs/spec.md §9,
  * §10.2). An in-memory fake records every call, so the tests see when a temp store is made, written,
  * promoted from and discarded — and that a store that cannot be made refuses the creation whole.
  */

@@ -1,5 +1,5 @@
 /**
- * Messages between a parent and its children and the levels they carry (SPEC §5, §10.3): notify is
+ * Messages between a parent and its children and the levels they carry (docs/spec.md §5, §10.3): notify is
  * an L3 on the parent, a parent message an L4 on the child that always interrupts, a child's own
  * kernel events go up as L4, and nothing else is ever L4 on a child.
  */
@@ -164,7 +164,7 @@ describe('parent → child', () => {
     w.answer('c1:1', 'dropped');
     expect(w.on('c1', 'task.resume')).toEqual([]);
     expect(w.agent('c1').scheduler.stack).toEqual([]);
-    // A failed round writes no table record (SPEC §10.4); the message's own round does.
+    // A failed round writes no table record (docs/spec.md §10.4); the message's own round does.
     expect(w.agent('c1').table.map((r) => r.text)).toEqual(['round done: input=drop it, output=dropped']);
     expect(w.violationsAtEnd().filter((v) => v.agent === 'c1')).toEqual([]);
   });
@@ -181,7 +181,7 @@ describe('parent → child', () => {
   });
 });
 
-describe('L4 on a child (SPEC §5)', () => {
+describe('L4 on a child (docs/spec.md §5)', () => {
   it('S17: on a child every external L4 is clamped to L3 — a built-in plugin\'s source and a spoofed parent/<id> source alike; only the parent\'s send is L4', () => {
     const w = childAtWork({}, ['webui']);
     w.interrupt('from-webui', 'L4', 'plugin says', { source: 'webui/panel', channel: 'qq/b' });

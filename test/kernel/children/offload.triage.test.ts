@@ -1,5 +1,5 @@
 /**
- * The offload triage helper's timing and choices (SPEC §10.7, T1–T3), driven step by step: the root
+ * The offload triage helper's timing and choices (docs/spec.md §10.7, T1–T3), driven step by step: the root
  * is busy at an open model call, the test fires the kernel's `offload:root` timer and reads where the
  * queued inputs went (`task.moved`), which helpers exist, and what the root's model reads afterwards.
  */
@@ -30,7 +30,7 @@ function movedTo(w: TreeWorld): Record<string, string> {
 
 const helpers = (w: TreeWorld): string[] => w.kernel.dump().agents.filter((a) => a.parent === 'root').map((a) => a.id);
 
-describe('offload timing (SPEC §10.7)', () => {
+describe('offload timing (docs/spec.md §10.7)', () => {
   it('T1: the check runs every max(1 000, busyAfterMs / 5) ms from the first start of the root\'s running task', () => {
     for (const [busyAfterMs, period] of [
       [10_000, 2_000],
@@ -71,7 +71,7 @@ describe('offload timing (SPEC §10.7)', () => {
     expect(w.events('task.moved').every((m) => m.t === 8_000)).toBe(true);
   });
 
-  it('SPEC §10.2a step 5: the root\'s stop clears the offload timer; a late firing moves nothing and sets none', () => {
+  it('docs/spec.md §10.2a step 5: the root\'s stop clears the offload timer; a late firing moves nothing and sets none', () => {
     const w = world();
     w.queued('busy', 'a long job');
     queue(w, ['q1', 'q2', 'q3']);
@@ -86,7 +86,7 @@ describe('offload timing (SPEC §10.7)', () => {
   });
 });
 
-describe('offload choices (SPEC §10.7)', () => {
+describe('offload choices (docs/spec.md §10.7)', () => {
   it('T2: the root\'s model reads one notice naming how many inputs moved and to which helper', () => {
     const w = world();
     w.queued('busy', 'a long job');

@@ -5,7 +5,7 @@ import { ContextFullLatch, stateAfterCompress } from '../../../src/kernel/childr
 import { disposeChannels } from '../../../src/kernel/children/dispositions.ts';
 import { ProcessingTable } from '../../../src/kernel/children/processing-table.ts';
 
-describe('processing table (SPEC §10.4)', () => {
+describe('processing table (docs/spec.md §10.4)', () => {
   it('S8 a successful round without a note gets an automatic record on the task\'s own inputch', () => {
     const t = new ProcessingTable();
     const r = t.roundDone({ task: 'c1', inputch: 'qq/help', input: 'where is my parcel', output: 'on its way' }, 120);
@@ -58,7 +58,7 @@ describe('processing table (SPEC §10.4)', () => {
   });
 });
 
-describe('context-full latch (SPEC §10.5)', () => {
+describe('context-full latch (docs/spec.md §10.5)', () => {
   it('S10 signals once at 0.9 × window, stays quiet while full, re-arms only below the threshold (hysteresis)', () => {
     const latch = new ContextFullLatch();
     expect(latch.isArmed).toBe(true);
@@ -77,7 +77,7 @@ describe('context-full latch (SPEC §10.5)', () => {
   });
 });
 
-describe('compress plan (SPEC §10.5)', () => {
+describe('compress plan (docs/spec.md §10.5)', () => {
   const ev = (n: number): { input: string; response: string } => ({ input: 'a'.repeat(n), response: '' });
 
   it('keeps the newest events whose token sum is ≤ 0.5 × window', () => {
@@ -100,7 +100,7 @@ describe('compress plan (SPEC §10.5)', () => {
   });
 });
 
-describe('channel dispositions (SPEC §10.1, C5)', () => {
+describe('channel dispositions (docs/spec.md §10.1, C5)', () => {
   function registry(): ChannelRegistry {
     const r = new ChannelRegistry();
     r.register({ name: 'qq/help', plugin: 'qq', owner: 'kid', capacity: 2 });

@@ -1,5 +1,5 @@
 /**
- * A child's processing table, its context-full signal, the parent's compress and inspect (SPEC §10.4,
+ * A child's processing table, its context-full signal, the parent's compress and inspect (docs/spec.md §10.4,
  * §10.5, §10.3): driven step by step with a small window so every threshold is crossed on purpose.
  */
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ function round(w: TreeWorld, n: number): void {
   w.answer(`r${n}`, REPLY(n));
 }
 
-describe('processing table (SPEC §10.4)', () => {
+describe('processing table (docs/spec.md §10.4)', () => {
   it('S8: a round that writes no note still gets a record: the automatic one, on the task\'s inputch', () => {
     const w = childWithRounds(0);
     w.queued('q', 'where is my parcel', { source: 'qq', channel: 'qq/a' });
@@ -73,7 +73,7 @@ describe('processing table (SPEC §10.4)', () => {
   });
 });
 
-describe('context-full (SPEC §10.5)', () => {
+describe('context-full (docs/spec.md §10.5)', () => {
   it('S5: at the Prepare after the context reaches 0.9 × window the parent gets one L4 from child/<id> with only the signal', () => {
     const w = childWithRounds(1);
     w.queued('r2', INPUT(2), { source: 'qq', channel: 'qq/a' });
@@ -110,7 +110,7 @@ describe('context-full (SPEC §10.5)', () => {
   });
 });
 
-describe('the token measure of a child\'s context (SPEC §10.5)', () => {
+describe('the token measure of a child\'s context (docs/spec.md §10.5)', () => {
   it('S5: tokens count code points (not UTF-16 units) and an interrupt\'s raw input (not its interrupt mark)', () => {
     const w = childWithRounds(0);
     w.interrupt('emoji', 'L1', '😀'.repeat(10), { source: 'qq', channel: 'qq/a' });
@@ -123,7 +123,7 @@ describe('the token measure of a child\'s context (SPEC §10.5)', () => {
   });
 });
 
-describe('compress (SPEC §10.5)', () => {
+describe('compress (docs/spec.md §10.5)', () => {
   it('S10: the compress task\'s own Prepare raises no context-full signal, even with the latch armed over the threshold', () => {
     // Round 2 prepared at 50 tokens (the latch stays armed) and committed to 100, over 0.9 × 100.
     const w = childWithRounds(2);
@@ -234,7 +234,7 @@ describe('compress (SPEC §10.5)', () => {
   });
 });
 
-describe('inspect (SPEC §10.3)', () => {
+describe('inspect (docs/spec.md §10.3)', () => {
   it('S7: inspect while the child streams a long task: a snapshot, and the child\'s trace and dump are the same before and after', () => {
     const w = childWithRounds(1);
     w.queued('base', 'suspended below', { source: 'qq', channel: 'qq/a' });

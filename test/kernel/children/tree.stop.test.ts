@@ -1,11 +1,11 @@
 /**
- * Stopping agents of the tree (SPEC §10.2, §10.2a): a destroy is immediate, a parent's stop takes
+ * Stopping agents of the tree (docs/spec.md §10.2, §10.2a): a destroy is immediate, a parent's stop takes
  * its children first, depth-first, and leaves nothing behind — no task, call, timer or channel.
  */
 import { describe, expect, it } from 'vitest';
 import { TreeWorld } from './tree-world.ts';
 
-describe('destroy (SPEC §10.2)', () => {
+describe('destroy (docs/spec.md §10.2)', () => {
   it('S12: destroy during a model call is immediate: the call is cancelled, the task ends agent_stopped, the channels are released, in one reaction', () => {
     const w = new TreeWorld();
     w.registerChannel({ name: 'qq/a', plugin: 'qq' });
@@ -81,7 +81,7 @@ function treeAtWork(): TreeWorld {
   return w;
 }
 
-describe('stopping an agent (SPEC §10.2a)', () => {
+describe('stopping an agent (docs/spec.md §10.2a)', () => {
   it('S16: the root\'s stop destroys every child first, depth-first; nothing is left: no task, call, timer, channel or orphan', () => {
     const w = treeAtWork();
     w.stopAgent();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EMPTY_RECALL, formatRecall, mergeRecall, validEntityName, validTriple } from '../../../src/kernel/memory/rules.ts';
 import type { Recall } from '../../../src/kernel/ports/graph-memory.ts';
 
-describe('validEntityName: a name needs a letter, digit, - or _ (SPEC §9)', () => {
+describe('validEntityName: a name needs a letter, digit, - or _ (docs/spec.md §9)', () => {
   it('accepts letters only, digits only, and a letter among punctuation', () => {
     expect(validEntityName('ab')).toBe(true);
     expect(validEntityName('42')).toBe(true);

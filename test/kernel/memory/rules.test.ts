@@ -11,7 +11,7 @@ import {
 } from '../../../src/kernel/memory/rules.ts';
 import type { CommitResult, Recall, Triple } from '../../../src/kernel/ports/graph-memory.ts';
 
-describe('validEntityName (SPEC §9: 2..50 code points with a letter/digit, or - / _)', () => {
+describe('validEntityName (docs/spec.md §9: 2..50 code points with a letter/digit, or - / _)', () => {
   it('accepts 2..50 code points after trimming, in any script', () => {
     expect(validEntityName('Al')).toBe(true);
     expect(validEntityName('  Alice  ')).toBe(true);
@@ -56,7 +56,7 @@ describe('validTriple', () => {
   });
 });
 
-describe('M5 mergeRecall: union with the merge rules of SPEC §9 / REFERENCE §5.3', () => {
+describe('M5 mergeRecall: union with the merge rules of docs/spec.md §9', () => {
   const a: Recall = {
     entities: [
       { name: 'bob', type: 'Person', mentions: 1 },
@@ -145,7 +145,7 @@ describe('formatRecall (the memory_recall tool text)', () => {
   });
 });
 
-describe('per-call limits (SPEC §3.8: a well-typed call is never refused, excess is skipped)', () => {
+describe('per-call limits (docs/spec.md §3.8: a well-typed call is never refused, excess is skipped)', () => {
   it('commitCapped commits at most TRIPLES_PER_CALL_MAX and counts the rest as skipped', () => {
     const seen: number[] = [];
     const store = {

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { setup, ids } from './harness.ts';
 
-describe('Scheduler preemption (SPEC §2.2–2.4)', () => {
+describe('Scheduler preemption (docs/spec.md §2.2–2.4)', () => {
   it('P1 a higher interrupt preempts: the victim is suspended at the Model safe point', () => {
     const h = setup();
     h.start('low', 1, 0);

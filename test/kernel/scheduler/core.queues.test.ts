@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { setup, ids } from './harness.ts';
 
-describe('Scheduler queues and pick order (SPEC §2.1, §2.5, §2.8)', () => {
+describe('Scheduler queues and pick order (docs/spec.md §2.1, §2.5, §2.8)', () => {
   it('Q1 level queues drain L4→L1 (FIFO within a level), then the queued FIFO', () => {
     const h = setup();
     h.s.submitQueued('q1', 0);
@@ -253,7 +253,7 @@ describe('Scheduler queues and pick order (SPEC §2.1, §2.5, §2.8)', () => {
   });
 });
 
-describe('the offload moves on the queued FIFO (SPEC §10.7)', () => {
+describe('the offload moves on the queued FIFO (docs/spec.md §10.7)', () => {
   it('a front submission is queued at the FIFO head, ahead of earlier queued work', () => {
     const h = setup();
     h.s.submitQueued('q1', 0);

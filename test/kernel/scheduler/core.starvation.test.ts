@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { setup, ids } from './harness.ts';
 
-describe('Scheduler starvation boost and cooldown (SPEC §2.7, §2.3 step 4)', () => {
+describe('Scheduler starvation boost and cooldown (docs/spec.md §2.7, §2.3 step 4)', () => {
   it('G1 five preemptions of an L1 raise its effective level to 3; L1 and L2 no longer preempt it', () => {
     const h = setup({ cooldownMs: 500 });
     h.start('a', 1, 0);
@@ -83,7 +83,7 @@ describe('Scheduler starvation boost and cooldown (SPEC §2.7, §2.3 step 4)', (
     // The timer must not fire early.
     expect(() => h.s.cooldownTimerFired(2099)).toThrow(/TIMER/);
     // A safe point at the cooldown's end re-arms by itself; suspending q clears the timer, which now
-    // guards nothing (SPEC §12.2: it must not delay the end of a run).
+    // guards nothing (docs/spec.md §12.2: it must not delay the end of a run).
     expect(h.s.safePoint(2100, 'Model')).toBe('suspended');
     expect(h.events('preempt.armed').at(-1)).toMatchObject({ task: 'k', reason: 'rearm' });
     expect(h.s.takeEffects()).toEqual([{ type: 'timer.clear' }]);

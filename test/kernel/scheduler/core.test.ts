@@ -32,7 +32,7 @@ function expectAccounted(d: SchedulerDump, unfinished: Set<string>, where: strin
 
 const STEPS = ['Prepare', 'Model', 'ToolBegin', 'ToolExec', 'ToolAfter', 'TurnEnd'] as const;
 
-describe('Scheduler observability (SPEC §7)', () => {
+describe('Scheduler observability (docs/spec.md §7)', () => {
   it('O1 at every step boundary the dump sets are disjoint and account for every unfinished task', () => {
     const h = setup({ maxQueue: 5, cooldownMs: 1500 });
     const rnd = lcg(20240611);
@@ -175,7 +175,7 @@ describe('Scheduler assertions name the broken rule', () => {
   });
 });
 
-describe('Scheduler stop (SPEC §2.9 step 1, §10.2a)', () => {
+describe('Scheduler stop (docs/spec.md §2.9 step 1, §10.2a)', () => {
   it('stopQueued ends only the queued FIFO and leaves nothing armed; interrupts and the stack are untouched', () => {
     const h = setup();
     h.start('q0', null, 0);

@@ -1,5 +1,5 @@
 /**
- * The whole-state checker of the scheduler core (SPEC §6, §7 O1). A correct scheduler never trips it,
+ * The whole-state checker of the scheduler core (docs/spec.md §6, §7 O1). A correct scheduler never trips it,
  * so the scheduler tests cannot show that it would catch anything: here it is handed states that are
  * valid but for one broken rule, and each must fail naming that rule, the task and where it was found.
  */
@@ -72,7 +72,7 @@ function addLive(v: Mutable<InvariantView<Task>>, t: Task): Task {
   return t;
 }
 
-describe('checkSchedulerInvariants (SPEC §6, §7 O1)', () => {
+describe('checkSchedulerInvariants (docs/spec.md §6, §7 O1)', () => {
   it('accepts the valid state, again and again (each check marks tasks afresh)', () => {
     const v = validView();
     for (let n = 0; n < 3; n++) expect(() => checkSchedulerInvariants(v)).not.toThrow();

@@ -17,7 +17,7 @@ import {
 const queued = (preemptCount = 0): Rankable => ({ cls: 'queued', level: null, preemptCount });
 const irq = (level: Level, preemptCount = 0): Rankable => ({ cls: 'interrupt', level, preemptCount });
 
-describe('levels (SPEC §1, §2.2, §5)', () => {
+describe('levels (docs/spec.md §1, §2.2, §5)', () => {
   it('constants: levels scan L4→L1, boost cap 2, stack bound 4', () => {
     expect(LEVELS_HIGH_TO_LOW).toEqual([4, 3, 2, 1]);
     expect(PREEMPT_BOOST_MAX).toBe(2);

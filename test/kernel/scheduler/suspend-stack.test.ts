@@ -13,7 +13,7 @@ const entry = (id: string, effAtSuspend: number): StackEntry<T> => ({
   suspendedAtMs: effAtSuspend * 10,
 });
 
-describe('SuspendStack (SPEC §2.6)', () => {
+describe('SuspendStack (docs/spec.md §2.6)', () => {
   it('LIFO: pops in exact reverse order of pushes; list is bottom to top', () => {
     const s = new SuspendStack<T>();
     expect(s.depth).toBe(0);

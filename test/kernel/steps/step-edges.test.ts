@@ -1,5 +1,5 @@
 /**
- * The step machine at its edges, through the whole kernel (SPEC §3.2, §3.6–§3.9): tool arguments that
+ * The step machine at its edges, through the whole kernel (docs/spec.md §3.2, §3.6–§3.9): tool arguments that
  * are blank or not an object, a refusal and a built-in panic inside a parallel batch, the overflow
  * line and its pruning target, a task that comes back to Prepare with its own progress, and what a
  * consolidation reads and does when its memory is missing or fails.
@@ -27,7 +27,7 @@ function failingMemory(): MemoryPorts {
 const toolMessages = (h: KernelWorld, task: string, request: number): string[] =>
   (h.requests(task)[request]?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content);
 
-describe('tool arguments (SPEC §3.8)', () => {
+describe('tool arguments (docs/spec.md §3.8)', () => {
   it('blank arguments mean none: the tool runs', () => {
     const h = new KernelWorld();
     h.queued('q', 'look');
@@ -71,7 +71,7 @@ describe('tool arguments (SPEC §3.8)', () => {
   });
 });
 
-describe('the request after a mixed batch (SPEC §3.6)', () => {
+describe('the request after a mixed batch (docs/spec.md §3.6)', () => {
   it('a batch with an output send and another tool asks the model to continue, not to finish', () => {
     const h = new KernelWorld();
     h.queued('q', 'tell and look');
@@ -81,7 +81,7 @@ describe('the request after a mixed batch (SPEC §3.6)', () => {
   });
 });
 
-describe('root overflow (SPEC §3.9)', () => {
+describe('root overflow (docs/spec.md §3.9)', () => {
   /** Window 400: the line is 500 accumulated tokens (1.25 ×), the pruning target 320 (0.8 ×). */
   function filledTo500(): KernelWorld {
     const h = new KernelWorld({ contextWindowTokens: 400 });
@@ -129,7 +129,7 @@ describe('root overflow (SPEC §3.9)', () => {
   });
 });
 
-describe('consolidation (SPEC §3.7)', () => {
+describe('consolidation (docs/spec.md §3.7)', () => {
   it('reads the last N committed turns, N being consolidateEveryTurns, and nothing older', () => {
     const h = new KernelWorld({ consolidateEveryTurns: 1 });
     h.queued('q1', 'alice likes tea');

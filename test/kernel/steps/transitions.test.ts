@@ -5,7 +5,7 @@ import { callAt, newFrame, outcomeAt, type Task } from '../../../src/kernel/task
 import type { StepName } from '../../../src/kernel/trace/vocabulary.ts';
 
 /**
- * The moves of SPEC §3.2, written out here rather than read from the kernel's table, so that a move
+ * The moves of docs/spec.md §3.2, written out here rather than read from the kernel's table, so that a move
  * the kernel adds, drops or misroutes fails the tests below.
  */
 const MOVES: readonly (readonly [StepName, StepName])[] = [
@@ -48,13 +48,13 @@ function frameAt(step: StepName): ReturnType<typeof newFrame> {
   return frame;
 }
 
-describe('the step machine (SPEC §3.2, steps/transitions.ts)', () => {
+describe('the step machine (docs/spec.md §3.2, steps/transitions.ts)', () => {
   it('every step is reachable from Prepare, and every step leads back to Model', () => {
     expect([...reachable('Prepare')].sort()).toEqual([...STEPS].sort());
     for (const step of STEPS) expect(reachable(step).has('Model'), step).toBe(true);
   });
 
-  it('the table lists exactly the moves of SPEC §3.2', () => {
+  it('the table lists exactly the moves of docs/spec.md §3.2', () => {
     const table = STEP_TRANSITIONS;
     expect(Object.keys(table).sort()).toEqual([...STEPS].sort());
     expect(STEPS.flatMap((from) => table[from].map((to) => [from, to]))).toEqual(MOVES);

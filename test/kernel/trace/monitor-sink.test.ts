@@ -9,7 +9,7 @@ function world(): { tracer: Tracer; recorder: TraceRecorder; sink: MonitoredSink
   return { tracer: new Tracer(sink), recorder, sink };
 }
 
-describe('invariant.violation trace events (SPEC §7)', () => {
+describe('invariant.violation trace events (docs/spec.md §7)', () => {
   it('are written right after the event that broke the invariant, in the same sequence', () => {
     const { tracer, recorder, sink } = world();
     tracer.emit('root', 0, { type: 'task.submitted', task: 'a', class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' });

@@ -72,7 +72,7 @@ class Feed {
 
 const names = (vs: readonly Violation[]): string[] => vs.map((v) => v.invariant);
 
-/** The nested chain of SPEC §2.6: queued ← L1 ← L2 ← L3 with L4 running, then unwound in LIFO order. */
+/** The nested chain of docs/spec.md §2.6: queued ← L1 ← L2 ← L3 with L4 running, then unwound in LIFO order. */
 function nestedToTheBound(): Feed {
   const f = new Feed(['webui']);
   f.submit('q', null).start('q').step('q');
@@ -88,7 +88,7 @@ function nestedToTheBound(): Feed {
   return f;
 }
 
-describe('InvariantMonitor (SPEC §6)', () => {
+describe('InvariantMonitor (docs/spec.md §6)', () => {
   it('a clean nested run to depth 4 and back passes every invariant (STACK, LIFO, STRICT, L4, DRAIN, BALANCE)', () => {
     expect(nestedToTheBound().finish()).toEqual([]);
   });

@@ -1,5 +1,5 @@
 /**
- * Every invariant of the trace monitor (SPEC §6, §7, §10.2a) against a hand-made trace that breaks
+ * Every invariant of the trace monitor (docs/spec.md §6, §7, §10.2a) against a hand-made trace that breaks
  * it, and a few hand-made traces that keep them all. Each trace is a list of (agent, body) pairs; the
  * verdicts are compared whole, as (invariant, task) pairs in the order found, so a case fails when the
  * monitor misses the break, names another invariant, or flags more than the one break.
@@ -431,7 +431,7 @@ const cases: readonly Case[] = [
   },
 ];
 
-/** CHILD (SPEC §10.2a): each thing a stopped child never does again, done after `agent.stop`. */
+/** CHILD (docs/spec.md §10.2a): each thing a stopped child never does again, done after `agent.stop`. */
 function stoppedChildCases(): Case[] {
   const running: At[] = [create('kid'), sub('a', 1, { agent: 'kid' }), start('a', 'kid')];
   const after = (name: string, event: At, task: string, trace: readonly At[] = running): Case => ({
@@ -450,7 +450,7 @@ function stoppedChildCases(): Case[] {
   ];
 }
 
-describe('InvariantMonitor verdicts on broken traces (SPEC §6, §7)', () => {
+describe('InvariantMonitor verdicts on broken traces (docs/spec.md §6, §7)', () => {
   it.each(cases)('$name', ({ trace, final, found, says, at }) => {
     const vs = verdicts(trace, final ?? null);
     expect(pairs(vs)).toEqual(found);

@@ -1,5 +1,5 @@
 /**
- * The agent tree through whole simulated runs (SPEC §10, §12.2): residents created at t = 0, work
+ * The agent tree through whole simulated runs (docs/spec.md §10, §12.2): residents created at t = 0, work
  * routed to them, notify and context-full raised on the root, a compress answered by the models'
  * kernelReplies, and the scenario events that destroy or stop a child, with what becomes of its work.
  */

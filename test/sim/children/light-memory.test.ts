@@ -1,5 +1,5 @@
 /**
- * Light memory of children through a whole simulated run (SPEC §9, §10.5): real SQLite stores — the
+ * Light memory of children through a whole simulated run (docs/spec.md §9, §10.5): real SQLite stores — the
  * root's main and each resident's temp store beside it — written and recalled by the models' tool
  * calls, and a reclaim that promotes a selection into main. One run, read by every test.
  */

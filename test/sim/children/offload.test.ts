@@ -1,5 +1,5 @@
 /**
- * The offload triage helper (SPEC §10.7, T1–T4), driven by whole scenarios: a root busy in a long
+ * The offload triage helper (docs/spec.md §10.7, T1–T4), driven by whole scenarios: a root busy in a long
  * tool with queued inputs piling up behind it.
  */
 import { describe, expect, it } from 'vitest';
@@ -35,7 +35,7 @@ function busyRoot(offload: Record<string, unknown> | null, queued: number, extra
 const moves = (events: readonly TraceEvent[]): Extract<TraceEvent, { type: 'task.moved' }>[] =>
   events.filter((e): e is Extract<TraceEvent, { type: 'task.moved' }> => e.type === 'task.moved');
 
-describe('offload triage (SPEC §10.7)', () => {
+describe('offload triage (docs/spec.md §10.7)', () => {
   it('T4: is off by default — nothing moves, no helper, no offload timer', async () => {
     const { report, events } = await run(busyRoot(null, 5));
     expect(Object.keys(report.agents)).toEqual(['root']);

@@ -1,5 +1,5 @@
 /**
- * reclaim's selection against a child's real temp store (SPEC §10.5, S11): an index at or past the
+ * reclaim's selection against a child's real temp store (docs/spec.md §10.5, S11): an index at or past the
  * number of temp triples is refused with the range the parent can choose from, and nothing moves; a
  * selection in range is promoted into main. Each run happens inside its test.
  */
@@ -28,7 +28,7 @@ function reclaimWith(keeps: readonly (readonly number[])[]): Record<string, unkn
   };
 }
 
-describe('reclaim selection (SPEC §10.5)', () => {
+describe('reclaim selection (docs/spec.md §10.5)', () => {
   it('S11: the index just past the last temp triple is out of range; the child keeps running and nothing is promoted', async () => {
     const run = await runDoc(reclaimWith([[3], [0, 5, 1, 9], [1]]));
     expectClean(run);

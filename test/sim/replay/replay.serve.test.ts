@@ -1,5 +1,5 @@
 /**
- * The journal of a `serve` run replayed by `sim replay` (SPEC §13): the same trace hash without a
+ * The journal of a `serve` run replayed by `sim replay` (docs/spec.md §13): the same trace hash without a
  * provider or a database, memory calls answered from the journal, no secret in the file; a cut last
  * line replays its prefix with a warning, another version is unusable, a trailer mismatch fails.
  */

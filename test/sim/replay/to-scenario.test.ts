@@ -1,5 +1,5 @@
 /**
- * `sim replay --to-scenario` (SPEC §12.1, §13): a `serve` journal becomes a scenario
+ * `sim replay --to-scenario` (docs/spec.md §12.1, §13): a `serve` journal becomes a scenario
  * file that validates and runs in the simulator, and whose tasks end the way they ended in production
  * — the same terminal kinds, the same replies — with a preempted stream, a command-line tool and the
  * graph-memory tools among them.

@@ -1,5 +1,5 @@
 /**
- * The report's body (report/build.ts and the trace scan, report/scan.ts; SPEC §12.3) at its edges:
+ * The report's body (report/build.ts and the trace scan, report/scan.ts; docs/spec.md §12.3) at its edges:
  * inputs never submitted, stops whose marked task ended otherwise, violations and their trace windows,
  * and the trace facts that must not be counted twice (a second start, terminal, end or cancel).
  * Each test hands `buildReport` a short hand-made trace.

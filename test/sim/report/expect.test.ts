@@ -488,7 +488,7 @@ describe('triggers', () => {
 });
 
 describe('ordering across kinds', () => {
-  it('follows the SPEC order of Expect keys', () => {
+  it('follows the spec order of Expect keys', () => {
     const r = report({ maxStackDepth: 1, counters: { root: counters({ suspended: 1, resumed: 1 }) } });
     const x: Expect = {
       agents: { root: { state: 'stopped' } },

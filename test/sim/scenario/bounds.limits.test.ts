@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_VIRTUAL_MS } from '../../../src/sim/scenario/index.ts';
 import { doc, ok, problems } from './helpers.ts';
 
-describe('issue-7 item 9: run limits in the scenario schema (SPEC §12.2 limits)', () => {
+describe('issue-7 item 9: run limits in the scenario schema (docs/spec.md §12.2 limits)', () => {
   it('defaults to maxEvents 1 000 000 and maxVirtualMs 10^13', () => {
     expect(ok(doc()).limits).toStrictEqual({ maxEvents: 1_000_000, maxVirtualMs: 1e13 });
     expect([DEFAULT_MAX_EVENTS, DEFAULT_MAX_VIRTUAL_MS]).toEqual([1_000_000, 1e13]);

@@ -14,7 +14,7 @@ function withArgs(args: unknown): Record<string, unknown> {
   return doc({ tools: { t: { durationMs: 0 } }, inputs: [{ id: 'a', class: 'queued', replies: [{ tools: [{ name: 't', args }] }] }] });
 }
 
-describe('issue-7 item 8: schema bounds (SPEC §12.2 Bounds)', () => {
+describe('issue-7 item 8: schema bounds (docs/spec.md §12.2 Bounds)', () => {
   /** Every time, duration, spacing and afterMs in a file, as a function of its value. */
   const timeFields: readonly (readonly [string, (v: unknown) => Record<string, unknown>])[] = [
     ['inputs[0].at', (v) => doc({ inputs: [{ id: 'a', class: 'queued', at: v }] })],

@@ -1,5 +1,5 @@
 /**
- * The cross-field pass of the scenario reader (SPEC §12.1, §12.2): each rule broken on its own, with
+ * The cross-field pass of the scenario reader (docs/spec.md §12.1, §12.2): each rule broken on its own, with
  * the exact problem it reports, and the edge cases it must accept or leave to the shape pass.
  */
 import { describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ describe('scenario cross-field rules: residents and events', () => {
   });
 });
 
-describe('scenario cross-field rules: inputs plus generated inputs ≤ 1 000 000 (SPEC §12.2 Bounds)', () => {
+describe('scenario cross-field rules: inputs plus generated inputs ≤ 1 000 000 (docs/spec.md §12.2 Bounds)', () => {
   it('every generated count adds to the total: queued and each of L1..L4', () => {
     const generate = { queued: 200_000, interrupts: { L1: 200_000, L2: 200_000, L3: 200_000, L4: 200_000 } };
     expect(ok(doc({ generate })).generate?.queued).toBe(200_000);

@@ -16,7 +16,7 @@ function input(json: Record<string, unknown>): ScenarioInput {
   return first;
 }
 
-describe('scenario files (SPEC §12.2): the examples', () => {
+describe('scenario files (docs/spec.md §12.2): the examples', () => {
   it('parses e5-nested-to-the-bound: ranges kept, levels as numbers, when-timing normalized', () => {
     const r = loadScenarioFile(fixture('e5-nested-to-the-bound'));
     expect(r.ok).toBe(true);
@@ -70,7 +70,7 @@ describe('scenario files (SPEC §12.2): the examples', () => {
   });
 });
 
-describe('scenario files (SPEC §12.2): defaults', () => {
+describe('scenario files (docs/spec.md §12.2): defaults', () => {
   it('applies every default to a minimal scenario, and leaves optional values absent', () => {
     const s = ok(doc({ inputs: [{ id: 'q', class: 'queued' }] }));
     expect(s).toStrictEqual({
@@ -244,7 +244,7 @@ describe('scenario files (SPEC §12.2): defaults', () => {
   });
 });
 
-describe('scenario files (SPEC §12.2): problems', () => {
+describe('scenario files (docs/spec.md §12.2): problems', () => {
   it('reports EVERY problem of EVERY input, with exact paths, sorted by path', () => {
     const bad = doc({
       inputs: [
@@ -319,7 +319,7 @@ describe('scenario files (SPEC §12.2): problems', () => {
     expect(ps.find((p) => p.path === 'desc')?.message).toContain('allowed: version, name, description,');
   });
 
-  it('kernel accepts only the keys of SPEC §12.2', () => {
+  it('kernel accepts only the keys of docs/spec.md §12.2', () => {
     expect(paths(doc({ kernel: { stepBudget: 1, systemPrompt: 'x', offload: { enabled: true, helpers: 2 } } }))).toEqual([
       'kernel.offload.helpers',
       'kernel.stepBudget',

@@ -1,5 +1,5 @@
 /**
- * The names of a scenario file (SPEC §12.2): the scenario name and input ids, tool names, resident
+ * The names of a scenario file (docs/spec.md §12.2): the scenario name and input ids, tool names, resident
  * ids, kernel task keys and counter references. Each pattern covers the whole string, so every test
  * below pairs a name that must be accepted with names that differ from it only at the start, in the
  * middle or at the end.
@@ -25,7 +25,7 @@ const COUNTER_REF_MESSAGE = 'must be "<agent>.<counter>", e.g. "root.suspended"'
 const LOWERCASE_ACCEPTED = ['a', '7', 'a-b-1', 'x--', '9lives'];
 const LOWERCASE_REFUSED = ['', '-a', 'Ab', 'aB', 'a_b', 'ab.', '.ab', 'a b'];
 
-describe('scenario names (SPEC §12.2): name and input ids match [a-z0-9][a-z0-9-]*', () => {
+describe('scenario names (docs/spec.md §12.2): name and input ids match [a-z0-9][a-z0-9-]*', () => {
   it('accepts lowercase letters, digits and "-" after the first character, as name and as id', () => {
     for (const name of LOWERCASE_ACCEPTED) {
       expect(ok({ version: 1, name }).name).toBe(name);
@@ -49,7 +49,7 @@ describe('scenario names (SPEC §12.2): name and input ids match [a-z0-9][a-z0-9
   });
 });
 
-describe('scenario names (SPEC §12.2): tool names match [A-Za-z0-9_-]+', () => {
+describe('scenario names (docs/spec.md §12.2): tool names match [A-Za-z0-9_-]+', () => {
   it('accepts letters of both cases, digits, "_" and "-", one or more', () => {
     for (const name of ['x', 'Fetch_weather-2', '_', '-run', '42']) {
       expect(ok(doc({ tools: { [name]: { durationMs: 1 } } })).tools.map((t) => t.name)).toEqual([name]);
@@ -63,7 +63,7 @@ describe('scenario names (SPEC §12.2): tool names match [A-Za-z0-9_-]+', () => 
   });
 });
 
-describe('scenario names (SPEC §12.2): resident ids match [A-Za-z0-9][A-Za-z0-9_-]*', () => {
+describe('scenario names (docs/spec.md §12.2): resident ids match [A-Za-z0-9][A-Za-z0-9_-]*', () => {
   it('accepts a letter or digit first, then letters, digits, "_" and "-"', () => {
     for (const id of ['W', '9lives', 'Watcher_2-b', 'w--']) expect(ok(doc({ residents: [{ id }] })).residents[0]?.id).toBe(id);
   });
@@ -81,7 +81,7 @@ describe('scenario names (SPEC §12.2): resident ids match [A-Za-z0-9][A-Za-z0-9
   });
 });
 
-describe('scenario names (SPEC §12.2): kernelReplies keys are "<agent>:<n>" with n ≥ 1', () => {
+describe('scenario names (docs/spec.md §12.2): kernelReplies keys are "<agent>:<n>" with n ≥ 1', () => {
   it('accepts an agent id, ":" and a number without leading zeros, of one or more digits', () => {
     const keys = ['root:1', 'root:10', 'root:109', 'W_x-1:2'];
     const replies = Object.fromEntries(keys.map((k) => [k, [{ text: k }]]));
@@ -98,7 +98,7 @@ describe('scenario names (SPEC §12.2): kernelReplies keys are "<agent>:<n>" wit
   });
 });
 
-describe('scenario names (SPEC §12.2): expect.equal names counters "<agent>.<counter>"', () => {
+describe('scenario names (docs/spec.md §12.2): expect.equal names counters "<agent>.<counter>"', () => {
   it('accepts an agent and a counter separated by "."', () => {
     const pair = ['root.suspended', 'root.resumed'];
     expect(ok(doc({ expect: { equal: [pair] } })).expect.equal).toEqual([pair]);

@@ -1,5 +1,5 @@
 /**
- * Normalization of a scenario file (SPEC §12.2): every optional value the file gives is carried into
+ * Normalization of a scenario file (docs/spec.md §12.2): every optional value the file gives is carried into
  * the Scenario under its own name, and nothing is added that the file left out. One document with
  * every optional field, compared whole, so that a value dropped or renamed anywhere shows.
  */

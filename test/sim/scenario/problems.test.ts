@@ -1,5 +1,5 @@
 /**
- * How the scenario reader words and orders its problems (SPEC §12.1: a clear error naming what is
+ * How the scenario reader words and orders its problems (docs/spec.md §12.1: a clear error naming what is
  * wrong): unknown keys with their allowed list and a suggestion only for a near miss, found values in
  * the detailed wording, and the path order of the list.
  */

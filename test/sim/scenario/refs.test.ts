@@ -1,5 +1,5 @@
 /**
- * What a task reference in a scenario may name (SPEC §12.2): an input of the file, a kernel task
+ * What a task reference in a scenario may name (docs/spec.md §12.2): an input of the file, a kernel task
  * "<agent>:<n>" of a declared agent, or a generated input that `generate` asks for — `gq<n>` for
  * n ≤ queued and `gi<L>-<n>` for n ≤ interrupts.L<L>, nothing that merely contains such a name.
  */

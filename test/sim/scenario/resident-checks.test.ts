@@ -1,5 +1,5 @@
 /**
- * The residents of a scenario and the events that act on them (SPEC §12.2, the children of §10): a
+ * The residents of a scenario and the events that act on them (docs/spec.md §12.2, the children of §10): a
  * resident takes only declared, unassigned inputchs, each once; its grants name declared outputs and
  * tools; `destroy` names a resident and `stopAgent` the root or a resident. Each broken rule is one
  * problem at the path of the offending name, with a message that names it and what is declared.
@@ -9,7 +9,7 @@ import { doc, ok, problems } from './helpers.ts';
 
 const channels = [{ name: 'qq/support' }, { name: 'qq/sales', owner: '' }, { name: 'qq/ops', owner: 'root' }];
 
-describe('residents: inputchs (SPEC §12.2, §10.1)', () => {
+describe('residents: inputchs (docs/spec.md §12.2, §10.1)', () => {
   it('a resident may take a channel with no owner, an empty owner (unassigned) or the root as owner', () => {
     const s = ok(doc({ channels, residents: [{ id: 'w', inputChs: ['qq/support', 'qq/sales', 'qq/ops'] }] }));
     expect(s.residents[0]?.inputChs).toEqual(['qq/support', 'qq/sales', 'qq/ops']);
@@ -62,7 +62,7 @@ describe('residents: inputchs (SPEC §12.2, §10.1)', () => {
   });
 });
 
-describe('residents: granted outputs and tools (SPEC §12.2, §8.4)', () => {
+describe('residents: granted outputs and tools (docs/spec.md §12.2, §8.4)', () => {
   it('grants that name declared outputs and tools are accepted', () => {
     const s = ok(
       doc({
@@ -97,7 +97,7 @@ describe('residents: granted outputs and tools (SPEC §12.2, §8.4)', () => {
   });
 });
 
-describe('events on residents (SPEC §12.2, §10.3)', () => {
+describe('events on residents (docs/spec.md §12.2, §10.3)', () => {
   it('destroy may name a resident; stopAgent the root or a resident', () => {
     const events = [
       { at: 1, destroy: { id: 'w' } },

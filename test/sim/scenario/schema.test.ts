@@ -1,5 +1,5 @@
 /**
- * The shape of a scenario file (SPEC §12.2): every key the format defines is accepted, every number
+ * The shape of a scenario file (docs/spec.md §12.2): every key the format defines is accepted, every number
  * is checked against its bound at both ends, and each refusal names the rule. The messages are part
  * of the contract: a person fixing the file reads them.
  */
@@ -21,7 +21,7 @@ function nested(depth: number): unknown {
   return v;
 }
 
-/** A file that uses every key of SPEC §12.2 once, consistent across sections. */
+/** A file that uses every key of docs/spec.md §12.2 once, consistent across sections. */
 function everyKey(): Record<string, unknown> {
   return {
     version: 1,
@@ -94,7 +94,7 @@ function everyKey(): Record<string, unknown> {
   };
 }
 
-describe('scenario shape (SPEC §12.2): the keys', () => {
+describe('scenario shape (docs/spec.md §12.2): the keys', () => {
   it('accepts a file that uses every key of every section', () => {
     const s = ok(everyKey());
     expect(s.kernel.offload).toEqual({ enabled: true, busyAfterMs: 5, minPending: 2, maxHelpers: 2 });
@@ -102,7 +102,7 @@ describe('scenario shape (SPEC §12.2): the keys', () => {
     expect(s.limits).toEqual({ maxEvents: 100, maxVirtualMs: 100000 });
   });
 
-  it('an unknown key names every allowed key of its object, in the order of SPEC §12.2', () => {
+  it('an unknown key names every allowed key of its object, in the order of docs/spec.md §12.2', () => {
     expect(problems(doc({ limits: { maxEvent: 1 } }))).toEqual([
       { path: 'limits.maxEvent', message: "unknown key 'maxEvent'; did you mean 'maxEvents'? (allowed: maxEvents, maxVirtualMs)" },
     ]);
@@ -145,7 +145,7 @@ const BOUNDS: readonly Bound[] = [
   { path: 'limits.maxVirtualMs', file: (v) => doc({ limits: { maxVirtualMs: v } }), accepted: [0, 5], refused: [-1, 2.5] },
 ];
 
-describe('scenario shape (SPEC §12.2 Bounds): every number at both ends of its range', () => {
+describe('scenario shape (docs/spec.md §12.2 Bounds): every number at both ends of its range', () => {
   for (const bound of BOUNDS) {
     it(`${bound.path}: accepts ${bound.accepted.join(', ')}; refuses ${bound.refused.join(', ')}`, () => {
       for (const v of bound.accepted) expect(messagesAt(bound.file(v), bound.path), `${v}`).toEqual([]);
@@ -165,7 +165,7 @@ describe('scenario shape (SPEC §12.2 Bounds): every number at both ends of its 
   });
 });
 
-describe('scenario shape (SPEC §12.2): replies and tool arguments', () => {
+describe('scenario shape (docs/spec.md §12.2): replies and tool arguments', () => {
   it('a replies list, on an input or a kernel task, needs at least one entry', () => {
     const message = 'must list at least one reply (omit the key for the default reply)';
     expect(messagesAt(queued({ replies: [] }), 'inputs[0].replies')).toEqual([message]);
@@ -181,7 +181,7 @@ describe('scenario shape (SPEC §12.2): replies and tool arguments', () => {
   });
 });
 
-describe('scenario shape (SPEC §12.2 Expect): counters and task fields', () => {
+describe('scenario shape (docs/spec.md §12.2 Expect): counters and task fields', () => {
   const task = (field: unknown) => doc({ inputs: [{ id: 'a', class: 'queued' }], expect: { tasks: { a: { preemptCount: field } } } });
   const at = 'expect.tasks.a.preemptCount';
 
