@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'coverage/**', 'reports/**', 'node_modules/**', 'tools/mutation/node_modules/**', '.stryker-tmp/**', '**/*.js', '**/*.mjs'],
+    ignores: [
+      'dist/**',
+      'coverage/**',
+      'reports/**',
+      'node_modules/**',
+      'tools/mutation/node_modules/**',
+      '.stryker-tmp/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
   },
   {
     files: ['**/*.ts'],
@@ -16,7 +25,10 @@ export default tseslint.config(
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],

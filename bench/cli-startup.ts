@@ -37,7 +37,10 @@ interface Probe {
 /** A package with no dependencies and an empty bin, for npx's own cost. */
 function emptyPackage(): string {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-bench-npx-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'empty', version: '1.0.0', bin: { empty: 'empty.js' } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'empty', version: '1.0.0', bin: { empty: 'empty.js' } }),
+  );
   writeFileSync(join(dir, 'empty.js'), '#!/usr/bin/env node\n', { mode: 0o755 });
   return dir;
 }
@@ -67,7 +70,13 @@ const none = (): number => 0;
 const probes: Probe[] = [
   { name: 'node -e 0', command: process.execPath, args: ['-e', '0'], cwd: ROOT, workMs: none },
   { name: 'npx empty', command: 'npx', args: ['empty'], cwd: empty, workMs: none },
-  { name: 'node bin/homeagent.js --help', command: process.execPath, args: ['bin/homeagent.js', '--help'], cwd: ROOT, workMs: none },
+  {
+    name: 'node bin/homeagent.js --help',
+    command: process.execPath,
+    args: ['bin/homeagent.js', '--help'],
+    cwd: ROOT,
+    workMs: none,
+  },
   { name: 'npx homeagent --help', command: 'npx', args: ['homeagent', '--help'], cwd: ROOT, workMs: none },
   { name: 'main job, overhead beyond the run', command: 'npx', args: MAIN_JOB, cwd: ROOT, workMs: runWallMs },
 ];
@@ -85,4 +94,6 @@ console.log('| command | ms |\n|---|---:|');
 for (const p of probes) console.log(`| ${p.name} | ${med(p.name).toFixed(0)} |`);
 const budget = med('npx empty') + BUDGET_NODE_STARTS * med('node -e 0');
 const overhead = med('main job, overhead beyond the run');
-console.log(`budget npx empty + ${BUDGET_NODE_STARTS} × node -e 0 = ${budget.toFixed(0)} ms; main job overhead ${overhead.toFixed(0)} ms: ${overhead <= budget ? 'within' : 'OVER'} budget`);
+console.log(
+  `budget npx empty + ${BUDGET_NODE_STARTS} × node -e 0 = ${budget.toFixed(0)} ms; main job overhead ${overhead.toFixed(0)} ms: ${overhead <= budget ? 'within' : 'OVER'} budget`,
+);

@@ -40,12 +40,36 @@ const SESSION = 'bench';
 const NOW_MS = 1_700_000_000_000;
 
 const WORDS = [
-  'harbor', 'willow', 'copper', 'falcon', 'meadow', 'lantern', 'quartz', 'ember',
-  'summit', 'orchid', 'cobalt', 'tundra', 'saffron', 'glacier', 'juniper', 'marble',
+  'harbor',
+  'willow',
+  'copper',
+  'falcon',
+  'meadow',
+  'lantern',
+  'quartz',
+  'ember',
+  'summit',
+  'orchid',
+  'cobalt',
+  'tundra',
+  'saffron',
+  'glacier',
+  'juniper',
+  'marble',
 ] as const;
 const VERBS = [
-  'knows', 'owns', 'likes', 'works_at', 'lives_in', 'part_of',
-  'made_by', 'uses', 'near', 'follows', 'mentions', 'contains',
+  'knows',
+  'owns',
+  'likes',
+  'works_at',
+  'lives_in',
+  'part_of',
+  'made_by',
+  'uses',
+  'near',
+  'follows',
+  'mentions',
+  'contains',
 ] as const;
 
 export function entityName(i: number): string {
@@ -146,7 +170,12 @@ function statsOf(task: Task): { meanMs: number; p50Ms: number; rme: number; samp
     const reason = result.state === 'errored' ? result.error.message : result.state;
     throw new Error(`bench task ${task.name} did not complete: ${reason}`);
   }
-  return { meanMs: result.latency.mean, p50Ms: result.latency.p50 ?? result.latency.mean, rme: result.latency.rme, samples: task.runs };
+  return {
+    meanMs: result.latency.mean,
+    p50Ms: result.latency.p50 ?? result.latency.mean,
+    rme: result.latency.rme,
+    samples: task.runs,
+  };
 }
 
 function timeIt(fn: () => void): number {
@@ -205,7 +234,8 @@ export async function runMemoryBench(partial: Partial<MemoryBenchOptions> = {}):
     if (!same) throw new Error('the store and the raw baseline stored different rows');
 
     const entities = Number(rawDb.prepare('SELECT count(*) FROM entities').pluck().get());
-    const pageBytes = Number(rawDb.pragma('page_size', { simple: true })) * Number(rawDb.pragma('page_count', { simple: true }));
+    const pageBytes =
+      Number(rawDb.pragma('page_size', { simple: true })) * Number(rawDb.pragma('page_count', { simple: true }));
 
     // ---- tinybench: recalls on the 100k files, then batches
     let storeNext = TRIPLE_COUNT;
@@ -303,7 +333,15 @@ export async function runMemoryBench(partial: Partial<MemoryBenchOptions> = {}):
       }),
       ...[names.recall, names.recallRo, names.recallLight].map((name): MemoryBenchRow => {
         const s = get(name);
-        return { name, unit: 'recall', perSec: 1000 / s.meanMs, meanMs: s.meanMs, p50Ms: s.p50Ms, rmePct: s.rme, samples: s.samples };
+        return {
+          name,
+          unit: 'recall',
+          perSec: 1000 / s.meanMs,
+          meanMs: s.meanMs,
+          p50Ms: s.p50Ms,
+          rmePct: s.rme,
+          samples: s.samples,
+        };
       }),
     ];
     log(`load rates: store ${formatRate((TRIPLE_COUNT * 1000) / loadStoreMs)}/s, raw ${formatRate(loadRawTps)}/s`);

@@ -69,7 +69,10 @@ function openaiBody(): Buffer {
 }
 
 function anthropicBody(): Buffer {
-  const start = sseEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start');
+  const start = sseEvent(
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    'content_block_start',
+  );
   const texts = Array.from({ length: CHUNKS }, (_, i) => textDelta(0, `tok${i} `)).join('');
   return Buffer.from(messageStart(5) + start + texts + blockStop(0) + messageEnd('end_turn', CHUNKS));
 }
@@ -136,17 +139,33 @@ export async function runModelsBench(options: ModelsBenchOptions = DEFAULT_OPTIO
   try {
     const openai = new OpenAIChatProvider({ name: 'bench', baseURL: `${origin}/v1`, model: 'm', apiKey: null });
     const anthropic = new AnthropicMessagesProvider({ name: 'bench', baseURL: origin, model: 'm', apiKey: 'k' });
-    const openaiSdk = new OpenAI({ baseURL: `${origin}/v1`, apiKey: 'k', maxRetries: 0, organization: null, project: null, webhookSecret: null });
+    const openaiSdk = new OpenAI({
+      baseURL: `${origin}/v1`,
+      apiKey: 'k',
+      maxRetries: 0,
+      organization: null,
+      project: null,
+      webhookSecret: null,
+    });
     const anthropicSdk = new Anthropic({ baseURL: origin, apiKey: 'k', maxRetries: 0, webhookKey: null });
     const sdkOpenAI = async (): Promise<number> => {
       let n = 0;
-      const stream = await openaiSdk.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Count.' }], stream: true });
+      const stream = await openaiSdk.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'Count.' }],
+        stream: true,
+      });
       for await (const event of stream) if (event.choices[0]?.delta.content) n += 1;
       return n;
     };
     const sdkAnthropic = async (): Promise<number> => {
       let n = 0;
-      const stream = await anthropicSdk.messages.create({ model: 'm', max_tokens: 4096, messages: [{ role: 'user', content: 'Count.' }], stream: true });
+      const stream = await anthropicSdk.messages.create({
+        model: 'm',
+        max_tokens: 4096,
+        messages: [{ role: 'user', content: 'Count.' }],
+        stream: true,
+      });
       for await (const event of stream) if (event.type === 'content_block_delta') n += 1;
       return n;
     };
@@ -155,18 +174,27 @@ export async function runModelsBench(options: ModelsBenchOptions = DEFAULT_OPTIO
       const parser = new SseParser();
       // The same 64 KiB pieces a socket would hand over, decoded the same way.
       const decoder = new TextDecoder();
-      for (let i = 0; i < bytes.length; i += 65_536) parser.feed(decoder.decode(bytes.subarray(i, i + 65_536), { stream: true }));
+      for (let i = 0; i < bytes.length; i += 65_536)
+        parser.feed(decoder.decode(bytes.subarray(i, i + 65_536), { stream: true }));
       return parser.texts;
     };
 
     const variants: { format: ModelsBenchRow['format']; name: string; run: () => Promise<number> | number }[] = [
       { format: 'openai', name: 'adapter', run: () => drain(openai) },
       { format: 'openai', name: 'SDK stream alone', run: sdkOpenAI },
-      { format: 'openai', name: 'fetch + SSE parse', run: () => fetchAndParse(`${origin}/v1/chat/completions`, requestBody) },
+      {
+        format: 'openai',
+        name: 'fetch + SSE parse',
+        run: () => fetchAndParse(`${origin}/v1/chat/completions`, requestBody),
+      },
       { format: 'openai', name: 'SSE parse in memory', run: inMemory(bodies.openai) },
       { format: 'anthropic', name: 'adapter', run: () => drain(anthropic) },
       { format: 'anthropic', name: 'SDK stream alone', run: sdkAnthropic },
-      { format: 'anthropic', name: 'fetch + SSE parse', run: () => fetchAndParse(`${origin}/v1/messages`, requestBody) },
+      {
+        format: 'anthropic',
+        name: 'fetch + SSE parse',
+        run: () => fetchAndParse(`${origin}/v1/messages`, requestBody),
+      },
       { format: 'anthropic', name: 'SSE parse in memory', run: inMemory(bodies.anthropic) },
     ];
     for (const v of variants) {
@@ -187,7 +215,14 @@ export async function runModelsBench(options: ModelsBenchOptions = DEFAULT_OPTIO
       const task = bench.tasks[i];
       if (task === undefined) throw new Error(`no task for ${v.name}`);
       const s = taskStats(task);
-      return { format: v.format, name: v.name, meanMs: s.meanMs, rme: s.rme, samples: s.samples, perChunkUs: (s.meanMs * 1000) / CHUNKS };
+      return {
+        format: v.format,
+        name: v.name,
+        meanMs: s.meanMs,
+        rme: s.rme,
+        samples: s.samples,
+        perChunkUs: (s.meanMs * 1000) / CHUNKS,
+      };
     });
   } finally {
     server.closeAllConnections();

@@ -38,7 +38,12 @@ export async function runScenarioParseBench(): Promise<ScenarioParseResult> {
   const result = bench.tasks[0]?.result;
   if (result === undefined || !('latency' in result)) throw new Error('no result for the E4 parse');
   const meanMs = result.latency.mean;
-  return { fileBytes: Buffer.byteLength(text), medianMs: result.latency.p50 ?? meanMs, meanMs, parsesPerSec: 1000 / meanMs };
+  return {
+    fileBytes: Buffer.byteLength(text),
+    medianMs: result.latency.p50 ?? meanMs,
+    meanMs,
+    parsesPerSec: 1000 / meanMs,
+  };
 }
 
 export function formatScenarioParseTable(r: ScenarioParseResult): string {

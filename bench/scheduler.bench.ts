@@ -270,8 +270,7 @@ export function formatSchedulerTable(rows: readonly BenchRow[]): string {
   return [line(header), rule, ...body.map(line)].join('\n');
 }
 
-const invokedDirectly =
-  process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
   const rows = await runSchedulerBench();
   console.log(formatSchedulerTable(rows));

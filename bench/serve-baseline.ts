@@ -32,13 +32,19 @@ const server = createServer((req, res) => {
       return fail(400, 'not JSON');
     }
     const record = body as Record<string, unknown> | null;
-    if (record === null || typeof record !== 'object' || typeof record.text !== 'string') return fail(400, 'text: must be a string');
-    for (const key of Object.keys(record)) if (key !== 'text' && key !== 'source' && key !== 'channel') return fail(400, `${key}: unknown field`);
+    if (record === null || typeof record !== 'object' || typeof record.text !== 'string')
+      return fail(400, 'text: must be a string');
+    for (const key of Object.keys(record))
+      if (key !== 'text' && key !== 'source' && key !== 'channel') return fail(400, `${key}: unknown field`);
     seq += 1;
     const task = `http-${seq}`;
     const reply = `[demo model] You said: "${record.text}". This is a scripted reply, not a language model; configure a provider to talk to a real one.`;
     const text = JSON.stringify({ task, terminal: 'done', reply });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'Homeagent-Task': task });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      'Homeagent-Task': task,
+    });
     res.end(text);
   });
 });

@@ -32,7 +32,17 @@ interface Target {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'homeagent-bench-serve-'));
-const serve = ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', join(dir, 'data')];
+const serve = [
+  'bin/homeagent.js',
+  'serve',
+  '--model',
+  'demo',
+  '--port',
+  '0',
+  '--no-terminal',
+  '--data-dir',
+  join(dir, 'data'),
+];
 const targets: Target[] = [
   { name: 'bare node:http, same JSON work', args: ['--import', 'tsx', 'bench/serve-baseline.ts'] },
   { name: 'serve --model demo', args: serve },
@@ -43,7 +53,10 @@ const targets: Target[] = [
 function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [...target.args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
   return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${target.name} did not start in ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${target.name} did not start in ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
     child.on('exit', (code) => reject(new Error(`${target.name} exited ${String(code)} before listening`)));
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       const m = /^listening on (\S+)$/.exec(line);
@@ -88,11 +101,15 @@ const rows: string[] = [];
 try {
   for (const target of targets) {
     const r = await measure(target);
-    rows.push(`| ${target.name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50.toFixed(1)} | ${r.latency.p99.toFixed(1)} | ${r['2xx']} | ${r.non2xx + r.errors} |`);
+    rows.push(
+      `| ${target.name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50.toFixed(1)} | ${r.latency.p99.toFixed(1)} | ${r['2xx']} | ${r.non2xx + r.errors} |`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`node ${process.version} (${process.platform} ${process.arch}), ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s of warm-up`);
+console.log(
+  `node ${process.version} (${process.platform} ${process.arch}), ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s of warm-up`,
+);
 console.log('| target | req/s | p50 ms | p99 ms | 2xx | other |\n|---|---:|---:|---:|---:|---:|');
 for (const row of rows) console.log(row);

@@ -166,7 +166,9 @@ export function formatSimTable(r: SimBenchResult): string {
     `| trace events per second through the Runtime | ${Math.round(r.pipelineEventsPerSec).toLocaleString('en-US')} |`,
     `| drain (MessageChannel ping) | ${r.drainUs.toFixed(2)} µs |`,
     `| VirtualClock setTimer + runNext | ${r.timerUs.toFixed(3)} µs |`,
-    ...r.sweep.map((s) => `| sweep E4, seeds ${SWEEP_SEEDS}, ${s.workers} worker(s) | ${s.runsPerSecond.toFixed(1)} runs/s |`),
+    ...r.sweep.map(
+      (s) => `| sweep E4, seeds ${SWEEP_SEEDS}, ${s.workers} worker(s) | ${s.runsPerSecond.toFixed(1)} runs/s |`,
+    ),
   ];
   return lines.join('\n');
 }

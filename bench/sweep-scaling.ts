@@ -19,7 +19,9 @@ const { values, positionals } = parseArgs({
 });
 const repeat = Number(values.repeat);
 const seedCounts = values.seeds.split(',').map(Number);
-const checkouts = (positionals.length > 0 ? positionals : [fileURLToPath(new URL('..', import.meta.url))]).map((p) => resolve(p));
+const checkouts = (positionals.length > 0 ? positionals : [fileURLToPath(new URL('..', import.meta.url))]).map((p) =>
+  resolve(p),
+);
 const WORKERS = [1, 2];
 
 interface Sample {
@@ -29,11 +31,24 @@ interface Sample {
 }
 
 function sweepOnce(root: string, seeds: number, workers: number): Sample {
-  const args = ['bin/homeagent.js', 'sim', 'sweep', 'scenarios/e4-priority-stress.json', '--seeds', `1..${seeds}`, '--workers', String(workers), '--json'];
+  const args = [
+    'bin/homeagent.js',
+    'sim',
+    'sweep',
+    'scenarios/e4-priority-stress.json',
+    '--seeds',
+    `1..${seeds}`,
+    '--workers',
+    String(workers),
+    '--json',
+  ];
   const started = performance.now();
   const out = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const wallS = (performance.now() - started) / 1000;
-  if (out.status !== 0) throw new Error(`${root}: sweep of ${seeds} seeds on ${workers} worker(s) exited ${String(out.status)}: ${out.stderr}`);
+  if (out.status !== 0)
+    throw new Error(
+      `${root}: sweep of ${seeds} seeds on ${workers} worker(s) exited ${String(out.status)}: ${out.stderr}`,
+    );
   const doc = JSON.parse(out.stdout) as { runsPerSecond: number; workers: number };
   return { runsPerSecond: doc.runsPerSecond, wallS, workersUsed: doc.workers };
 }
@@ -60,6 +75,8 @@ for (const seeds of seedCounts) {
     const [root] = key.split('\t');
     const rate = median(list.map((s) => s.runsPerSecond));
     const wall = median(list.map((s) => s.wallS));
-    console.log(`| ${root ?? ''} | ${seeds} | ${list[0]?.workersUsed ?? 0} | ${rate.toFixed(1)} | ${wall.toFixed(2)} |`);
+    console.log(
+      `| ${root ?? ''} | ${seeds} | ${list[0]?.workersUsed ?? 0} | ${rate.toFixed(1)} | ${wall.toFixed(2)} |`,
+    );
   }
 }

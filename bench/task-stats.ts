@@ -15,5 +15,10 @@ export function taskStats(task: Task): TaskStats {
     const reason = result.state === 'errored' ? result.error.message : result.state;
     throw new Error(`bench task ${task.name} did not complete: ${reason}`);
   }
-  return { meanMs: result.latency.mean, p50Ms: result.latency.p50 ?? result.latency.mean, rme: result.latency.rme, samples: task.runs };
+  return {
+    meanMs: result.latency.mean,
+    p50Ms: result.latency.p50 ?? result.latency.mean,
+    rme: result.latency.rme,
+    samples: task.runs,
+  };
 }

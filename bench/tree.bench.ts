@@ -70,14 +70,33 @@ export function e3LikeDoc(n: number): Record<string, unknown> {
         at: k * 1000 + (i % 500),
       };
       if (k % NOTIFY_EVERY === 0) {
-        input.replies = [{ tools: [{ name: 'notify_parent', args: { text: `${id}: round ${k} needs a look` } }] }, { text: `${id} round ${k} reported` }];
+        input.replies = [
+          { tools: [{ name: 'notify_parent', args: { text: `${id}: round ${k} needs a look` } }] },
+          { text: `${id} round ${k} reported` },
+        ];
       }
       inputs.push(input);
     }
   });
-  const sends = ids.filter((_, i) => i % 2 === 0).map((id) => ({ name: 'resident_agents', args: { action: 'send', id, text: 'status please' } }));
-  inputs.push({ id: 'dispatch', class: 'queued', source: 'cli', text: 'ask the residents for a status', at: 2500, replies: [{ tools: sends }, { text: 'status requested' }] });
-  inputs.push({ id: 'list', class: 'queued', source: 'cli', text: 'who is still running?', at: (ROUNDS + 1) * 1000 + 500, replies: [{ tools: [{ name: 'resident_agents', args: { action: 'list' } }] }, { text: 'listed' }] });
+  const sends = ids
+    .filter((_, i) => i % 2 === 0)
+    .map((id) => ({ name: 'resident_agents', args: { action: 'send', id, text: 'status please' } }));
+  inputs.push({
+    id: 'dispatch',
+    class: 'queued',
+    source: 'cli',
+    text: 'ask the residents for a status',
+    at: 2500,
+    replies: [{ tools: sends }, { text: 'status requested' }],
+  });
+  inputs.push({
+    id: 'list',
+    class: 'queued',
+    source: 'cli',
+    text: 'who is still running?',
+    at: (ROUNDS + 1) * 1000 + 500,
+    replies: [{ tools: [{ name: 'resident_agents', args: { action: 'list' } }] }, { text: 'listed' }],
+  });
   return {
     version: 1,
     name: `e3-like-${n}`,
@@ -125,13 +144,26 @@ export async function kernelOnly(scenario: Scenario, drain: () => Promise<void>)
     faults: { modelErrorRate: 0, modelIgnoresCancelRate: 0, modelStallRate: 0 },
     replies: (_agent, task) => replies.get(task) ?? [{ text: `ok ${task}` }],
   });
-  const tools = new FakeToolRunner({ clock, seed: scenario.seed, tools: {}, faults: { toolPanicRate: 0, toolFailRate: 0 } });
+  const tools = new FakeToolRunner({
+    clock,
+    seed: scenario.seed,
+    tools: {},
+    faults: { toolPanicRate: 0, toolFailRate: 0 },
+  });
   const runtime = new Runtime(kernel, { clock, provider, tools });
-  for (const c of scenario.channels) runtime.feed({ type: 'channel.register', channel: { name: c.name, plugin: c.plugin ?? c.name } });
-  for (const r of scenario.residents) runtime.feed({ type: 'child.create', spec: { id: r.id, inputChs: r.inputChs ?? [] } });
+  for (const c of scenario.channels)
+    runtime.feed({ type: 'channel.register', channel: { name: c.name, plugin: c.plugin ?? c.name } });
+  for (const r of scenario.residents)
+    runtime.feed({ type: 'child.create', spec: { id: r.id, inputChs: r.inputChs ?? [] } });
   for (const input of scenario.inputs) {
     if (input.timing.kind !== 'at') throw new Error(`bench input ${input.id} must have an "at" time`);
-    const sub = { id: input.id, cls: input.class, text: input.text ?? `input ${input.id}`, source: input.source, channel: input.channel };
+    const sub = {
+      id: input.id,
+      cls: input.class,
+      text: input.text ?? `input ${input.id}`,
+      source: input.source,
+      channel: input.channel,
+    };
     clock.setTimer(input.timing.at, () => runtime.submit(sub));
   }
   await drain();
@@ -162,7 +194,8 @@ export async function runTreeBench(): Promise<TreeBenchResult> {
     bench.add(label, () =>
       timed(label, async () => {
         const out = await runScenario(scenario);
-        if (out.kind !== 'report' || !out.report.ok) throw new Error(`${label} does not pass; fix it before benchmarking`);
+        if (out.kind !== 'report' || !out.report.ok)
+          throw new Error(`${label} does not pass; fix it before benchmarking`);
         return out.report.events;
       }),
     );
@@ -186,13 +219,26 @@ export async function runTreeBench(): Promise<TreeBenchResult> {
     const n = events.get(label) ?? 0;
     const usPerEvent = (medianMs * 1000) / n;
     const cpuUsPerEvent = ((cpuMs.get(label) ?? 0) * 1000) / n;
-    return { label, residents, events: n, medianMs, eventsPerSec: (n / medianMs) * 1000, usPerEvent, cpuUsPerEvent, relative: base === null ? 1 : cpuUsPerEvent / base };
+    return {
+      label,
+      residents,
+      events: n,
+      medianMs,
+      eventsPerSec: (n / medianMs) * 1000,
+      usPerEvent,
+      cpuUsPerEvent,
+      relative: base === null ? 1 : cpuUsPerEvent / base,
+    };
   };
   const series = (prefix: string): TreeBenchRow[] => {
     const first = row(`${prefix} ${TREE_SIZES[0]}`, TREE_SIZES[0], null);
     return [first, ...TREE_SIZES.slice(1).map((n) => row(`${prefix} ${n}`, n, first.cpuUsPerEvent))];
   };
-  return { e3: row('E3 flagship', e3.residents.length, null), simulator: series('simulator'), kernel: series('kernel') };
+  return {
+    e3: row('E3 flagship', e3.residents.length, null),
+    simulator: series('simulator'),
+    kernel: series('kernel'),
+  };
 }
 
 export function formatTreeTable(r: TreeBenchResult): string {

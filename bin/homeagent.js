@@ -19,7 +19,9 @@ async function runSources() {
   try {
     ({ register } = await import('tsx/esm/api'));
   } catch {
-    process.stderr.write('homeagent: dist/ is missing or older than src/, and tsx is not installed; run `npm ci` or `npm run build`\n');
+    process.stderr.write(
+      'homeagent: dist/ is missing or older than src/, and tsx is not installed; run `npm ci` or `npm run build`\n',
+    );
     process.exit(1);
   }
   register();

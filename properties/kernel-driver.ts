@@ -141,7 +141,10 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
     const queued = tasks.get(task);
     if (interrupt !== undefined) return { kind: 'text', text: interrupt.reply };
     if (queued === undefined) return { kind: 'text', text: `ok ${task}` };
-    const step = queued.script[Math.min(request.replyIndex, queued.script.length - 1)] ?? { kind: 'text', text: `ok ${task}` };
+    const step = queued.script[Math.min(request.replyIndex, queued.script.length - 1)] ?? {
+      kind: 'text',
+      text: `ok ${task}`,
+    };
     if (step.kind !== 'text') return step;
     // The final answer records what the task's own progress was: the call index and the tool results
     // it was shown (only its own: the committed timeline holds no tool messages). A lost, repeated or
@@ -220,7 +223,11 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
         liveCalls.set(c.callId, [
           schedule(tool?.durationMs ?? 0, () => {
             liveCalls.delete(c.callId);
-            world.handle({ type: 'tool.done', callId: c.callId, result: { ok, output: ok ? toolResult(c.task, call) : `${c.call.name} failed` } });
+            world.handle({
+              type: 'tool.done',
+              callId: c.callId,
+              result: { ok, output: ok ? toolResult(c.task, call) : `${c.call.name} failed` },
+            });
           }),
         ]);
         break;
@@ -250,7 +257,8 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
     }
   };
 
-  for (const t of plan.tasks) schedule(t.atMs, () => world.submit({ id: t.id, cls: 'queued', text: t.text, source: t.source }));
+  for (const t of plan.tasks)
+    schedule(t.atMs, () => world.submit({ id: t.id, cls: 'queued', text: t.text, source: t.source }));
 
   for (let n = 0; ; n += 1) {
     if (n > EVENTS_MAX) throw new Error(`driver: more than ${EVENTS_MAX} events, the kernel does not settle`);

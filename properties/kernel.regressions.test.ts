@@ -23,7 +23,14 @@ describe('kernel regressions from the generated-scenario properties', () => {
       seed: 0,
       inputs: [
         { id: 'in-0', class: 'queued', source: 'cli', at: 0 },
-        { id: 'in-1', class: 'interrupt', level: 'L1', source: 'cli', stop: true, when: { task: 'in-0', step: 'Prepare', afterMs: 0 } },
+        {
+          id: 'in-1',
+          class: 'interrupt',
+          level: 'L1',
+          source: 'cli',
+          stop: true,
+          when: { task: 'in-0', step: 'Prepare', afterMs: 0 },
+        },
       ],
       expect: { allTerminal: true },
       model: { chunkMs: [0, 0], chunks: 1, cancelAware: false, cancelLagMs: 0 },
@@ -52,7 +59,11 @@ describe('kernel regressions from the generated-scenario properties', () => {
       tools: { delta: { durationMs: 100, panics: true } },
     };
     const { problems, report } = await runJson(json);
-    expect(report.tasks['in-0']).toMatchObject({ terminal: 'failed', reply: 'processing error: tool delta panicked', terminalCount: 1 });
+    expect(report.tasks['in-0']).toMatchObject({
+      terminal: 'failed',
+      reply: 'processing error: tool delta panicked',
+      terminalCount: 1,
+    });
     expect(report.stops).toEqual([{ id: 'in-1', t: 100, cancelled: [] }]);
     // The panic still raises its kernel L4, which runs and ends normally.
     expect(report.tasks['root:1']).toMatchObject({ terminal: 'done', level: 4, terminalCount: 1 });

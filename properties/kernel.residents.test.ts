@@ -42,12 +42,14 @@ function tally(report: Report): void {
   for (const [id, t] of Object.entries(report.tasks)) {
     if (t.agent !== 'root' && t.agent !== null) reached.childTasks += 1;
     if (t.source?.startsWith('child/') === true && t.class === 'interrupt' && t.level === 3) reached.notifies += 1;
-    if (t.source?.startsWith('child/') === true && t.class === 'interrupt' && t.level === 4) reached.childKernelEvents += 1;
+    if (t.source?.startsWith('child/') === true && t.class === 'interrupt' && t.level === 4)
+      reached.childKernelEvents += 1;
     if (t.channel === '_compress_' && t.terminal === 'done') reached.compressed += 1;
     if (t.movedFrom.length > 0) reached.moved += 1;
     if (t.reason === 'residual_dropped_by_parent') reached.residualDropped += 1;
     if (t.terminal === 'superseded') reached.superseded += 1;
-    if (id.startsWith('in-') && t.channel?.startsWith('ch-') === true && (t.movedFrom[0] ?? t.agent) !== 'root') reached.routedToChild += 1;
+    if (id.startsWith('in-') && t.channel?.startsWith('ch-') === true && (t.movedFrom[0] ?? t.agent) !== 'root')
+      reached.routedToChild += 1;
     for (const c of t.toolCalls) {
       if (c.name !== 'resident_agents' || c.ok === null) continue;
       if (c.ok) reached.controlOk += 1;
@@ -96,6 +98,7 @@ describe('kernel property over generated scenarios with residents (I5, CHILD, L4
       childKernelEvents: 5,
       routedToChild: 17,
     };
-    for (const [name, floor] of Object.entries(floors)) expect(reached[name as keyof typeof reached], name).toBeGreaterThanOrEqual(floor);
+    for (const [name, floor] of Object.entries(floors))
+      expect(reached[name as keyof typeof reached], name).toBeGreaterThanOrEqual(floor);
   });
 });

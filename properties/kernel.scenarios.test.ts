@@ -119,7 +119,8 @@ function tally(scenario: Scenario, report: Report): void {
         if (call.ok === false) reached.sendsRefused += 1;
       }
       if (call.name === 'input_channels' && call.ok === false) reached.inputChannelsErrors += 1;
-      if (call.name === 'memory_write' && call.ok === true && /^added [1-9]/.test(call.result ?? '')) reached.memoryCommits += 1;
+      if (call.name === 'memory_write' && call.ok === true && /^added [1-9]/.test(call.result ?? ''))
+        reached.memoryCommits += 1;
     }
     if (routedByFallback(scenario, t)) reached.fallbacks += 1;
     if (isConsolidation(t) && t.terminal === 'done') {
@@ -147,7 +148,8 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
     );
     if (details.failed) {
       const json = details.counterexample?.[0];
-      const why = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+      const why =
+        details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
       const kept = json === undefined ? '' : `\nkept as ${await keepCounterexample(json, why)}`;
       throw new Error(`${fc.defaultReportMessage(details) ?? 'property 1 failed'}${kept}`);
     }
@@ -188,20 +190,25 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
         reached.r3Suspensions += interrupted.suspensions;
         reached.r3Cancelled += interrupted.cancelled;
         const problems: string[] = [];
-        for (const [name, r] of [['uninterrupted', base], ['interrupted', interrupted]] as const) {
+        for (const [name, r] of [
+          ['uninterrupted', base],
+          ['interrupted', interrupted],
+        ] as const) {
           for (const v of r.violations) problems.push(`${name}: ${v.invariant} t=${v.t} ${v.task ?? ''}: ${v.message}`);
           const expected = [...plan.tasks.map((t) => t.id), ...r.submittedInterrupts];
           for (const id of expected) {
             const n = r.terminals.get(id)?.length ?? 0;
             if (n !== 1) problems.push(`${name}: task ${id} got ${n} terminal events`);
           }
-          for (const id of r.terminals.keys()) if (!expected.includes(id)) problems.push(`${name}: unexpected task ${id}`);
+          for (const id of r.terminals.keys())
+            if (!expected.includes(id)) problems.push(`${name}: unexpected task ${id}`);
         }
         // X1: every interrupt answered its own responder with its own reply.
         for (const id of interrupted.submittedInterrupts) {
           const t = interrupted.terminals.get(id)?.[0];
           const want = interrupts.find((i) => i.id === id)?.reply;
-          if (t?.kind !== 'done' || t.reply !== want) problems.push(`interrupt ${id} ended ${JSON.stringify(t)}, expected done "${want ?? ''}"`);
+          if (t?.kind !== 'done' || t.reply !== want)
+            problems.push(`interrupt ${id} ended ${JSON.stringify(t)}, expected done "${want ?? ''}"`);
         }
         // The queued tasks end the same way.
         for (const t of plan.tasks) {
@@ -218,12 +225,20 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
             `R3: contexts differ\n  uninterrupted: ${JSON.stringify(strip(base.context))}\n  interrupted minus interrupts: ${JSON.stringify(withoutInterrupts)}`,
           );
         }
-        const interruptEvents = interrupted.context.filter((e) => e.kind === 'interrupt').map((e) => e.task).sort();
+        const interruptEvents = interrupted.context
+          .filter((e) => e.kind === 'interrupt')
+          .map((e) => e.task)
+          .sort();
         const submitted = [...interrupted.submittedInterrupts].sort();
         if (JSON.stringify(interruptEvents) !== JSON.stringify(submitted)) {
-          problems.push(`interrupt events in the context ${JSON.stringify(interruptEvents)} != submitted interrupts ${JSON.stringify(submitted)}`);
+          problems.push(
+            `interrupt events in the context ${JSON.stringify(interruptEvents)} != submitted interrupts ${JSON.stringify(submitted)}`,
+          );
         }
-        if (problems.length > 0) throw new Error(`R3 failed\nplan: ${JSON.stringify(plan)}\ninterrupts: ${JSON.stringify(interrupts)}\n${problems.join('\n')}`);
+        if (problems.length > 0)
+          throw new Error(
+            `R3 failed\nplan: ${JSON.stringify(plan)}\ninterrupts: ${JSON.stringify(interrupts)}\n${problems.join('\n')}`,
+          );
       }),
       { numRuns: R3_RUNS },
     );

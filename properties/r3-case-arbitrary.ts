@@ -22,11 +22,18 @@ const r3CallArb: fc.Arbitrary<ScriptCall> = fc
 function r3ScriptArb(task: string): fc.Arbitrary<ScriptStep[]> {
   return fc
     .record({
-      turns: fc.array(fc.record({ calls: fc.array(r3CallArb, { minLength: 1, maxLength: 3 }), withText: fc.boolean() }), { maxLength: 3 }),
+      turns: fc.array(
+        fc.record({ calls: fc.array(r3CallArb, { minLength: 1, maxLength: 3 }), withText: fc.boolean() }),
+        { maxLength: 3 },
+      ),
       fails: fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     })
     .map(({ turns, fails }) => [
-      ...turns.map((t, k): ScriptStep => ({ kind: 'tools', calls: t.calls, text: t.withText ? `using tools (${task}, ${k})` : '' })),
+      ...turns.map((t, k): ScriptStep => ({
+        kind: 'tools',
+        calls: t.calls,
+        text: t.withText ? `using tools (${task}, ${k})` : '',
+      })),
       fails ? { kind: 'fail' } : { kind: 'text', text: `final answer of ${task}` },
     ]);
 }
@@ -42,12 +49,16 @@ export const r3CaseArb: fc.Arbitrary<R3Case> = fc
       fc.record({
         source: fc.constantFrom('cli', 'qq'),
         modelMs: fc.integer({ min: 20, max: 300 }),
-        atMs: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 1500 }) }),
+        atMs: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(0) },
+          { weight: 1, arbitrary: fc.integer({ min: 0, max: 1500 }) },
+        ),
       }),
       {
-      minLength: 1,
-      maxLength: 5,
-    }),
+        minLength: 1,
+        maxLength: 5,
+      },
+    ),
     tools: fc.tuple(
       ...R3_TOOLS.map((name) =>
         fc.record({
@@ -65,7 +76,10 @@ export const r3CaseArb: fc.Arbitrary<R3Case> = fc
         level: fc.constantFrom<Level>(1, 2, 3, 4),
         source: fc.constantFrom('cli', 'qq', 'webui/x'),
         afterModelStart: fc.integer({ min: 1, max: 8 }),
-        delayMs: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 15 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 400 }) }),
+        delayMs: fc.oneof(
+          { weight: 3, arbitrary: fc.integer({ min: 0, max: 15 }) },
+          { weight: 1, arbitrary: fc.integer({ min: 0, max: 400 }) },
+        ),
       }),
       { minLength: 1, maxLength: 5 },
     ),

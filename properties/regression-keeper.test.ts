@@ -37,7 +37,13 @@ describe('keepCounterexample', () => {
   });
 
   it('names a failure only the property sees in the description', async () => {
-    const json = { version: 1, name: 'generated', seed: 7, inputs: [{ id: 'in-0', class: 'queued' }], expect: { allTerminal: true } } as unknown as ScenarioJson;
+    const json = {
+      version: 1,
+      name: 'generated',
+      seed: 7,
+      inputs: [{ id: 'in-0', class: 'queued' }],
+      expect: { allTerminal: true },
+    } as unknown as ScenarioJson;
     const path = await keepCounterexample(json, 'stops[].cancelled lists in-0 twice', dir);
     const file = JSON.parse(readFileSync(path, 'utf8')) as { name: string; description: string; expect: unknown };
     expect(file.name).toBe('generated-seed-7-property');

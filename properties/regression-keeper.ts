@@ -28,6 +28,11 @@ export async function keepCounterexample(json: ScenarioJson, problems: string, d
     runs: 1,
     shrinks: 0,
   };
-  const { name, doc: file } = regressionDocument(result, flags, { from: 'properties/kernel.scenarios.test.ts', by: PROPERTY_ORIGIN }, dir);
+  const { name, doc: file } = regressionDocument(
+    result,
+    flags,
+    { from: 'properties/kernel.scenarios.test.ts', by: PROPERTY_ORIGIN },
+    dir,
+  );
   return writeRegression(dir, name, file);
 }

@@ -17,7 +17,16 @@
  * disposition) or stop one, at random times; `parentMessage` both ways; small fault rates.
  */
 import fc from 'fast-check';
-import type { EventJson, InputJson, JsonValue, LevelJson, ReplyJson, ResidentJson, ScenarioFile, ToolJson } from './scenario-json.ts';
+import type {
+  EventJson,
+  InputJson,
+  JsonValue,
+  LevelJson,
+  ReplyJson,
+  ResidentJson,
+  ScenarioFile,
+  ToolJson,
+} from './scenario-json.ts';
 
 export const RESIDENT_CHANNELS = ['ch-1', 'ch-2', 'ch-3', 'ch-4'] as const;
 const TOOLS = ['alpha', 'beta', 'gamma'] as const;
@@ -26,13 +35,21 @@ const RESIDUALS = ['keep', 'drop'] as const;
 const DISPOSITIONS = ['release', 'keep', 'handback'] as const;
 const LONG = `a long answer ${'x'.repeat(110)}`;
 const UNKNOWN_WHO = 7;
-const whoArb = fc.oneof({ weight: 6, arbitrary: fc.nat({ max: 3 }) }, { weight: 1, arbitrary: fc.constant(UNKNOWN_WHO) });
+const whoArb = fc.oneof(
+  { weight: 6, arbitrary: fc.nat({ max: 3 }) },
+  { weight: 1, arbitrary: fc.constant(UNKNOWN_WHO) },
+);
 
 /**
  * What this generator writes: a scenario file with a seed, residents and inputs (some addressed to a
  * resident, `agent`), and `expect: {allTerminal: true}`.
  */
-export type ResidentScenarioJson = ScenarioFile & { seed: number; residents: ResidentJson[]; inputs: InputJson[]; expect: { allTerminal: true } };
+export type ResidentScenarioJson = ScenarioFile & {
+  seed: number;
+  residents: ResidentJson[];
+  inputs: InputJson[];
+  expect: { allTerminal: true };
+};
 
 // ---------------------------------------------------------------- raw draws
 
@@ -40,7 +57,12 @@ type RawControl =
   | { readonly action: 'list' }
   | { readonly action: 'inspect' | 'compress'; readonly who: number }
   | { readonly action: 'send'; readonly who: number }
-  | { readonly action: 'destroy' | 'reclaim'; readonly who: number; readonly residual: number; readonly channels: number }
+  | {
+      readonly action: 'destroy' | 'reclaim';
+      readonly who: number;
+      readonly residual: number;
+      readonly channels: number;
+    }
   | { readonly action: 'create'; readonly kind: number; readonly channel: number | null };
 
 type RawReply =
@@ -60,9 +82,15 @@ interface RawResident {
 }
 
 interface RawInput {
-  readonly to: { readonly kind: 'root' } | { readonly kind: 'agent'; readonly index: number } | { readonly kind: 'channel'; readonly index: number };
+  readonly to:
+    | { readonly kind: 'root' }
+    | { readonly kind: 'agent'; readonly index: number }
+    | { readonly kind: 'channel'; readonly index: number };
   readonly level: number | null;
-  readonly timing: { readonly kind: 'at'; readonly at: number } | { readonly kind: 'after'; readonly ref: number } | { readonly kind: 'when'; readonly ref: number; readonly afterMs: number };
+  readonly timing:
+    | { readonly kind: 'at'; readonly at: number }
+    | { readonly kind: 'after'; readonly ref: number }
+    | { readonly kind: 'when'; readonly ref: number; readonly afterMs: number };
   readonly replies: readonly RawReply[] | null;
 }
 
@@ -97,8 +125,17 @@ const controlArb: fc.Arbitrary<RawControl> = fc.oneof(
   fc.constant({ action: 'list' as const }),
   fc.record({ action: fc.constantFrom('inspect' as const, 'compress' as const), who: whoArb }),
   fc.record({ action: fc.constant('send' as const), who: whoArb }),
-  fc.record({ action: fc.constantFrom('destroy' as const, 'reclaim' as const), who: whoArb, residual: fc.nat({ max: 2 }), channels: fc.nat({ max: 3 }) }),
-  fc.record({ action: fc.constant('create' as const), kind: fc.nat({ max: 1 }), channel: fc.option(fc.nat({ max: 3 }), { nil: null }) }),
+  fc.record({
+    action: fc.constantFrom('destroy' as const, 'reclaim' as const),
+    who: whoArb,
+    residual: fc.nat({ max: 2 }),
+    channels: fc.nat({ max: 3 }),
+  }),
+  fc.record({
+    action: fc.constant('create' as const),
+    kind: fc.nat({ max: 1 }),
+    channel: fc.option(fc.nat({ max: 3 }), { nil: null }),
+  }),
 );
 
 const replyArb: fc.Arbitrary<RawReply> = fc.oneof(
@@ -119,7 +156,13 @@ const repliesArb = fc.array(replyArb, { minLength: 1, maxLength: 3 });
  */
 const rootRepliesArb = fc.array(
   fc.oneof(
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('control' as const), control: fc.record({ action: fc.constant('compress' as const), who: whoArb }) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('control' as const),
+        control: fc.record({ action: fc.constant('compress' as const), who: whoArb }),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('control' as const), control: controlArb }) },
     { weight: 1, arbitrary: replyArb },
   ),
@@ -138,11 +181,21 @@ const rawInputArb: fc.Arbitrary<RawInput> = fc.record({
       weight: 4,
       arbitrary: fc.record({
         kind: fc.constant('at' as const),
-        at: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: 2500 }) }),
+        at: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(0) },
+          { weight: 2, arbitrary: fc.integer({ min: 0, max: 2500 }) },
+        ),
       }),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('after' as const), ref: fc.nat({ max: 20 }) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('when' as const), ref: fc.nat({ max: 20 }), afterMs: fc.integer({ min: 0, max: 30 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('when' as const),
+        ref: fc.nat({ max: 20 }),
+        afterMs: fc.integer({ min: 0, max: 30 }),
+      }),
+    },
   ),
   replies: fc.option(repliesArb, { nil: null, freq: 4 }),
 });
@@ -152,7 +205,11 @@ const rawScenarioArb: fc.Arbitrary<RawScenario> = fc.record({
   discard: fc.boolean(),
   smallQueue: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   cooldown: fc.boolean(),
-  model: fc.record({ firstChunkMs: fc.integer({ min: 5, max: 200 }), chunkMs: fc.integer({ min: 0, max: 40 }), chunks: fc.integer({ min: 1, max: 3 }) }),
+  model: fc.record({
+    firstChunkMs: fc.integer({ min: 5, max: 200 }),
+    chunkMs: fc.integer({ min: 0, max: 40 }),
+    chunks: fc.integer({ min: 1, max: 3 }),
+  }),
   toolMs: fc.array(fc.integer({ min: 0, max: 400 }), { minLength: TOOLS.length, maxLength: TOOLS.length }),
   residents: fc.array(
     fc.record({
@@ -163,11 +220,17 @@ const rawScenarioArb: fc.Arbitrary<RawScenario> = fc.record({
     }),
     { minLength: 1, maxLength: 4 },
   ),
-  owners: fc.array(fc.option(fc.nat({ max: 3 }), { nil: null, freq: 4 }), { minLength: RESIDENT_CHANNELS.length, maxLength: RESIDENT_CHANNELS.length }),
+  owners: fc.array(fc.option(fc.nat({ max: 3 }), { nil: null, freq: 4 }), {
+    minLength: RESIDENT_CHANNELS.length,
+    maxLength: RESIDENT_CHANNELS.length,
+  }),
   inputs: fc.array(rawInputArb, { minLength: 1, maxLength: 16 }),
   events: fc.array(
     fc.record({
-      at: fc.oneof({ weight: 2, arbitrary: fc.integer({ min: 0, max: 400 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 2500 }) }),
+      at: fc.oneof(
+        { weight: 2, arbitrary: fc.integer({ min: 0, max: 400 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: 2500 }) },
+      ),
       who: fc.nat({ max: 3 }),
       stop: fc.boolean(),
       residual: fc.option(fc.nat({ max: 1 }), { nil: null }),
@@ -208,7 +271,12 @@ function buildControl(c: RawControl, residents: number, tag: string): JsonValue 
       return args;
     }
     case 'create': {
-      const args: { [key: string]: JsonValue } = { action: 'create', id: `n-${tag}`, kind: c.kind === 0 ? 'resident' : 'rt', taskPrompt: `prompt of n-${tag}` };
+      const args: { [key: string]: JsonValue } = {
+        action: 'create',
+        id: `n-${tag}`,
+        kind: c.kind === 0 ? 'resident' : 'rt',
+        taskPrompt: `prompt of n-${tag}`,
+      };
       if (c.channel !== null) args.inputChs = [RESIDENT_CHANNELS[c.channel] as string];
       return args;
     }
@@ -260,7 +328,9 @@ export function buildResidentScenario(raw: RawScenario): ResidentScenarioJson {
   const inputs: InputJson[] = raw.inputs.map((ri, i) => {
     const id = `in-${i}`;
     const input: InputJson =
-      ri.level === null ? { id, class: 'queued', source: 'user' } : { id, class: 'interrupt', level: LEVELS[ri.level] ?? 'L1', source: 'user' };
+      ri.level === null
+        ? { id, class: 'queued', source: 'user' }
+        : { id, class: 'interrupt', level: LEVELS[ri.level] ?? 'L1', source: 'user' };
     input.text = `text of ${id}`;
     if (ri.to.kind === 'agent') input.agent = residentId(ri.to.index % n);
     if (ri.to.kind === 'channel') input.channel = RESIDENT_CHANNELS[ri.to.index % RESIDENT_CHANNELS.length] as string;
@@ -277,7 +347,15 @@ export function buildResidentScenario(raw: RawScenario): ResidentScenarioJson {
   if (raw.backlog !== null && target !== undefined) {
     for (let k = 0; k < 3; k += 1) {
       const id = `backlog-${k}`;
-      inputs.push({ id, class: 'queued', source: 'user', agent: target.id, text: `text of ${id}`, at: 0, replies: [{ text: `answer of ${id}`, firstChunkMs: 400 }] });
+      inputs.push({
+        id,
+        class: 'queued',
+        source: 'user',
+        agent: target.id,
+        text: `text of ${id}`,
+        at: 0,
+        replies: [{ text: `answer of ${id}`, firstChunkMs: 400 }],
+      });
     }
   }
 

@@ -14,7 +14,8 @@ import { formatViolations } from './scenario-checks.ts';
 
 export function residentProblems(scenario: Scenario, report: Report): string[] {
   const problems: string[] = [];
-  if (report.violations.length > 0) problems.push(`${report.violations.length} violation(s):\n${formatViolations(report)}`);
+  if (report.violations.length > 0)
+    problems.push(`${report.violations.length} violation(s):\n${formatViolations(report)}`);
   const fired = new Map(report.triggers.map((t) => [t.input, t.fired]));
   for (const input of scenario.inputs) {
     const task = Object.hasOwn(report.tasks, input.id) ? report.tasks[input.id] : undefined;
@@ -24,25 +25,40 @@ export function residentProblems(scenario: Scenario, report: Report): string[] {
       continue;
     }
     if (didFire && (task.terminalCount !== 1 || task.terminal === null)) {
-      problems.push(`${input.id}: submitted, but terminalCount ${task.terminalCount}, terminal ${String(task.terminal)}`);
+      problems.push(
+        `${input.id}: submitted, but terminalCount ${task.terminalCount}, terminal ${String(task.terminal)}`,
+      );
     }
-    if (!didFire && task.terminalCount !== 0) problems.push(`${input.id}: its trigger did not fire, yet terminalCount ${task.terminalCount}`);
+    if (!didFire && task.terminalCount !== 0)
+      problems.push(`${input.id}: its trigger did not fire, yet terminalCount ${task.terminalCount}`);
   }
   const inputs = new Map(scenario.inputs.map((i) => [i.id, i]));
   for (const [id, t] of Object.entries(report.tasks)) {
     if (t.terminalCount > 1) problems.push(`I5: ${id} got ${t.terminalCount} terminal events`);
-    if (t.terminal === null && !(inputs.has(id) && fired.get(id) === false)) problems.push(`${id}: no terminal, and it is not an input whose trigger did not fire`);
+    if (t.terminal === null && !(inputs.has(id) && fired.get(id) === false))
+      problems.push(`${id}: no terminal, and it is not an input whose trigger did not fire`);
   }
-  const ended = Object.entries(report.tasks).filter(([, t]) => t.terminal !== null).map(([id]) => id).sort();
-  if (JSON.stringify([...report.terminalOrder].sort()) !== JSON.stringify(ended)) problems.push('terminalOrder does not list every ended task exactly once');
+  const ended = Object.entries(report.tasks)
+    .filter(([, t]) => t.terminal !== null)
+    .map(([id]) => id)
+    .sort();
+  if (JSON.stringify([...report.terminalOrder].sort()) !== JSON.stringify(ended))
+    problems.push('terminalOrder does not list every ended task exactly once');
   for (const [id, a] of Object.entries(report.agents)) {
     if (a.state !== 'stopped') problems.push(`docs/spec.md §10.2a: agent ${id} is ${a.state} after the root stopped`);
   }
   problems.push(...movedProblems(report), ...levelProblems(scenario, report), ...replyProblems(scenario, report));
   for (const e of report.expectations) {
     if (e.ok || e.name.startsWith('trigger.')) continue;
-    if (e.name === 'allTerminal' && Array.isArray(e.actual) && e.actual.every((id) => typeof id === 'string' && fired.get(id) === false)) continue;
-    problems.push(`expectation ${e.name} failed: expected ${JSON.stringify(e.expected)}, got ${JSON.stringify(e.actual)}`);
+    if (
+      e.name === 'allTerminal' &&
+      Array.isArray(e.actual) &&
+      e.actual.every((id) => typeof id === 'string' && fired.get(id) === false)
+    )
+      continue;
+    problems.push(
+      `expectation ${e.name} failed: expected ${JSON.stringify(e.expected)}, got ${JSON.stringify(e.actual)}`,
+    );
   }
   return problems;
 }
@@ -56,9 +72,11 @@ function movedProblems(report: Report): string[] {
     for (let i = 1; i < path.length; i += 1) {
       const from = path[i - 1] as string;
       const parent = report.agents[from]?.parent ?? null;
-      if (parent !== path[i]) problems.push(`${id} moved from ${from} to ${String(path[i])}, but ${from}'s parent is ${String(parent)}`);
+      if (parent !== path[i])
+        problems.push(`${id} moved from ${from} to ${String(path[i])}, but ${from}'s parent is ${String(parent)}`);
     }
-    if (t.class !== 'queued' && t.reason === 'residual_dropped_by_parent') problems.push(`${id} both moved and dropped`);
+    if (t.class !== 'queued' && t.reason === 'residual_dropped_by_parent')
+      problems.push(`${id} both moved and dropped`);
   }
   return problems;
 }
@@ -73,7 +91,10 @@ function levelProblems(scenario: Scenario, report: Report): string[] {
     const head = input.source.split('/')[0] ?? '';
     const privileged = receiver === 'root' && scenario.builtinPlugins.includes(head);
     const want = input.level === 4 && !privileged ? 3 : input.level;
-    if (t.level !== want) problems.push(`P9: ${input.id} declared L${input.level} on ${receiver}, reported level ${String(t.level)}, expected ${want}`);
+    if (t.level !== want)
+      problems.push(
+        `P9: ${input.id} declared L${input.level} on ${receiver}, reported level ${String(t.level)}, expected ${want}`,
+      );
   }
   return problems;
 }
@@ -88,13 +109,17 @@ function replyProblems(scenario: Scenario, report: Report): string[] {
   for (const [id, t] of Object.entries(report.tasks)) {
     if (t.terminal !== 'done') continue;
     if (t.channel === '_compress_') {
-      if (t.reply === null || !t.reply.startsWith('compressed: ')) problems.push(`${id}: a compress ended done with ${JSON.stringify(t.reply)}`);
+      if (t.reply === null || !t.reply.startsWith('compressed: '))
+        problems.push(`${id}: a compress ended done with ${JSON.stringify(t.reply)}`);
       continue;
     }
-    const own = scenario.inputs.find((i) => i.id === id)?.replies ?? (Object.hasOwn(scenario.kernelReplies, id) ? scenario.kernelReplies[id] : undefined);
+    const own =
+      scenario.inputs.find((i) => i.id === id)?.replies ??
+      (Object.hasOwn(scenario.kernelReplies, id) ? scenario.kernelReplies[id] : undefined);
     const texts = new Set(own === undefined ? [`ok ${id}`] : own.map((r) => r.text));
     texts.add(`[system] maximum tool turns ${turns} reached, task stopped`);
-    if (t.reply === null || !texts.has(t.reply)) problems.push(`X1: ${id} ended done with ${JSON.stringify(t.reply)}, not one of ${JSON.stringify([...texts])}`);
+    if (t.reply === null || !texts.has(t.reply))
+      problems.push(`X1: ${id} ended done with ${JSON.stringify(t.reply)}, not one of ${JSON.stringify([...texts])}`);
   }
   return problems;
 }

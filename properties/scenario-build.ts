@@ -197,7 +197,9 @@ function buildInput(raw: RawInput, i: number, earlier: readonly InputJson[], out
     const target = pickEarlier(t.ref);
     if (target === undefined) input.at = 0;
     else if (t.kind === 'afterTerminal') input.afterTerminal = target.id;
-    else input.when = t.afterMs === null ? { task: target.id, step: t.step } : { task: target.id, step: t.step, afterMs: t.afterMs };
+    else
+      input.when =
+        t.afterMs === null ? { task: target.id, step: t.step } : { task: target.id, step: t.step, afterMs: t.afterMs };
   }
 
   const channel = raw.channel;
@@ -313,7 +315,13 @@ export function buildScenario(drawn: RawScenario): ScenarioJson {
     kernelReplies[`root:${i + 1}`] = consolidationReplies(answer);
   });
 
-  const scenario: ScenarioJson = { version: 1, name: 'generated', seed: raw.seed, inputs, expect: { allTerminal: true } };
+  const scenario: ScenarioJson = {
+    version: 1,
+    name: 'generated',
+    seed: raw.seed,
+    inputs,
+    expect: { allTerminal: true },
+  };
   if (Object.keys(kernel).length > 0) scenario.kernel = kernel;
   if (raw.webui) scenario.builtinPlugins = ['webui'];
   if (Object.keys(model).length > 0) scenario.model = model;
@@ -325,4 +333,3 @@ export function buildScenario(drawn: RawScenario): ScenarioJson {
   if (Object.keys(faults).length > 0) scenario.faults = faults;
   return scenario;
 }
-

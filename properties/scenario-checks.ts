@@ -11,7 +11,9 @@ import type { ScenarioFile } from './scenario-json.ts';
 export function parsed(json: ScenarioFile): Scenario {
   const result = parseScenario(json);
   if (!result.ok) {
-    throw new Error(`generated scenario does not parse:\n${result.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    throw new Error(
+      `generated scenario does not parse:\n${result.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+    );
   }
   return result.scenario;
 }
@@ -19,14 +21,19 @@ export function parsed(json: ScenarioFile): Scenario {
 export async function run(scenario: Scenario, opts: SimOptions = {}): Promise<Report> {
   const outcome = await runScenario(scenario, opts);
   if (outcome.kind !== 'report') {
-    throw new Error(`scenario refused as unusable:\n${outcome.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    throw new Error(
+      `scenario refused as unusable:\n${outcome.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+    );
   }
   return outcome.report;
 }
 
 export function formatViolations(report: Report): string {
   return report.violations
-    .map((v) => `  ${v.invariant} t=${v.t}ms ${v.agent}${v.task === undefined ? '' : ` ${v.task}`}: ${v.message}\n${v.context.map((c) => `      ${c}`).join('\n')}`)
+    .map(
+      (v) =>
+        `  ${v.invariant} t=${v.t}ms ${v.agent}${v.task === undefined ? '' : ` ${v.task}`}: ${v.message}\n${v.context.map((c) => `      ${c}`).join('\n')}`,
+    )
     .join('\n');
 }
 
@@ -42,7 +49,8 @@ export function formatViolations(report: Report): string {
  */
 export function terminalProblems(scenario: Scenario, report: Report): string[] {
   const problems: string[] = [];
-  if (report.violations.length > 0) problems.push(`${report.violations.length} violation(s):\n${formatViolations(report)}`);
+  if (report.violations.length > 0)
+    problems.push(`${report.violations.length} violation(s):\n${formatViolations(report)}`);
   const fired = new Map(report.triggers.map((t) => [t.input, t.fired]));
   const inputs = new Map(scenario.inputs.map((i) => [i.id, i]));
   for (const input of scenario.inputs) {
@@ -52,8 +60,10 @@ export function terminalProblems(scenario: Scenario, report: Report): string[] {
     if (input.stop && input.text === null) {
       // Listed only under `stops` (docs/spec.md §2.9) — or, when its trigger could not fire, like every such
       // input, with terminal null (docs/spec.md §12.2.1).
-      if (task !== undefined && (didFire || task.terminal !== null)) problems.push(`${input.id}: a stop without text is listed in tasks`);
-      if (didFire && !report.stops.some((s) => s.id === input.id)) problems.push(`${input.id}: a submitted stop is missing from stops`);
+      if (task !== undefined && (didFire || task.terminal !== null))
+        problems.push(`${input.id}: a stop without text is listed in tasks`);
+      if (didFire && !report.stops.some((s) => s.id === input.id))
+        problems.push(`${input.id}: a submitted stop is missing from stops`);
       continue;
     }
     if (task === undefined) {
@@ -61,10 +71,14 @@ export function terminalProblems(scenario: Scenario, report: Report): string[] {
       continue;
     }
     if (didFire && (task.terminalCount !== 1 || task.terminal === null)) {
-      problems.push(`${input.id}: submitted, but terminalCount ${task.terminalCount}, terminal ${String(task.terminal)}`);
+      problems.push(
+        `${input.id}: submitted, but terminalCount ${task.terminalCount}, terminal ${String(task.terminal)}`,
+      );
     }
     if (!didFire && (task.terminalCount !== 0 || task.terminal !== null)) {
-      problems.push(`${input.id}: its trigger did not fire, yet terminalCount ${task.terminalCount}, terminal ${String(task.terminal)}`);
+      problems.push(
+        `${input.id}: its trigger did not fire, yet terminalCount ${task.terminalCount}, terminal ${String(task.terminal)}`,
+      );
     }
   }
   for (const [id, task] of Object.entries(report.tasks)) {
@@ -80,10 +94,19 @@ export function terminalProblems(scenario: Scenario, report: Report): string[] {
     if (timing.kind === 'at') continue;
     const target = Object.hasOwn(report.tasks, timing.task) ? report.tasks[timing.task] : undefined;
     if (timing.kind === 'afterTerminal' && target !== undefined && target.terminal !== null) {
-      problems.push(`${input.id}: afterTerminal ${timing.task} did not fire, but ${timing.task} ended ${target.terminal}`);
+      problems.push(
+        `${input.id}: afterTerminal ${timing.task} did not fire, but ${timing.task} ended ${target.terminal}`,
+      );
     }
-    if (timing.kind === 'when' && (timing.step === 'Model' || timing.step === 'Prepare') && target !== undefined && target.modelCalls > 0) {
-      problems.push(`${input.id}: when ${timing.task}/${timing.step} did not fire, but ${timing.task} made ${target.modelCalls} model call(s)`);
+    if (
+      timing.kind === 'when' &&
+      (timing.step === 'Model' || timing.step === 'Prepare') &&
+      target !== undefined &&
+      target.modelCalls > 0
+    ) {
+      problems.push(
+        `${input.id}: when ${timing.task}/${timing.step} did not fire, but ${timing.task} made ${target.modelCalls} model call(s)`,
+      );
     }
   }
   problems.push(...accountingProblems(report));
@@ -96,8 +119,15 @@ export function terminalProblems(scenario: Scenario, report: Report): string[] {
   // Expectations other than unfired triggers (allTerminal counts an unfired input as non-terminal).
   for (const e of report.expectations) {
     if (e.ok || e.name.startsWith('trigger.')) continue;
-    if (e.name === 'allTerminal' && Array.isArray(e.actual) && e.actual.every((id) => typeof id === 'string' && fired.get(id) === false)) continue;
-    problems.push(`expectation ${e.name} failed: expected ${JSON.stringify(e.expected)}, got ${JSON.stringify(e.actual)}`);
+    if (
+      e.name === 'allTerminal' &&
+      Array.isArray(e.actual) &&
+      e.actual.every((id) => typeof id === 'string' && fired.get(id) === false)
+    )
+      continue;
+    problems.push(
+      `expectation ${e.name} failed: expected ${JSON.stringify(e.expected)}, got ${JSON.stringify(e.actual)}`,
+    );
   }
   return problems;
 }
@@ -125,8 +155,10 @@ export function stopListProblems(report: Report): string[] {
     stop.cancelled.forEach((id, i) => {
       const t = Object.hasOwn(report.tasks, id) ? report.tasks[id] : undefined;
       if (t === undefined) problems.push(`stop ${stop.id} lists ${id}, which is not a task`);
-      else if (t.reason !== 'user_stop') problems.push(`stop ${stop.id} lists ${id}, which ended ${String(t.terminal)} (${String(t.reason)})`);
-      if (stop.cancelled.indexOf(id) !== i) problems.push(`stop ${stop.id} lists ${id} twice: ${JSON.stringify(stop.cancelled)}`);
+      else if (t.reason !== 'user_stop')
+        problems.push(`stop ${stop.id} lists ${id}, which ended ${String(t.terminal)} (${String(t.reason)})`);
+      if (stop.cancelled.indexOf(id) !== i)
+        problems.push(`stop ${stop.id} lists ${id} twice: ${JSON.stringify(stop.cancelled)}`);
     });
   }
   return problems;
@@ -139,27 +171,42 @@ export function accountingProblems(report: Report): string[] {
   const c = report.counters.root;
   if (c === undefined) return ['no root counters'];
   const queueFull = withReason('queue_full');
-  if (c.backpressure !== queueFull.length) problems.push(`counters.backpressure ${c.backpressure} != queue_full tasks ${queueFull.length}`);
+  if (c.backpressure !== queueFull.length)
+    problems.push(`counters.backpressure ${c.backpressure} != queue_full tasks ${queueFull.length}`);
   const overflow = withReason('interrupt_overflow');
   const selfLoop = withReason('self_loop_full');
   if (c.dropped !== overflow.length + selfLoop.length) {
-    problems.push(`counters.dropped ${c.dropped} != interrupt_overflow + self_loop_full tasks ${overflow.length + selfLoop.length}`);
+    problems.push(
+      `counters.dropped ${c.dropped} != interrupt_overflow + self_loop_full tasks ${overflow.length + selfLoop.length}`,
+    );
   }
   const victims = report.drops.map((d) => d.victim).sort();
   if (JSON.stringify(victims) !== JSON.stringify([...overflow].sort())) {
     problems.push(`drops ${JSON.stringify(victims)} != interrupt_overflow tasks ${JSON.stringify(overflow)}`);
   }
   const invalid = withReason('invalid');
-  if (c.rejected !== invalid.length + overflow.length) problems.push(`counters.rejected ${c.rejected} != invalid + interrupt_overflow ${invalid.length + overflow.length}`);
+  if (c.rejected !== invalid.length + overflow.length)
+    problems.push(
+      `counters.rejected ${c.rejected} != invalid + interrupt_overflow ${invalid.length + overflow.length}`,
+    );
   problems.push(...stopListProblems(report));
   for (const [id, t] of tasks) {
-    if (t.terminal === 'cancelled' && t.reason !== 'user_stop') problems.push(`${id}: cancelled with reason ${String(t.reason)}`);
+    if (t.terminal === 'cancelled' && t.reason !== 'user_stop')
+      problems.push(`${id}: cancelled with reason ${String(t.reason)}`);
   }
-  const ended = tasks.filter(([, t]) => t.terminal !== null).map(([id]) => id).sort();
+  const ended = tasks
+    .filter(([, t]) => t.terminal !== null)
+    .map(([id]) => id)
+    .sort();
   const order = [...report.terminalOrder].sort();
-  if (JSON.stringify(order) !== JSON.stringify(ended)) problems.push(`terminalOrder ${JSON.stringify(report.terminalOrder)} != ended tasks ${JSON.stringify(ended)}`);
+  if (JSON.stringify(order) !== JSON.stringify(ended))
+    problems.push(`terminalOrder ${JSON.stringify(report.terminalOrder)} != ended tasks ${JSON.stringify(ended)}`);
   if (withReason('agent_stopped').length === 0) {
-    if (c.suspended !== c.resumed || report.suspendOrder.length !== report.resumeOrder.length || c.suspended !== report.suspendOrder.length) {
+    if (
+      c.suspended !== c.resumed ||
+      report.suspendOrder.length !== report.resumeOrder.length ||
+      c.suspended !== report.suspendOrder.length
+    ) {
       problems.push(
         `drained with counters suspended ${c.suspended} / resumed ${c.resumed}, suspendOrder ${report.suspendOrder.length} / resumeOrder ${report.resumeOrder.length}`,
       );
@@ -167,7 +214,6 @@ export function accountingProblems(report: Report): string[] {
   }
   return problems;
 }
-
 
 /** docs/spec.md §5 restated (not imported: an oracle must not share the code it checks). */
 function expectedLevel(declared: number, source: string, builtinPlugins: readonly string[]): number {
@@ -199,23 +245,31 @@ export function replyProblems(scenario: Scenario, report: Report): string[] {
       case 'done':
         if (isConsolidation(t)) {
           // docs/spec.md §3.7: "consolidated: A added, S skipped" (a note in parentheses may follow).
-          if (t.reply === null || !CONSOLIDATED.test(t.reply)) problems.push(`§3.7: consolidation ${id} ended done with ${JSON.stringify(t.reply)}`);
+          if (t.reply === null || !CONSOLIDATED.test(t.reply))
+            problems.push(`§3.7: consolidation ${id} ended done with ${JSON.stringify(t.reply)}`);
         } else if (t.reply === null || !texts.has(t.reply)) {
-          problems.push(`X1: ${id} ended done with ${JSON.stringify(t.reply)}, not one of its own answers ${JSON.stringify([...texts])}`);
+          problems.push(
+            `X1: ${id} ended done with ${JSON.stringify(t.reply)}, not one of its own answers ${JSON.stringify([...texts])}`,
+          );
         }
         break;
       case 'failed':
-        if (t.reply === null || !t.reply.startsWith('processing error: ')) problems.push(`${id} failed with ${JSON.stringify(t.reply)}`);
+        if (t.reply === null || !t.reply.startsWith('processing error: '))
+          problems.push(`${id} failed with ${JSON.stringify(t.reply)}`);
         break;
       case 'cancelled':
         if (t.reply !== 'cancelled (user stop)') problems.push(`${id} cancelled with ${JSON.stringify(t.reply)}`);
         break;
       default:
-        if (t.reply !== '' && t.reply !== null) problems.push(`${id} ended ${t.terminal} with reply ${JSON.stringify(t.reply)}`);
+        if (t.reply !== '' && t.reply !== null)
+          problems.push(`${id} ended ${t.terminal} with reply ${JSON.stringify(t.reply)}`);
     }
     if (input !== undefined && input.level !== null) {
       const want = expectedLevel(input.level, input.source, scenario.builtinPlugins);
-      if (t.level !== want) problems.push(`P9: ${id} declared L${input.level} from ${input.source}, reported level ${String(t.level)}, expected ${want}`);
+      if (t.level !== want)
+        problems.push(
+          `P9: ${id} declared L${input.level} from ${input.source}, reported level ${String(t.level)}, expected ${want}`,
+        );
     }
   }
   return problems;
@@ -233,7 +287,9 @@ export function orderProblems(report: Report): string[] {
   for (const [a, ta] of queued) {
     for (const [b, tb] of queued) {
       if ((ta.submittedAt ?? 0) < (tb.submittedAt ?? 0) && (ta.startedAt ?? 0) > (tb.startedAt ?? 0)) {
-        problems.push(`Q1: queued ${b} (submitted ${tb.submittedAt}) started at ${tb.startedAt}, before ${a} (submitted ${ta.submittedAt}, started ${ta.startedAt})`);
+        problems.push(
+          `Q1: queued ${b} (submitted ${tb.submittedAt}) started at ${tb.startedAt}, before ${a} (submitted ${ta.submittedAt}, started ${ta.startedAt})`,
+        );
       }
     }
   }
@@ -289,7 +345,8 @@ export function registryAt(scenario: Scenario, t: number, strict = false): Regis
   const events = scenario.events.map((e, order) => ({ e, order })).sort((a, b) => a.e.at - b.e.at || a.order - b.order);
   for (const { e } of events) {
     if (strict ? e.at >= t : e.at > t) break;
-    if (e.registerChannel !== undefined) modelRegister(reg, e.registerChannel.name, e.registerChannel.plugin, e.registerChannel.owner);
+    if (e.registerChannel !== undefined)
+      modelRegister(reg, e.registerChannel.name, e.registerChannel.plugin, e.registerChannel.owner);
     if (e.unregisterChannel !== undefined) reg.channels.delete(e.unregisterChannel);
   }
   return reg;
@@ -395,7 +452,8 @@ export function outputProblems(scenario: Scenario, report: Report): string[] {
   const devices = textDevices(scenario);
   const sent = new Map<string, string[]>();
   for (const [channel, entries] of Object.entries(report.outputs)) {
-    if (!devices.has(channel)) problems.push(`§8.4: ${entries.length} output(s) on ${channel}, which is not a declared text-capable device`);
+    if (!devices.has(channel))
+      problems.push(`§8.4: ${entries.length} output(s) on ${channel}, which is not a declared text-capable device`);
     for (const o of entries) {
       if (o.agent !== 'root') problems.push(`output on ${channel} from agent ${o.agent}`);
       const list = sent.get(o.task) ?? [];
@@ -406,15 +464,22 @@ export function outputProblems(scenario: Scenario, report: Report): string[] {
   for (const [id, t] of Object.entries(report.tasks)) {
     const calls = t.toolCalls
       .filter((c) => c.ok === true && c.name.startsWith('output_send__'))
-      .map((c) => `${c.name.slice('output_send__'.length)}: ${isObject(c.args) && typeof c.args.text === 'string' ? c.args.text : '?'}`);
+      .map(
+        (c) =>
+          `${c.name.slice('output_send__'.length)}: ${isObject(c.args) && typeof c.args.text === 'string' ? c.args.text : '?'}`,
+      );
     const outputs = sent.get(id) ?? [];
     sent.delete(id);
     if (JSON.stringify([...calls].sort()) !== JSON.stringify([...outputs].sort())) {
-      problems.push(`§8.4: ${id}'s successful sends ${JSON.stringify(calls)} != its outputs ${JSON.stringify(outputs)}`);
+      problems.push(
+        `§8.4: ${id}'s successful sends ${JSON.stringify(calls)} != its outputs ${JSON.stringify(outputs)}`,
+      );
     }
-    if (isConsolidation(t) && outputs.length > 0) problems.push(`§3.7: consolidation ${id} sent ${JSON.stringify(outputs)}`);
+    if (isConsolidation(t) && outputs.length > 0)
+      problems.push(`§3.7: consolidation ${id} sent ${JSON.stringify(outputs)}`);
   }
-  for (const [task, outputs] of sent) problems.push(`outputs ${JSON.stringify(outputs)} from ${task}, which is not a task`);
+  for (const [task, outputs] of sent)
+    problems.push(`outputs ${JSON.stringify(outputs)} from ${task}, which is not a task`);
   return problems;
 }
 
@@ -444,7 +509,9 @@ export function builtinProblems(scenario: Scenario, report: Report): string[] {
   const problems: string[] = [];
   const stored = committedEntities(report);
   const wrong = (id: string, c: ReportToolCall, want: string): void => {
-    problems.push(`${id}: ${c.name} ${JSON.stringify(c.args)} at ${c.start} gave ok=${String(c.ok)} ${JSON.stringify(c.result)}; expected ${want}`);
+    problems.push(
+      `${id}: ${c.name} ${JSON.stringify(c.args)} at ${c.start} gave ok=${String(c.ok)} ${JSON.stringify(c.result)}; expected ${want}`,
+    );
   };
   const check = (id: string, c: ReportToolCall, want: boolean | null): void => {
     if (want !== null && c.ok !== want) wrong(id, c, want ? 'success' : 'a tool error');
@@ -469,7 +536,8 @@ export function builtinProblems(scenario: Scenario, report: Report): string[] {
       } else if (c.name === 'output_list_channels') {
         check(id, c, true);
         for (const o of scenario.outputs) {
-          if (c.ok === true && (o.caps ?? ['text']).length > 0 && !(c.result ?? '').includes(`- ${o.name}:`)) wrong(id, c, `a listing of ${o.name}`);
+          if (c.ok === true && (o.caps ?? ['text']).length > 0 && !(c.result ?? '').includes(`- ${o.name}:`))
+            wrong(id, c, `a listing of ${o.name}`);
         }
       } else if (c.name === 'input_channels') {
         check(id, c, expectedInputChannels(scenario, c.args, c.start));
@@ -488,12 +556,14 @@ export function builtinProblems(scenario: Scenario, report: Report): string[] {
         }
       } else if (c.name === 'memory_recall') {
         check(id, c, expectedRecall(c.args));
-        if (c.ok === true && !/^(nothing recalled|entities:|relations:)/.test(c.result ?? '')) wrong(id, c, 'a recall listing');
+        if (c.ok === true && !/^(nothing recalled|entities:|relations:)/.test(c.result ?? ''))
+          wrong(id, c, 'a recall listing');
         // M6-like: an entity committed by an earlier memory_write is recalled by its own name.
         if (c.ok === true && isObject(c.args) && Array.isArray(c.args.keywords)) {
           for (const k of c.args.keywords as unknown[]) {
             const since = typeof k === 'string' ? stored.get(k) : undefined;
-            if (since !== undefined && since < c.start && !(c.result ?? '').includes(String(k))) wrong(id, c, `a recall of ${String(k)}, stored at ${since}`);
+            if (since !== undefined && since < c.start && !(c.result ?? '').includes(String(k)))
+              wrong(id, c, `a recall of ${String(k)}, stored at ${since}`);
           }
         }
       }
@@ -517,18 +587,27 @@ export function consolidationProblems(scenario: Scenario, report: Report): strin
   for (const [id, t] of Object.entries(report.tasks)) {
     if (isConsolidation(t)) {
       if (/^root:\d+$/.test(id)) kernelConsolidations += 1;
-      if (suspended.has(id) || t.suspends > 0) problems.push(`§3.7: consolidation ${id} was suspended (whole-task critical)`);
+      if (suspended.has(id) || t.suspends > 0)
+        problems.push(`§3.7: consolidation ${id} was suspended (whole-task critical)`);
       // One model call — or two, if an upstream context_full on the root is handled as an overflow (§3.9).
       if (t.modelCalls > 2) problems.push(`§3.7: consolidation ${id} made ${t.modelCalls} model calls`);
       // The answer may ask for tools (they are listed, unstarted); none may run.
       const ran = t.toolCalls.filter((c) => c.start !== null).map((c) => c.name);
       if (ran.length > 0) problems.push(`§3.7: consolidation ${id} ran tools ${JSON.stringify(ran)}`);
       // §2.9: a stop cancels a consolidation waiting in the FIFO, never a running one (not stop-marked).
-      if (t.startedAt !== null && t.terminal === 'cancelled') problems.push(`§2.9: consolidation ${id} was cancelled after it started`);
+      if (t.startedAt !== null && t.terminal === 'cancelled')
+        problems.push(`§2.9: consolidation ${id} was cancelled after it started`);
       continue;
     }
-    if (t.class === 'interrupt' && t.channel === CONSOLIDATION_CHANNEL && t.terminal !== null && t.reason !== 'invalid') {
-      problems.push(`§3.7: interrupt ${id} on ${CONSOLIDATION_CHANNEL} ended ${t.terminal} (${String(t.reason)}), not skipped/invalid`);
+    if (
+      t.class === 'interrupt' &&
+      t.channel === CONSOLIDATION_CHANNEL &&
+      t.terminal !== null &&
+      t.reason !== 'invalid'
+    ) {
+      problems.push(
+        `§3.7: interrupt ${id} on ${CONSOLIDATION_CHANNEL} ended ${t.terminal} (${String(t.reason)}), not skipped/invalid`,
+      );
     }
     if (t.class === 'queued' && t.terminal === 'done') doneTurns += 1;
     if (t.class === 'queued' && t.terminal === 'failed') failedTurns += 1;
@@ -554,13 +633,17 @@ export function channelProblems(scenario: Scenario, report: Report): string[] {
   const model = registryAt(scenario, Number.POSITIVE_INFINITY).channels;
   const names = report.channels.map((c) => c.name);
   if (JSON.stringify([...names].sort()) !== JSON.stringify([...model.keys()].sort())) {
-    problems.push(`§8.1: channels ${JSON.stringify(names)} at the end, expected ${JSON.stringify([...model.keys()].sort())}`);
+    problems.push(
+      `§8.1: channels ${JSON.stringify(names)} at the end, expected ${JSON.stringify([...model.keys()].sort())}`,
+    );
   }
   for (const c of report.channels) {
     const m = model.get(c.name);
     if (m === undefined) continue;
     if (!m.plugins.has(c.plugin) || !m.owners.has(c.owner)) {
-      problems.push(`§8.1: channel ${c.name} ended with plugin ${JSON.stringify(c.plugin)} owner ${JSON.stringify(c.owner)}, expected plugin in ${JSON.stringify([...m.plugins])}, owner in ${JSON.stringify([...m.owners])}`);
+      problems.push(
+        `§8.1: channel ${c.name} ended with plugin ${JSON.stringify(c.plugin)} owner ${JSON.stringify(c.owner)}, expected plugin in ${JSON.stringify([...m.plugins])}, owner in ${JSON.stringify([...m.owners])}`,
+      );
     }
   }
   for (const [id, t] of Object.entries(report.tasks)) {

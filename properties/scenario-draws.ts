@@ -60,7 +60,10 @@ const rateArb = fc.integer({ min: 1, max: 25 }).map((n) => n / 100);
 
 const rawScenarioCallArb: fc.Arbitrary<RawCall> = fc.record({
   kind: fc.constant('scenario' as const),
-  tool: fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 0, max: TOOL_NAMES.length - 1 }) }, { weight: 1, arbitrary: fc.constant(TOOL_NAMES.length) }),
+  tool: fc.oneof(
+    { weight: 12, arbitrary: fc.integer({ min: 0, max: TOOL_NAMES.length - 1 }) },
+    { weight: 1, arbitrary: fc.constant(TOOL_NAMES.length) },
+  ),
   arg: sometimes(fc.integer({ min: 0, max: 9 }), 1),
 });
 
@@ -70,10 +73,16 @@ const rawBuiltinCallArb: fc.Arbitrary<RawCall> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('send' as const),
       declared: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
-      device: fc.oneof({ weight: 5, arbitrary: fc.nat({ max: DEVICES.length - 1 }) }, { weight: 1, arbitrary: fc.constant(DEVICES.length) }),
+      device: fc.oneof(
+        { weight: 5, arbitrary: fc.nat({ max: DEVICES.length - 1 }) },
+        { weight: 1, arbitrary: fc.constant(DEVICES.length) },
+      ),
       args: fc.oneof(
         { weight: 6, arbitrary: fc.constantFrom<RawSendArgs>('text', 'typed') },
-        { weight: 3, arbitrary: fc.constantFrom<RawSendArgs>('emptyText', 'noText', 'numText', 'badType', 'notObject') },
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom<RawSendArgs>('emptyText', 'noText', 'numText', 'badType', 'notObject'),
+        },
       ),
     }),
   },
@@ -82,7 +91,19 @@ const rawBuiltinCallArb: fc.Arbitrary<RawCall> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('inputChannels' as const),
-      view: fc.constantFrom<RawView>('absent', 'all', 'mine', 'unassigned', 'by_agent', 'detail', 'detail', 'detailNoName', 'bogus', 'numView', 'notObject'),
+      view: fc.constantFrom<RawView>(
+        'absent',
+        'all',
+        'mine',
+        'unassigned',
+        'by_agent',
+        'detail',
+        'detail',
+        'detailNoName',
+        'bogus',
+        'numView',
+        'notObject',
+      ),
       name: fc.nat({ max: CHANNEL_NAMES.length }),
     }),
   },
@@ -92,7 +113,10 @@ const rawBuiltinCallArb: fc.Arbitrary<RawCall> = fc.oneof(
       kind: fc.constant('memoryWrite' as const),
       shape: fc.oneof(
         { weight: 5, arbitrary: fc.constant<RawWriteShape>('triples') },
-        { weight: 2, arbitrary: fc.constantFrom<RawWriteShape>('notArray', 'missingField', 'numField', 'noTriples', 'notObject') },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom<RawWriteShape>('notArray', 'missingField', 'numField', 'noTriples', 'notObject'),
+        },
       ),
       triples: fc.array(fc.nat({ max: TRIPLE_POOL.length - 1 }), { maxLength: 3 }),
     }),
@@ -103,7 +127,17 @@ const rawBuiltinCallArb: fc.Arbitrary<RawCall> = fc.oneof(
       kind: fc.constant('memoryRecall' as const),
       shape: fc.oneof(
         { weight: 4, arbitrary: fc.constant<RawRecallShape>('keywords') },
-        { weight: 2, arbitrary: fc.constantFrom<RawRecallShape>('emptyKeywords', 'deepDepth', 'notArray', 'noKeywords', 'numKeyword', 'notObject') },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom<RawRecallShape>(
+            'emptyKeywords',
+            'deepDepth',
+            'notArray',
+            'noKeywords',
+            'numKeyword',
+            'notObject',
+          ),
+        },
       ),
       keywords: fc.array(fc.nat({ max: RECALL_KEYWORDS.length - 1 }), { minLength: 1, maxLength: 3 }),
       depth: sometimes(fc.integer({ min: 1, max: 2 }), 1),
@@ -119,7 +153,11 @@ const rawCallArb: fc.Arbitrary<RawCall> = fc.oneof(
 const rawReplyArb: fc.Arbitrary<RawReply> = fc.oneof(
   {
     weight: 6,
-    arbitrary: fc.record({ kind: fc.constant('text' as const), explicit: fc.boolean(), firstChunkMs: sometimes(rangeArb(400), 4) }),
+    arbitrary: fc.record({
+      kind: fc.constant('text' as const),
+      explicit: fc.boolean(),
+      firstChunkMs: sometimes(rangeArb(400), 4),
+    }),
   },
   {
     weight: 5,
@@ -192,7 +230,10 @@ const rawInputArb: fc.Arbitrary<RawInput> = fc.record({
   replies: sometimes(fc.array(rawReplyArb, { minLength: 1, maxLength: 3 }), 1),
   channel: fc.oneof(
     { weight: 10, arbitrary: fc.constant({ kind: 'default' as const }) },
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant('named' as const), name: fc.nat({ max: CHANNEL_NAMES.length - 1 }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({ kind: fc.constant('named' as const), name: fc.nat({ max: CHANNEL_NAMES.length - 1 }) }),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: 'consolidation' as const }) },
   ),
   consolidationAnswer: fc.nat({ max: CONSOLIDATION_ANSWERS.length - 1 }),
@@ -202,7 +243,10 @@ const rawOutputsArb: fc.Arbitrary<readonly RawOutput[] | null> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(null) },
   {
     weight: 3,
-    arbitrary: fc.array(fc.record({ device: fc.nat({ max: DEVICES.length - 1 }), caps: fc.nat({ max: CAPS.length - 1 }) }), { minLength: 1, maxLength: 3 }),
+    arbitrary: fc.array(
+      fc.record({ device: fc.nat({ max: DEVICES.length - 1 }), caps: fc.nat({ max: CAPS.length - 1 }) }),
+      { minLength: 1, maxLength: 3 },
+    ),
   },
 );
 
@@ -226,7 +270,14 @@ const rawEventArb: fc.Arbitrary<RawEvent> = fc.oneof(
       owner: fc.nat({ max: OWNERS.length - 1 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('unregister' as const), at: eventAtArb, name: fc.nat({ max: CHANNEL_NAMES.length - 1 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('unregister' as const),
+      at: eventAtArb,
+      name: fc.nat({ max: CHANNEL_NAMES.length - 1 }),
+    }),
+  },
 );
 
 const toolDefArb: fc.Arbitrary<ToolJson> = fc
@@ -275,6 +326,9 @@ export const rawScenarioArb: fc.Arbitrary<RawScenario> = fc.record({
   events: fc.array(rawEventArb, { maxLength: 4 }),
   consolidation: fc.record({
     everyTurns: sometimes(fc.integer({ min: 1, max: 3 }), 2),
-    kernelReplies: sometimes(fc.array(fc.nat({ max: CONSOLIDATION_ANSWERS.length - 1 }), { minLength: 1, maxLength: 8 }), 1),
+    kernelReplies: sometimes(
+      fc.array(fc.nat({ max: CONSOLIDATION_ANSWERS.length - 1 }), { minLength: 1, maxLength: 8 }),
+      1,
+    ),
   }),
 });

@@ -25,18 +25,25 @@ export type RawText =
 
 export type RawReply =
   | { readonly kind: 'text'; readonly explicit: boolean; readonly firstChunkMs: RangeJson | null }
-  | { readonly kind: 'tools'; readonly calls: readonly RawCall[]; readonly withText: boolean; readonly firstChunkMs: RangeJson | null }
+  | {
+      readonly kind: 'tools';
+      readonly calls: readonly RawCall[];
+      readonly withText: boolean;
+      readonly firstChunkMs: RangeJson | null;
+    }
   | { readonly kind: 'fail' }
   | { readonly kind: 'contextFull' };
 
 /** Arguments of an `output_send__<device>` call: valid ones, and the ways a model gets them wrong. */
 export type RawSendArgs = 'text' | 'typed' | 'emptyText' | 'noText' | 'numText' | 'badType' | 'notObject';
 /** Arguments of an `input_channels` call: every view, and invalid ones. */
-export type RawView = 'absent' | 'all' | 'mine' | 'unassigned' | 'by_agent' | 'detail' | 'detailNoName' | 'bogus' | 'numView' | 'notObject';
+export type RawView =
+  'absent' | 'all' | 'mine' | 'unassigned' | 'by_agent' | 'detail' | 'detailNoName' | 'bogus' | 'numView' | 'notObject';
 /** `memory_write` arguments: well-typed triples (valid or not), or ill-typed arguments. */
 export type RawWriteShape = 'triples' | 'notArray' | 'missingField' | 'numField' | 'noTriples' | 'notObject';
 /** `memory_recall` arguments: well-formed keywords, content the tool may refuse, or ill-typed arguments. */
-export type RawRecallShape = 'keywords' | 'emptyKeywords' | 'deepDepth' | 'notArray' | 'noKeywords' | 'numKeyword' | 'notObject';
+export type RawRecallShape =
+  'keywords' | 'emptyKeywords' | 'deepDepth' | 'notArray' | 'noKeywords' | 'numKeyword' | 'notObject';
 
 export type RawCall =
   /** `tool`: an index into TOOL_NAMES, or TOOL_NAMES.length for the unknown tool. */
@@ -50,10 +57,16 @@ export type RawCall =
   /** `name`: an index into CHANNEL_NAMES, or CHANNEL_NAMES.length for a name never registered. */
   | { readonly kind: 'inputChannels'; readonly view: RawView; readonly name: number }
   | { readonly kind: 'memoryWrite'; readonly shape: RawWriteShape; readonly triples: readonly number[] }
-  | { readonly kind: 'memoryRecall'; readonly shape: RawRecallShape; readonly keywords: readonly number[]; readonly depth: number | null };
+  | {
+      readonly kind: 'memoryRecall';
+      readonly shape: RawRecallShape;
+      readonly keywords: readonly number[];
+      readonly depth: number | null;
+    };
 
 /** Where an input arrives: its source (the default), a channel of CHANNEL_NAMES, or `_consolidation_`. */
-export type RawChannel = { readonly kind: 'default' } | { readonly kind: 'named'; readonly name: number } | { readonly kind: 'consolidation' };
+export type RawChannel =
+  { readonly kind: 'default' } | { readonly kind: 'named'; readonly name: number } | { readonly kind: 'consolidation' };
 
 export interface RawOutput {
   readonly device: number;
@@ -68,7 +81,13 @@ export interface RawChannelDef {
 }
 
 export type RawEvent =
-  | { readonly kind: 'register'; readonly at: number; readonly name: number; readonly plugin: number; readonly owner: number }
+  | {
+      readonly kind: 'register';
+      readonly at: number;
+      readonly name: number;
+      readonly plugin: number;
+      readonly owner: number;
+    }
   | { readonly kind: 'unregister'; readonly at: number; readonly name: number };
 
 export interface RawInput {

@@ -17,7 +17,14 @@ export const STEPS: readonly StepJson[] = ['Prepare', 'Model', 'ToolExec'];
 export const DEVICES = ['speaker', 'panel', 'lamp'] as const;
 export const UNDECLARED_DEVICE = 'ghost-device';
 /** Device capabilities: absent (the default, text), with text, and without it (a send is refused). */
-export const CAPS: readonly (readonly string[] | null)[] = [null, null, ['text'], ['text', 'audio'], ['light'], ['audio', 'light']];
+export const CAPS: readonly (readonly string[] | null)[] = [
+  null,
+  null,
+  ['text'],
+  ['text', 'audio'],
+  ['light'],
+  ['audio', 'light'],
+];
 /** Inputch names (registered at t = 0 or by events) and the queued-only consolidation channel (docs/spec.md §3.7). */
 export const CHANNEL_NAMES = ['sensor-1', 'sensor-2', 'qq/group'] as const;
 export const UNREGISTERED_CHANNEL = 'nowhere';
@@ -46,8 +53,16 @@ export const RECALL_KEYWORDS = ['Alice', 'Bob', 'Acme', 'Zed'] as const;
  * (a consolidation must send nothing; a panic notice sends, then answers with the second entry).
  */
 export const CONSOLIDATION_ANSWERS: readonly ReplyJson[][] = [
-  [{ text: '{"triples": [{"subject": "Alice", "relation": "knows", "object": "Bob", "sentence": "Alice knows Bob."}, {"subject": "Bob", "relation": "works_at", "object": "Acme"}]}' }],
-  [{ text: 'Facts:\n```json\n{"triples": [{"subject": "Carol", "relation": "likes", "object": "Alice"}, {"subject": "X", "relation": "is", "object": "Y"}]}\n```' }],
+  [
+    {
+      text: '{"triples": [{"subject": "Alice", "relation": "knows", "object": "Bob", "sentence": "Alice knows Bob."}, {"subject": "Bob", "relation": "works_at", "object": "Acme"}]}',
+    },
+  ],
+  [
+    {
+      text: 'Facts:\n```json\n{"triples": [{"subject": "Carol", "relation": "likes", "object": "Alice"}, {"subject": "X", "relation": "is", "object": "Y"}]}\n```',
+    },
+  ],
   [{ text: '{"triples": []}' }],
   [{ text: 'I found nothing worth remembering.' }],
   [{ text: '{"triples": "none"}' }],

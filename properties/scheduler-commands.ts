@@ -356,7 +356,8 @@ class StopAll implements SchedCommand {
 
 // ---------------------------------------------------------------- builders (the printed vocabulary)
 
-export const queued = (options: { readonly kernel?: boolean } = {}): SchedCommand => new SubmitQueued(options.kernel === true);
+export const queued = (options: { readonly kernel?: boolean } = {}): SchedCommand =>
+  new SubmitQueued(options.kernel === true);
 export const interrupt = (level: Level): SchedCommand => new SubmitInterrupt(level);
 export const interruptAbove = (): SchedCommand => new InterruptAbove();
 export const pick = (): SchedCommand => new Pick();

@@ -13,7 +13,13 @@
  */
 import type { SchedulerCounters } from '../src/kernel/scheduler/counters.ts';
 import type { Level, TaskClass } from '../src/kernel/scheduler/levels.ts';
-import type { SchedulerDump, SchedulerEffect, SubmitOptions, SubmitOutcome, TaskView } from '../src/kernel/scheduler/core.ts';
+import type {
+  SchedulerDump,
+  SchedulerEffect,
+  SubmitOptions,
+  SubmitOutcome,
+  TaskView,
+} from '../src/kernel/scheduler/core.ts';
 import type { PickSource } from '../src/kernel/trace/vocabulary.ts';
 import type { Terminal, TerminalKind, TerminalReason } from '../src/kernel/task/terminal.ts';
 

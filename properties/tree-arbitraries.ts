@@ -42,7 +42,10 @@ const dispositionArb = fc.constantFrom<Disposition | null>('release', 'keep', 'h
 /** Inputchs a create asks for: often none, so that creations are not mostly refused as taken. */
 const maskArb = fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.nat({ max: 7 }) });
 /** An input goes straight to a child (null) or to the root on an inputch (routing decides). */
-const viaArb = fc.oneof({ weight: 3, arbitrary: fc.constant<number | null>(null) }, { weight: 1, arbitrary: fc.nat({ max: 2 }) });
+const viaArb = fc.oneof(
+  { weight: 3, arbitrary: fc.constant<number | null>(null) },
+  { weight: 1, arbitrary: fc.nat({ max: 2 }) },
+);
 const levelArb = fc.option(fc.constantFrom<Level>(1, 2, 3, 4), { nil: null, freq: 2 });
 
 export const createArb: fc.Arbitrary<TreeCommand> = fc
@@ -81,7 +84,10 @@ export function treeCommandsArb(maxCommands: number): fc.Arbitrary<Iterable<Tree
         { weight: 1, arbitrary: fc.constant(list()) },
         { weight: 2, arbitrary: fc.tuple(indexArb, residualArb, dispositionArb).map(([c, r, d]) => reclaim(c, r, d)) },
         { weight: 4, arbitrary: fc.tuple(indexArb, residualArb, dispositionArb).map(([c, r, d]) => destroy(c, r, d)) },
-        { weight: 2, arbitrary: fc.tuple(indexArb, residualArb, dispositionArb).map(([c, r, d]) => doorDestroy(c, r, d)) },
+        {
+          weight: 2,
+          arbitrary: fc.tuple(indexArb, residualArb, dispositionArb).map(([c, r, d]) => doorDestroy(c, r, d)),
+        },
         { weight: 1, arbitrary: indexArb.map(stopAgent) },
         { weight: 1, arbitrary: fc.constant(stopRoot()) },
       ),

@@ -82,7 +82,8 @@ export class RealTree {
   /** The open model call of `task`: the task the model says waits must have exactly one. */
   takeModelCall(task: string): string {
     const callId = this.openModel.get(task);
-    if (callId === undefined) throw new ModelDisagreement(`the model says ${task} waits for its model, but it has no open model call`);
+    if (callId === undefined)
+      throw new ModelDisagreement(`the model says ${task} waits for its model, but it has no open model call`);
     this.openModel.delete(task);
     return callId;
   }
@@ -98,10 +99,12 @@ export class RealTree {
     this.seen = events.length;
     for (const e of fresh) {
       if (e.type === 'task.terminal') {
-        if (this.terminals.has(e.task)) throw new ModelDisagreement(`I5: a second terminal event for ${e.task}: ${JSON.stringify(e)}`);
+        if (this.terminals.has(e.task))
+          throw new ModelDisagreement(`I5: a second terminal event for ${e.task}: ${JSON.stringify(e)}`);
         this.terminals.set(e.task, { kind: e.kind, reason: e.reason, reply: e.reply ?? '' });
       } else if (e.type === 'task.moved') this.moved.push({ task: e.task, from: e.agent, to: e.to });
-      else if (e.type === 'tool.end' && e.name === 'resident_agents') this.controlResults.push({ task: e.task, ok: e.ok });
+      else if (e.type === 'tool.end' && e.name === 'resident_agents')
+        this.controlResults.push({ task: e.task, ok: e.ok });
     }
     return fresh;
   }
@@ -209,7 +212,10 @@ function agentView(d: AgentDump): unknown {
 }
 
 function modelAgentView(m: TreeState, a: ModelAgent): unknown {
-  const owned = [...m.registry].filter(([, owner]) => owner === a.id).map(([name]) => name).sort();
+  const owned = [...m.registry]
+    .filter(([, owner]) => owner === a.id)
+    .map(([name]) => name)
+    .sort();
   return {
     kind: a.kind,
     parent: a.parent,
@@ -229,7 +235,11 @@ function modelAgentView(m: TreeState, a: ModelAgent): unknown {
 export function checkAgreement(m: TreeState, r: RealTree, after: string): void {
   r.collect();
   const dump = r.world.kernel.dump();
-  same(`agents after ${after}`, dump.agents.map((a) => a.id), [...m.agents.keys()]);
+  same(
+    `agents after ${after}`,
+    dump.agents.map((a) => a.id),
+    [...m.agents.keys()],
+  );
   for (const d of dump.agents) same(`agent ${d.id} after ${after}`, agentView(d), modelAgentView(m, m.agent(d.id)));
   same(
     `registry owners after ${after}`,
@@ -237,7 +247,8 @@ export function checkAgreement(m: TreeState, r: RealTree, after: string): void {
     [...m.registry].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   );
   same(`number of terminal events after ${after}`, r.terminals.size, m.terminals.size);
-  for (const [task, terminal] of m.terminals) same(`terminal event of ${task} after ${after}`, r.terminals.get(task), terminal);
+  for (const [task, terminal] of m.terminals)
+    same(`terminal event of ${task} after ${after}`, r.terminals.get(task), terminal);
   same(`tasks moved to a parent after ${after}`, r.moved, m.moved);
   same(`resident_agents results after ${after}`, r.controlResults, m.controlResults);
   const waiting = [...m.agents.values()].filter((a) => m.waitingTask(a) !== null).length;
@@ -256,15 +267,24 @@ export function finishRun(m: TreeState, r: RealTree): void {
   if (m.agent(ROOT).state !== 'stopped') new StopRoot().run(m, r);
   same('live tasks in the model after the root stopped', [...m.tasks.keys()], []);
   const submitted = new Set(r.world.rec.events.flatMap((e) => (e.type === 'task.submitted' ? [e.task] : [])));
-  same('tasks without exactly one terminal event', [...submitted].filter((id) => !r.terminals.has(id)), []);
-  same('terminal events of tasks never submitted', [...r.terminals.keys()].filter((id) => !submitted.has(id)), []);
+  same(
+    'tasks without exactly one terminal event',
+    [...submitted].filter((id) => !r.terminals.has(id)),
+    [],
+  );
+  same(
+    'terminal events of tasks never submitted',
+    [...r.terminals.keys()].filter((id) => !submitted.has(id)),
+    [],
+  );
   same('open calls after the root stopped', r.world.pending().model.length + r.world.pending().tools.length, 0);
   r.monitor.finish({ drained: true, stoppedAgents: [...m.agents.keys()] });
   reached.compressSummarised += m.compressions.summarised;
   reached.compressFailed += m.compressions.failed;
   reached.compressNothingOlder += m.compressions.nothing;
   reached.superseded += [...m.terminals.values()].filter((t) => t.kind === 'superseded').length;
-  if (r.monitor.violations.length > 0) throw new ModelDisagreement(`monitor violations at the end: ${JSON.stringify(r.monitor.violations)}`);
+  if (r.monitor.violations.length > 0)
+    throw new ModelDisagreement(`monitor violations at the end: ${JSON.stringify(r.monitor.violations)}`);
   reached.runs += 1;
 }
 
@@ -277,7 +297,9 @@ function tick(m: TreeState, r: RealTree): void {
 
 /** Answers `agent`'s open model call in both systems with the model's scripted answer. */
 function answerBoth(m: TreeState, r: RealTree, agent: ModelAgent): void {
-  const { task, answer } = m.answer(agent, (taskId, name, args) => (name === 'resident_agents' ? control(m, taskId, args) : null));
+  const { task, answer } = m.answer(agent, (taskId, name, args) =>
+    name === 'resident_agents' ? control(m, taskId, args) : null,
+  );
   answerReal(r, task, answer);
   m.settle();
 }
@@ -363,7 +385,13 @@ function applyControl(m: TreeState, args: ControlArgs): boolean {
   }
 }
 
-function stopWithPolicy(m: TreeState, child: ModelAgent, by: 'destroy' | 'reclaim', residual: Residual | undefined, channels: Disposition | undefined): void {
+function stopWithPolicy(
+  m: TreeState,
+  child: ModelAgent,
+  by: 'destroy' | 'reclaim',
+  residual: Residual | undefined,
+  channels: Disposition | undefined,
+): void {
   const defaults = m.defaults(child.id);
   const r = residual ?? defaults.residual;
   const c = channels ?? defaults.channels;
@@ -373,7 +401,8 @@ function stopWithPolicy(m: TreeState, child: ModelAgent, by: 'destroy' | 'reclai
   const droppedBefore = [...m.terminals.values()].filter((t) => t.reason === 'residual_dropped_by_parent').length;
   m.stop(child.id, { by, residual: r, channels: c });
   reached.moved += m.moved.length - movedBefore;
-  reached.residualDropped += [...m.terminals.values()].filter((t) => t.reason === 'residual_dropped_by_parent').length - droppedBefore;
+  reached.residualDropped +=
+    [...m.terminals.values()].filter((t) => t.reason === 'residual_dropped_by_parent').length - droppedBefore;
 }
 
 /**
@@ -393,7 +422,8 @@ function runControl(m: TreeState, r: RealTree, args: ControlArgs): void {
   r.world.submit({ id, cls: 'queued', text, source: OPERATOR });
   const root = m.agent(ROOT);
   for (let i = 0; i < 200 && !m.terminals.has(id); i += 1) {
-    if (m.waitingTask(root) === null) throw new ModelDisagreement(`harness: control task ${id} is live, but the root runs nothing`);
+    if (m.waitingTask(root) === null)
+      throw new ModelDisagreement(`harness: control task ${id} is live, but the root runs nothing`);
     answerBoth(m, r, root);
   }
 }
@@ -435,7 +465,12 @@ class Create extends Base {
     m.createSeq += 1;
     const existing = m.children()[0];
     const id = this.duplicate && existing !== undefined ? existing.id : `k${m.createSeq}`;
-    const args: { -readonly [K in keyof ControlArgs]: ControlArgs[K] } = { action: 'create', id, kind: this.kind, inputChs: channelsOf(this.mask, this.unknownChannel) };
+    const args: { -readonly [K in keyof ControlArgs]: ControlArgs[K] } = {
+      action: 'create',
+      id,
+      kind: this.kind,
+      inputChs: channelsOf(this.mask, this.unknownChannel),
+    };
     if (this.prompt !== null) {
       args.taskPrompt = `prompt of ${id} (${this.prompt})`;
     }
@@ -521,7 +556,16 @@ class Submit extends Base {
     const channel = this.via === null ? null : (CHANNELS[this.via % CHANNELS.length] as string);
     const to = channel !== null ? ROOT : (m.childAt(this.target)?.id ?? ROOT);
     const cls = this.level === null ? 'queued' : 'interrupt';
-    m.submit({ id, to, cls, level: this.level ?? 1, source: 'user', channel: channel ?? 'user', text, answers: scriptAnswers(this.script, id) });
+    m.submit({
+      id,
+      to,
+      cls,
+      level: this.level ?? 1,
+      source: 'user',
+      channel: channel ?? 'user',
+      text,
+      answers: scriptAnswers(this.script, id),
+    });
     m.settle();
     r.world.submit({
       id,
@@ -663,7 +707,10 @@ class DoorDestroy extends Base {
     const live = child.state !== 'stopped';
     if (live) stopWithPolicy(m, child, 'destroy', this.residual ?? undefined, this.channels ?? undefined);
     m.settle();
-    const disposal = { ...(this.residual === null ? {} : { residual: this.residual }), ...(this.channels === null ? {} : { channels: this.channels }) };
+    const disposal = {
+      ...(this.residual === null ? {} : { residual: this.residual }),
+      ...(this.channels === null ? {} : { channels: this.channels }),
+    };
     const result = r.world.feed({ type: 'child.destroy', id: child.id, disposal });
     same(`child.destroy ${child.id}`, result.kind, live ? 'destroyed' : 'refused');
   }
@@ -728,20 +775,40 @@ class Fill extends Base {
 
 // ---------------------------------------------------------------- builders (the printed vocabulary)
 
-export const create = (kind: Kind | 'bogus', mask: number, prompt: Script | null, window: number | null, duplicate = false, unknownChannel = false): TreeCommand =>
-  new Create(kind, mask, prompt, window, duplicate, unknownChannel);
-export const createUnder = (parent: number, kind: Kind, mask: number, prompt: Script | null, window: number | null, capacity: number | null): TreeCommand =>
-  new CreateUnder(parent, kind, mask, prompt, window, capacity);
-export const submit = (target: number, script: Script, via: number | null, level: Level | null, count = 1): TreeCommand =>
-  new Submit(target, script, via, level, count);
+export const create = (
+  kind: Kind | 'bogus',
+  mask: number,
+  prompt: Script | null,
+  window: number | null,
+  duplicate = false,
+  unknownChannel = false,
+): TreeCommand => new Create(kind, mask, prompt, window, duplicate, unknownChannel);
+export const createUnder = (
+  parent: number,
+  kind: Kind,
+  mask: number,
+  prompt: Script | null,
+  window: number | null,
+  capacity: number | null,
+): TreeCommand => new CreateUnder(parent, kind, mask, prompt, window, capacity);
+export const submit = (
+  target: number,
+  script: Script,
+  via: number | null,
+  level: Level | null,
+  count = 1,
+): TreeCommand => new Submit(target, script, via, level, count);
 export const answer = (index: number): TreeCommand => new AnswerOne(index);
 export const send = (child: number, script: Script): TreeCommand => new Send(child, script);
 export const compress = (child: number, fails: boolean): TreeCommand => new Compress(child, fails);
 export const inspect = (child: number): TreeCommand => new Inspect(child);
 export const list = (): TreeCommand => new List();
-export const destroy = (child: number, residual: Residual | null, channels: Disposition | null): TreeCommand => new Dispose('destroy', child, residual, channels);
-export const reclaim = (child: number, residual: Residual | null, channels: Disposition | null): TreeCommand => new Dispose('reclaim', child, residual, channels);
-export const doorDestroy = (child: number, residual: Residual | null, channels: Disposition | null): TreeCommand => new DoorDestroy(child, residual, channels);
+export const destroy = (child: number, residual: Residual | null, channels: Disposition | null): TreeCommand =>
+  new Dispose('destroy', child, residual, channels);
+export const reclaim = (child: number, residual: Residual | null, channels: Disposition | null): TreeCommand =>
+  new Dispose('reclaim', child, residual, channels);
+export const doorDestroy = (child: number, residual: Residual | null, channels: Disposition | null): TreeCommand =>
+  new DoorDestroy(child, residual, channels);
 export const stopAgent = (child: number): TreeCommand => new StopAgent(child);
 export const stopRoot = (): TreeCommand => new StopRoot();
 export const fill = (child: number): TreeCommand => new Fill(child);

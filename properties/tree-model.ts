@@ -149,9 +149,15 @@ export function scriptAnswers(script: Script, task: string): Answer[] {
     case 'plain':
       return [{ kind: 'text', text: `ok ${task}` }];
     case 'notify':
-      return [{ kind: 'tool', name: 'notify_parent', args: JSON.stringify({ text: `news from ${task}` }) }, { kind: 'text', text: `notified by ${task}` }];
+      return [
+        { kind: 'tool', name: 'notify_parent', args: JSON.stringify({ text: `news from ${task}` }) },
+        { kind: 'text', text: `notified by ${task}` },
+      ];
     case 'note':
-      return [{ kind: 'tool', name: 'inputch_note', args: JSON.stringify({ text: `note of ${task}` }) }, { kind: 'text', text: `noted by ${task}` }];
+      return [
+        { kind: 'tool', name: 'inputch_note', args: JSON.stringify({ text: `note of ${task}` }) },
+        { kind: 'text', text: `noted by ${task}` },
+      ];
     case 'fail':
       return [{ kind: 'fail', error: `scripted failure of ${task}` }];
     case 'big':
@@ -223,18 +229,34 @@ export class TreeModel {
     const p = this.agent(parent);
     const window = spec.window ?? WINDOW_DEFAULT;
     const home = spec.inputChs[0] ?? `sub/${spec.id}`;
-    const child = this.addAgent(spec.id, spec.kind as Kind, parent, window, home, spec.capacity ?? p.sched.config.maxQueue);
+    const child = this.addAgent(
+      spec.id,
+      spec.kind as Kind,
+      parent,
+      window,
+      home,
+      spec.capacity ?? p.sched.config.maxQueue,
+    );
     p.children.push(child.id);
     this.registry.set(`child/${child.id}`, parent);
     for (const name of spec.inputChs) this.registry.set(name, child.id);
     if (spec.taskPrompt !== null) {
       const { text, script } = spec.taskPrompt;
-      this.kernelTask(child, { cls: 'queued', level: null, source: `parent/${parent}`, channel: home, text }, (id) => scriptAnswers(script, id));
+      this.kernelTask(child, { cls: 'queued', level: null, source: `parent/${parent}`, channel: home, text }, (id) =>
+        scriptAnswers(script, id),
+      );
     }
     return true;
   }
 
-  private addAgent(id: string, kind: 'root' | Kind, parent: string | null, window: number, home: string, maxQueue: number): ModelAgent {
+  private addAgent(
+    id: string,
+    kind: 'root' | Kind,
+    parent: string | null,
+    window: number,
+    home: string,
+    maxQueue: number,
+  ): ModelAgent {
     const agent: ModelAgent = {
       id,
       kind,
@@ -280,7 +302,8 @@ export class TreeModel {
         movedTasks.push(task);
         this.tasks.delete(taskId);
         this.owner.delete(taskId);
-      } else if (residual === 'drop' && external) this.end(taskId, { kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' });
+      } else if (residual === 'drop' && external)
+        this.end(taskId, { kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' });
       else this.end(taskId, { kind: 'skipped', reason: 'agent_stopped', reply: '' });
     }
     agent.terminalsTaken = s.terminals.length;
@@ -292,7 +315,8 @@ export class TreeModel {
       this.admit(parent, copy, { kernel: false });
     }
     if (agent.kind === 'root') return;
-    const disposition = cause.by === 'stop' ? KIND_DEFAULTS[agent.kind].channels : (cause.channels ?? KIND_DEFAULTS[agent.kind].channels);
+    const disposition =
+      cause.by === 'stop' ? KIND_DEFAULTS[agent.kind].channels : (cause.channels ?? KIND_DEFAULTS[agent.kind].channels);
     for (const [name, owner] of this.registry) {
       if (owner !== id) continue;
       if (disposition === 'release') this.registry.set(name, '');
@@ -314,7 +338,16 @@ export class TreeModel {
    * to, refused on a stopped agent, clamped to L3 unless its source is a built-in plugin on the root.
    * Returns the agent that took it.
    */
-  submit(input: { id: string; to: string; cls: 'queued' | 'interrupt'; level: Level; source: string; channel: string; text: string; answers: Answer[] }): string {
+  submit(input: {
+    id: string;
+    to: string;
+    cls: 'queued' | 'interrupt';
+    level: Level;
+    source: string;
+    channel: string;
+    text: string;
+    answers: Answer[];
+  }): string {
     const addressed = this.agent(input.to);
     const owner = this.registry.get(input.channel) ?? '';
     let target = addressed;
@@ -351,7 +384,14 @@ export class TreeModel {
   /** A task the tree creates on `agent` (`<agent>:<n>`); null when the agent has stopped. */
   kernelTask(
     agent: ModelAgent,
-    spec: { cls: 'queued' | 'interrupt'; level: Level | null; source: string; channel: string; text: string; compress?: boolean },
+    spec: {
+      cls: 'queued' | 'interrupt';
+      level: Level | null;
+      source: string;
+      channel: string;
+      text: string;
+      compress?: boolean;
+    },
     answers: (id: string) => Answer[],
   ): string | null {
     if (agent.state === 'stopped') return null;
@@ -385,9 +425,14 @@ export class TreeModel {
    */
   send(child: ModelAgent, text: string, script: Script): string | null {
     const running = child.sched.running === null ? null : this.task(child.sched.running.id);
-    const id = this.kernelTask(child, { cls: 'interrupt', level: 4, source: `parent/${child.parent ?? ''}`, channel: child.home, text }, (taskId) => scriptAnswers(script, taskId));
+    const id = this.kernelTask(
+      child,
+      { cls: 'interrupt', level: 4, source: `parent/${child.parent ?? ''}`, channel: child.home, text },
+      (taskId) => scriptAnswers(script, taskId),
+    );
     const preempted = id !== null && child.sched.armed?.id === id && child.sched.running?.id === running?.id;
-    if (this.parentMessage === 'discard' && preempted && running !== null && !running.compress) running.discarded = true;
+    if (this.parentMessage === 'discard' && preempted && running !== null && !running.compress)
+      running.discarded = true;
     return id;
   }
 
@@ -395,7 +440,14 @@ export class TreeModel {
   compress(child: ModelAgent, summary: string | null): string | null {
     return this.kernelTask(
       child,
-      { cls: 'interrupt', level: 4, source: `parent/${child.parent ?? ''}`, channel: COMPRESS_CHANNEL, text: COMPRESS_TEXT, compress: true },
+      {
+        cls: 'interrupt',
+        level: 4,
+        source: `parent/${child.parent ?? ''}`,
+        channel: COMPRESS_CHANNEL,
+        text: COMPRESS_TEXT,
+        compress: true,
+      },
       () => [summary === null ? { kind: 'fail', error: 'summary failed' } : { kind: 'text', text: summary }],
     );
   }
@@ -406,7 +458,10 @@ export class TreeModel {
     this.owner.set(task.id, agent.id);
     const s = agent.sched;
     s.nowMs = this.nowMs;
-    const outcome = task.level === null ? s.submitQueued(task.id, { kernel: options.kernel }) : s.submitInterrupt(task.id, task.level);
+    const outcome =
+      task.level === null
+        ? s.submitQueued(task.id, { kernel: options.kernel })
+        : s.submitInterrupt(task.id, task.level);
     if (outcome.kind === 'admitted' && outcome.armed && s.running !== null) this.task(s.running.id).waiting = false;
     this.takeTerminals(agent);
   }
@@ -422,7 +477,7 @@ export class TreeModel {
 
   /** Every agent advances until it waits for a model answer; a child's raise wakes its parent. */
   settle(): void {
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const agent of this.agents.values()) if (this.advance(agent)) changed = true;
     }
@@ -503,7 +558,10 @@ export class TreeModel {
    * The harness answers the open model call of `agent`'s running task with its next scripted answer.
    * `tool` runs a tool the task asked for and returns its result (the control plane, for the root).
    */
-  answer(agent: ModelAgent, runTool: (task: string, name: string, args: string) => { ok: boolean } | null): { task: string; answer: Answer } {
+  answer(
+    agent: ModelAgent,
+    runTool: (task: string, name: string, args: string) => { ok: boolean } | null,
+  ): { task: string; answer: Answer } {
     const task = this.waitingTask(agent);
     if (task === null) throw new Error(`model: ${agent.id} has no open model call`);
     const answer = task.answers[Math.min(task.calls, task.answers.length - 1)] as Answer;
@@ -534,7 +592,12 @@ export class TreeModel {
     return { task: task.id, answer };
   }
 
-  private runTool(agent: ModelAgent, task: ModelTask, call: { name: string; args: string }, runTool: (task: string, name: string, args: string) => { ok: boolean } | null): void {
+  private runTool(
+    agent: ModelAgent,
+    task: ModelTask,
+    call: { name: string; args: string },
+    runTool: (task: string, name: string, args: string) => { ok: boolean } | null,
+  ): void {
     const child = agent.kind !== 'root';
     if (call.name === 'notify_parent' && child) {
       const text = (JSON.parse(call.args) as { text: string }).text;
@@ -552,7 +615,8 @@ export class TreeModel {
     const plan = compressPlan(agent);
     const kept = agent.context.splice(plan.older);
     agent.context.length = 0;
-    if (summary !== null && plan.older > 0) agent.context.push({ kind: 'summary', task: task.id, source: 'kernel', input: '', response: summary });
+    if (summary !== null && plan.older > 0)
+      agent.context.push({ kind: 'summary', task: task.id, source: 'kernel', input: '', response: summary });
     agent.context.push(...kept);
     if (summary === null) agent.droppedByCompress += plan.older;
     agent.table.length = 0;
@@ -580,7 +644,13 @@ export class TreeModel {
     }
     if (!task.compress && (terminal.kind === 'done' || terminal.kind === 'failed')) {
       const kind = task.cls === 'interrupt' ? 'interrupt' : terminal.kind === 'failed' ? 'failed' : 'turn';
-      agent.context.push({ kind, task: task.id, source: task.source, input: task.text, response: terminal.reply ?? '' });
+      agent.context.push({
+        kind,
+        task: task.id,
+        source: task.source,
+        input: task.text,
+        response: terminal.reply ?? '',
+      });
     }
     agent.sched.nowMs = this.nowMs;
     agent.sched.finishRunning(terminal);
@@ -592,7 +662,12 @@ export class TreeModel {
   private takeTerminals(agent: ModelAgent): void {
     const list = agent.sched.terminals;
     for (; agent.terminalsTaken < list.length; agent.terminalsTaken += 1) {
-      const t = list[agent.terminalsTaken] as { task: string; kind: TerminalKind; reason: TerminalReason | null; reply: string | null };
+      const t = list[agent.terminalsTaken] as {
+        task: string;
+        kind: TerminalKind;
+        reason: TerminalReason | null;
+        reply: string | null;
+      };
       this.record(t.task, { kind: t.kind, reason: t.reason, reply: t.reply ?? '' });
     }
   }
@@ -615,7 +690,13 @@ export class TreeModel {
 function pendingCount(agent: ModelAgent): number {
   const s = agent.sched;
   const levels = [1, 2, 3, 4] as const;
-  return (s.running === null ? 0 : 1) + (s.immediate === null ? 0 : 1) + levels.reduce((n, l) => n + s.levelQueues[l].length, 0) + s.queue.length + s.stack.length;
+  return (
+    (s.running === null ? 0 : 1) +
+    (s.immediate === null ? 0 : 1) +
+    levels.reduce((n, l) => n + s.levelQueues[l].length, 0) +
+    s.queue.length +
+    s.stack.length
+  );
 }
 
 /** docs/spec.md §10.5: keep the newest events within 0.5 × window (never more than 20); the rest are older. */

@@ -26,17 +26,22 @@ describe('agent tree against a naive model of docs/spec.md §10 (S4–S20, C1–
     const startedMs = performance.now();
     fc.assert(
       // Every run starts with a few creations, so that the commands after them find children to act on.
-      fc.property(configArb, fc.array(createArb, { minLength: 1, maxLength: 3 }), treeCommandsArb(COMMANDS_MAX), (config, first, cmds) => {
-        const make = setup(config);
-        let systems: ReturnType<typeof make> | null = null;
-        fc.modelRun(() => {
-          systems = make();
-          return systems;
-        }, [...first, ...cmds]);
-        if (systems === null) throw new Error('modelRun made no systems');
-        const { model, real } = systems as ReturnType<typeof make>;
-        finishRun(model, real);
-      }),
+      fc.property(
+        configArb,
+        fc.array(createArb, { minLength: 1, maxLength: 3 }),
+        treeCommandsArb(COMMANDS_MAX),
+        (config, first, cmds) => {
+          const make = setup(config);
+          let systems: ReturnType<typeof make> | null = null;
+          fc.modelRun(() => {
+            systems = make();
+            return systems;
+          }, [...first, ...cmds]);
+          if (systems === null) throw new Error('modelRun made no systems');
+          const { model, real } = systems as ReturnType<typeof make>;
+          finishRun(model, real);
+        },
+      ),
       { numRuns: RUNS, verbose: 1 },
     );
     runsPerSecond = RUNS / ((performance.now() - startedMs) / 1000);
@@ -44,14 +49,19 @@ describe('agent tree against a naive model of docs/spec.md §10 (S4–S20, C1–
   });
 
   afterAll(() => {
-    if (process.env.TREE_PROPERTY_REACHED === '1') console.log(JSON.stringify({ runsPerSecond: Math.round(runsPerSecond), ...reached }));
+    if (process.env.TREE_PROPERTY_REACHED === '1')
+      console.log(JSON.stringify({ runsPerSecond: Math.round(runsPerSecond), ...reached }));
     // The generators must reach every action, both kinds, both residual policies and every channel
     // disposition, or agreement proves little. Checked only when the property ran to the end.
     // Floors are about a fifth of what 300 runs reach on average, so a random seed does not make this flaky.
     if (!completed) return;
     const floors: [string, number, number][] = [
       ...Object.entries({ list: 5, create: 100, send: 20, inspect: 8, compress: 20, reclaim: 8, destroy: 20 }).map(
-        ([action, floor]): [string, number, number] => [`control action ${action}`, reached.actions[action] ?? 0, floor],
+        ([action, floor]): [string, number, number] => [
+          `control action ${action}`,
+          reached.actions[action] ?? 0,
+          floor,
+        ],
       ),
       ['children of kind resident', reached.kinds.resident ?? 0, 70],
       ['children of kind rt', reached.kinds.rt ?? 0, 30],

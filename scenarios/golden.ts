@@ -9,14 +9,23 @@
  * the hash describes what the code does, the expectations what it should do.
  */
 import { writeFileSync } from 'node:fs';
-import { describeFailures, GOLDEN_PATH, listScenarioFiles, readGolden, runScenarioFile, type Golden } from './harness.ts';
+import {
+  describeFailures,
+  GOLDEN_PATH,
+  listScenarioFiles,
+  readGolden,
+  runScenarioFile,
+  type Golden,
+} from './harness.ts';
 
 const UPDATE_FLAG = '--update-golden';
 
 async function main(argv: readonly string[]): Promise<number> {
   const unknown = argv.filter((a) => a !== UPDATE_FLAG);
   if (unknown.length > 0) {
-    process.stderr.write(`unknown argument(s): ${unknown.join(' ')}\nusage: tsx scenarios/golden.ts [${UPDATE_FLAG}]\n`);
+    process.stderr.write(
+      `unknown argument(s): ${unknown.join(' ')}\nusage: tsx scenarios/golden.ts [${UPDATE_FLAG}]\n`,
+    );
     return 2;
   }
   const update = argv.includes(UPDATE_FLAG);

@@ -50,7 +50,9 @@ export function loadScenario(file: ScenarioFile): Scenario {
 /** Runs a scenario with its own seed; a scenario the simulator cannot run is an error. */
 export async function runScenarioFile(file: ScenarioFile): Promise<Report> {
   const scenario = loadScenario(file);
-  const outcome = await runScenario(scenario, { command: `npx homeagent sim run scenarios/${file.name}.json --seed ${scenario.seed}` });
+  const outcome = await runScenario(scenario, {
+    command: `npx homeagent sim run scenarios/${file.name}.json --seed ${scenario.seed}`,
+  });
   if (outcome.kind === 'unusable') {
     const problems = outcome.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
     throw new Error(`${file.path} cannot be run:\n${problems}`);
@@ -93,10 +95,15 @@ export function readGolden(): Golden {
 export function describeFailures(report: Report): string {
   const lines: string[] = [];
   for (const x of report.expectations) {
-    if (!x.ok) lines.push(`expectation ${x.name} at ${x.path}: expected ${JSON.stringify(x.expected)}, got ${JSON.stringify(x.actual)}`);
+    if (!x.ok)
+      lines.push(
+        `expectation ${x.name} at ${x.path}: expected ${JSON.stringify(x.expected)}, got ${JSON.stringify(x.actual)}`,
+      );
   }
   for (const v of report.violations) {
-    lines.push(`violation ${v.invariant} t=${v.t}ms ${v.agent}${v.task === undefined ? '' : ` ${v.task}`}: ${v.message}`);
+    lines.push(
+      `violation ${v.invariant} t=${v.t}ms ${v.agent}${v.task === undefined ? '' : ` ${v.task}`}: ${v.message}`,
+    );
     for (const c of v.context) lines.push(`    ${c}`);
   }
   lines.push(`reproduce: ${report.command}`);

@@ -32,11 +32,15 @@ describe('scenarios/regressions', () => {
       if (!loaded.ok) throw new Error(`${file} is not a valid scenario: ${JSON.stringify(loaded.problems)}`);
       expect(`${loaded.scenario.name}.json`, 'a regression file is named after its scenario').toBe(file);
       const flags = regressionFlags(loaded.scenario.description);
-      const outcome = await runScenario(loaded.scenario, { ...flags, command: `npx homeagent sim run scenarios/regressions/${file}` });
+      const outcome = await runScenario(loaded.scenario, {
+        ...flags,
+        command: `npx homeagent sim run scenarios/regressions/${file}`,
+      });
       if (outcome.kind !== 'report') throw new Error(`${file} cannot be run: ${JSON.stringify(outcome.problems)}`);
       expect(outcome.report.ok, `${file} is not ok:\n${describeFailures(outcome.report)}`).toBe(true);
       // A counterexample of the generated-scenario property must pass the property's checks too.
-      if (loaded.scenario.description?.includes(PROPERTY_ORIGIN) === true) expect(terminalProblems(loaded.scenario, outcome.report)).toEqual([]);
+      if (loaded.scenario.description?.includes(PROPERTY_ORIGIN) === true)
+        expect(terminalProblems(loaded.scenario, outcome.report)).toEqual([]);
     });
   }
 });

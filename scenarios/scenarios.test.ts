@@ -9,7 +9,12 @@ import { describeFailures, listScenarioFiles, loadScenario, readGolden, runScena
 const files = listScenarioFiles();
 const golden = readGolden();
 /** K2 reruns these (E4 and E5 at least: the flagship stress and the deepest nesting). */
-const DETERMINISM_RERUN = new Set(['e4-priority-stress', 'e5-nested-to-the-bound', 'p11-builtin-stop-button', 'q5-interrupt-overflow']);
+const DETERMINISM_RERUN = new Set([
+  'e4-priority-stress',
+  'e5-nested-to-the-bound',
+  'p11-builtin-stop-button',
+  'q5-interrupt-overflow',
+]);
 const UPDATE_HINT = 'run `npm run golden -- --update-golden` if the change is deliberate';
 
 describe('scenarios', () => {
@@ -17,7 +22,10 @@ describe('scenarios', () => {
     const names = files.map((f) => f.name);
     const missing = names.filter((n) => !Object.hasOwn(golden, n));
     const stale = Object.keys(golden).filter((n) => !names.includes(n));
-    expect({ missing, stale }, `golden.json is out of step with scenarios/; ${UPDATE_HINT}`).toEqual({ missing: [], stale: [] });
+    expect({ missing, stale }, `golden.json is out of step with scenarios/; ${UPDATE_HINT}`).toEqual({
+      missing: [],
+      stale: [],
+    });
   });
 
   for (const file of files) {
@@ -27,10 +35,14 @@ describe('scenarios', () => {
     it(title, async () => {
       const report = await runScenarioFile(file);
       expect(report.ok, `${file.name} is not ok:\n${describeFailures(report)}`).toBe(true);
-      expect(report.traceHash, `${file.name}: the trace hash differs from golden.json; ${UPDATE_HINT}`).toBe(golden[file.name]);
+      expect(report.traceHash, `${file.name}: the trace hash differs from golden.json; ${UPDATE_HINT}`).toBe(
+        golden[file.name],
+      );
       if (rerun) {
         const again = await runScenarioFile(file);
-        expect(again.traceHash, `K2 ${file.name}: a second run with seed ${report.seed} gave another trace hash`).toBe(report.traceHash);
+        expect(again.traceHash, `K2 ${file.name}: a second run with seed ${report.seed} gave another trace hash`).toBe(
+          report.traceHash,
+        );
       }
     });
   }

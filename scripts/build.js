@@ -39,7 +39,10 @@ function compile() {
     process.stderr.write('homeagent: typescript is not installed (npm ci installs it)\n');
     return 1;
   }
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   return result.status ?? 1;
 }
 
@@ -52,7 +55,9 @@ function copyClientScripts() {
     }
     return 0;
   } catch (err) {
-    process.stderr.write(`homeagent: cannot copy the browser programs into dist/: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(
+      `homeagent: cannot copy the browser programs into dist/: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
     return 1;
   }
 }

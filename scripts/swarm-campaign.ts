@@ -94,7 +94,8 @@ function failed(v: RunVerdict): boolean {
 
 function summarize(part: string, runs: number, wallMs: number, failures: PartSummary['failures']): PartSummary {
   const byInvariant: Record<string, number> = {};
-  for (const f of failures) for (const v of f.violations) byInvariant[v.invariant] = (byInvariant[v.invariant] ?? 0) + 1;
+  for (const f of failures)
+    for (const v of f.violations) byInvariant[v.invariant] = (byInvariant[v.invariant] ?? 0) + 1;
   return {
     part,
     runs,
@@ -117,7 +118,18 @@ interface SweepFailure {
 
 async function e4Part(opts: Options): Promise<PartSummary> {
   const started = performance.now();
-  const args = ['bin/homeagent.js', 'sim', 'sweep', E4, '--seeds', `1..${opts.seeds}`, '--swarm', '--workers', String(opts.workers), '--json'];
+  const args = [
+    'bin/homeagent.js',
+    'sim',
+    'sweep',
+    E4,
+    '--seeds',
+    `1..${opts.seeds}`,
+    '--swarm',
+    '--workers',
+    String(opts.workers),
+    '--json',
+  ];
   const { stdout, code } = await capture(process.execPath, args);
   if (code !== 0 && code !== 1) throw new Error(`sim sweep exited ${String(code)}`);
   const summary = JSON.parse(stdout) as { runs: number; failures: SweepFailure[] };
@@ -136,10 +148,17 @@ async function e4Part(opts: Options): Promise<PartSummary> {
 
 /** The generated scenario of index i (1-based), its seed set to i. */
 function generatedScenarios(count: number): ScenarioJson[] {
-  return fc.sample(scenarioJsonArb, { seed: GENERATED_SEED, numRuns: count }).map((json, k) => ({ ...json, seed: k + 1 }));
+  return fc
+    .sample(scenarioJsonArb, { seed: GENERATED_SEED, numRuns: count })
+    .map((json, k) => ({ ...json, seed: k + 1 }));
 }
 
-async function generatedShard(seeds: number, index: number, count: number, out: string): Promise<{ runs: number; failures: PartSummary['failures'] }> {
+async function generatedShard(
+  seeds: number,
+  index: number,
+  count: number,
+  out: string,
+): Promise<{ runs: number; failures: PartSummary['failures'] }> {
   const all = generatedScenarios(seeds);
   const failures = [];
   let runs = 0;
@@ -164,14 +183,29 @@ async function generatedPart(opts: Options): Promise<PartSummary> {
   }
   const shards = await Promise.all(
     Array.from({ length: opts.workers }, async (_, k) => {
-      const args = ['--import', 'tsx', 'scripts/swarm-campaign.ts', '--seeds', String(opts.seeds), '--out', opts.out, '--shard', `${k + 1}/${opts.workers}`];
+      const args = [
+        '--import',
+        'tsx',
+        'scripts/swarm-campaign.ts',
+        '--seeds',
+        String(opts.seeds),
+        '--out',
+        opts.out,
+        '--shard',
+        `${k + 1}/${opts.workers}`,
+      ];
       const { stdout, code } = await capture(process.execPath, args);
       if (code !== 0) throw new Error(`generated shard ${k + 1}/${opts.workers} exited ${String(code)}`);
       return JSON.parse(stdout) as { runs: number; failures: PartSummary['failures'] };
     }),
   );
   const failures = shards.flatMap((s) => s.failures).sort((a, b) => a.seed - b.seed);
-  return summarize('generated', shards.reduce((n, s) => n + s.runs, 0), performance.now() - started, failures);
+  return summarize(
+    'generated',
+    shards.reduce((n, s) => n + s.runs, 0),
+    performance.now() - started,
+    failures,
+  );
 }
 
 // ---------------------------------------------------------------- the command
@@ -201,11 +235,18 @@ function parseOptions(argv: readonly string[]): Options {
     return n;
   };
   const part = value('--part') ?? 'both';
-  if (part !== 'e4' && part !== 'generated' && part !== 'both') throw new Error(`--part must be e4, generated or both, got ${part}`);
+  if (part !== 'e4' && part !== 'generated' && part !== 'both')
+    throw new Error(`--part must be e4, generated or both, got ${part}`);
   const shardText = value('--shard');
   const m = shardText === undefined ? null : /^([0-9]+)\/([0-9]+)$/.exec(shardText);
   const shard = m === null ? null : { index: Number(m[1]), count: Number(m[2]) };
-  return { seeds: int('--seeds', 10_000), workers: int('--workers', 1), part, out: value('--out') ?? 'reports/swarm-campaign', shard };
+  return {
+    seeds: int('--seeds', 10_000),
+    workers: int('--workers', 1),
+    part,
+    out: value('--out') ?? 'reports/swarm-campaign',
+    shard,
+  };
 }
 
 function formatPart(s: PartSummary): string {
@@ -235,7 +276,10 @@ async function main(): Promise<number> {
   if (opts.part !== 'generated') parts.push(await e4Part(opts));
   if (opts.part !== 'e4') parts.push(await generatedPart(opts));
   mkdirSync(opts.out, { recursive: true });
-  writeFileSync(join(opts.out, 'summary.json'), `${JSON.stringify({ seeds: opts.seeds, workers: opts.workers, parts }, null, 2)}\n`);
+  writeFileSync(
+    join(opts.out, 'summary.json'),
+    `${JSON.stringify({ seeds: opts.seeds, workers: opts.workers, parts }, null, 2)}\n`,
+  );
   process.stdout.write(`${parts.map(formatPart).join('\n')}\nsummary: ${join(opts.out, 'summary.json')}\n`);
   return parts.every((p) => p.failedRuns === 0) ? 0 : 1;
 }

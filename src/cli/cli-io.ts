@@ -47,7 +47,9 @@ export function formatProblems(what: string, problems: readonly Problem[]): stri
  */
 export function writeStdout(text: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    process.stdout.write(text, (err) => (err === null || err === undefined || isClosedOutput(err) ? resolve() : reject(err)));
+    process.stdout.write(text, (err) =>
+      err === null || err === undefined || isClosedOutput(err) ? resolve() : reject(err),
+    );
   });
 }
 
@@ -111,7 +113,9 @@ export async function runCli(program: Command, argv: readonly string[]): Promise
       // Stopping workers on a signal fails the sweep that ran on them; the signal's exit follows.
       if (isStopping()) await new Promise(() => undefined);
       removeRunTempDirsOfThisProcess();
-      process.stderr.write(`homeagent: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `homeagent: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       process.exit(EXIT_FAILED);
     }
     if (err.exitCode === 0) process.exit(0); // --help, --version

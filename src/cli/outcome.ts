@@ -30,7 +30,11 @@ export function firstFailure(scenario: Scenario, report: Report): string | null 
   const violation = unexpectedViolations(scenario, report.violations)[0];
   const expectation = report.expectations.find((x) => !x.ok);
   const line =
-    violation !== undefined ? violationLine(violation) : expectation !== undefined ? expectationLine(expectation) : 'report not ok';
+    violation !== undefined
+      ? violationLine(violation)
+      : expectation !== undefined
+        ? expectationLine(expectation)
+        : 'report not ok';
   return oneLine(line);
 }
 

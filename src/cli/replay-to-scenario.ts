@@ -14,7 +14,13 @@ import { parseScenario, type Problem } from '../sim/scenario/index.ts';
 const FLAG = '--to-scenario';
 
 export type WrittenScenario =
-  | { readonly ok: true; readonly path: string; readonly inputs: number; readonly modelReplies: number; readonly toolResults: number }
+  | {
+      readonly ok: true;
+      readonly path: string;
+      readonly inputs: number;
+      readonly modelReplies: number;
+      readonly toolResults: number;
+    }
   | { readonly ok: false; readonly path: string; readonly problems: readonly Problem[] };
 
 /** The target must be a writable file that is not the journal. */
@@ -30,25 +36,39 @@ export function scenarioTargetProblem(target: string, journal: string): Problem 
   try {
     accessSync(stat === undefined ? dirname(resolve(target)) : target, constants.W_OK);
   } catch {
-    return problem(`cannot write ${target}: ${stat === undefined ? 'its folder does not exist or is not writable' : 'it is not writable'}`);
+    return problem(
+      `cannot write ${target}: ${stat === undefined ? 'its folder does not exist or is not writable' : 'it is not writable'}`,
+    );
   }
   return null;
 }
 
-export function writeScenario(outcome: Extract<ToScenarioOutcome, { kind: 'scenario' }>, path: string): WrittenScenario {
+export function writeScenario(
+  outcome: Extract<ToScenarioOutcome, { kind: 'scenario' }>,
+  path: string,
+): WrittenScenario {
   const parsed = parseScenario(outcome.scenario);
   if (!parsed.ok) return { ok: false, path, problems: parsed.problems };
   try {
     writeFileSync(path, `${JSON.stringify(outcome.scenario, null, 2)}\n`);
   } catch (err) {
-    return { ok: false, path, problems: [{ path: FLAG, message: `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}` }] };
+    return {
+      ok: false,
+      path,
+      problems: [{ path: FLAG, message: `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}` }],
+    };
   }
   return { ok: true, path, ...outcome.summary };
 }
 
 export function scenarioLines(w: WrittenScenario): string[] {
   if (w.ok) {
-    return [`scenario: wrote ${w.path} (${w.inputs} inputs, ${w.modelReplies} model calls and ${w.toolResults} tool calls scripted); run it with npx homeagent sim run ${w.path}`];
+    return [
+      `scenario: wrote ${w.path} (${w.inputs} inputs, ${w.modelReplies} model calls and ${w.toolResults} tool calls scripted); run it with npx homeagent sim run ${w.path}`,
+    ];
   }
-  return [`scenario: NOT written to ${w.path}; the converted run is not a valid scenario:`, ...w.problems.map((p) => `  ${p.path === '' ? '(root)' : p.path}: ${p.message}`)];
+  return [
+    `scenario: NOT written to ${w.path}; the converted run is not a valid scenario:`,
+    ...w.problems.map((p) => `  ${p.path === '' ? '(root)' : p.path}: ${p.message}`),
+  ];
 }

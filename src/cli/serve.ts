@@ -66,7 +66,13 @@ export async function serve(flags: ServeFlags): Promise<ExitCode> {
       stdout: process.stdout,
       env: process.env,
       // A failure while starting (a channel registration, say) has no server to stop yet: the start fails.
-      onFatal: () => setImmediate(() => void (running === null ? process.exit(EXIT_FAILED) : stopAndExit(running, 'the kernel failed', EXIT_FAILED))),
+      onFatal: () =>
+        setImmediate(
+          () =>
+            void (running === null
+              ? process.exit(EXIT_FAILED)
+              : stopAndExit(running, 'the kernel failed', EXIT_FAILED)),
+        ),
     });
   } catch (err) {
     if (!(err instanceof StartError)) throw err;

@@ -11,7 +11,16 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { Problem } from '../sim/scenario/index.ts';
-import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, formatProblems, unusableDocument, writeJson, writeStdout, type ExitCode } from './cli-io.ts';
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_UNUSABLE,
+  formatProblems,
+  unusableDocument,
+  writeJson,
+  writeStdout,
+  type ExitCode,
+} from './cli-io.ts';
 import { mergeSummaries, type SweepSummary } from './sweep-summary.ts';
 import { parseSweepSummary } from './sweep-summary-schema.ts';
 import { formatSweepSummary } from './sweep-summary-text.ts';
@@ -23,7 +32,9 @@ export interface SimMergeFlags {
 export function registerSimMerge(sim: Command): void {
   sim
     .command('merge')
-    .description('combine the --json summaries of the shards of one sweep into one (exit 0 no failure, 1 some, 2 unusable input)')
+    .description(
+      'combine the --json summaries of the shards of one sweep into one (exit 0 no failure, 1 some, 2 unusable input)',
+    )
     .argument('<summary.json...>', 'summaries written by `homeagent sim sweep --json`, one per shard')
     .option('--json', 'print the merged summary as one JSON document on stdout, and nothing else')
     .action(async (files: string[], flags: SimMergeFlags) => {

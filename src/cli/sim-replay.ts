@@ -18,7 +18,16 @@ import { journalToScenario } from '../sim/replay/to-scenario.ts';
 import { scenarioLines, scenarioTargetProblem, writeScenario } from './replay-to-scenario.ts';
 import type { Problem } from '../sim/scenario/index.ts';
 import { HOMEAGENT_VERSION } from '../server/version.ts';
-import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, formatProblems, unusableDocument, writeJson, writeStdout, type ExitCode } from './cli-io.ts';
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_UNUSABLE,
+  formatProblems,
+  unusableDocument,
+  writeJson,
+  writeStdout,
+  type ExitCode,
+} from './cli-io.ts';
 import { traceTargetProblem, traceWriteProblem } from './trace-target.ts';
 
 export interface SimReplayFlags {
@@ -30,11 +39,16 @@ export interface SimReplayFlags {
 export function registerSimReplay(sim: Command): void {
   sim
     .command('replay')
-    .description('replay a `serve --journal` file on virtual time and reproduce its trace hash (exit 0 same, 1 differs, 2 unusable)')
+    .description(
+      'replay a `serve --journal` file on virtual time and reproduce its trace hash (exit 0 same, 1 differs, 2 unusable)',
+    )
     .argument('<journal.jsonl>', 'a journal written by `homeagent serve --journal`')
     .option('--json', 'print the result as one JSON document on stdout, and nothing else')
     .option('--trace <file>', 'write the replayed trace (a header line, then one JSON line per event)')
-    .option('--to-scenario <file>', 'also write the run as a scenario file: inputs at their times, model replies and tool results scripted')
+    .option(
+      '--to-scenario <file>',
+      'also write the run as a scenario file: inputs at their times, model replies and tool results scripted',
+    )
     .action(async (file: string, flags: SimReplayFlags) => {
       process.exitCode = await simReplay(file, flags);
     });
@@ -50,7 +64,10 @@ export async function simReplay(file: string, flags: SimReplayFlags): Promise<Ex
   const opts = flags.trace === undefined ? {} : { tracePath: flags.trace };
   let outcome: ReturnType<typeof replayJournal> | ToScenarioOutcome;
   try {
-    outcome = flags.toScenario === undefined ? replayJournal(file, HOMEAGENT_VERSION, opts) : journalToScenario(file, HOMEAGENT_VERSION, opts);
+    outcome =
+      flags.toScenario === undefined
+        ? replayJournal(file, HOMEAGENT_VERSION, opts)
+        : journalToScenario(file, HOMEAGENT_VERSION, opts);
   } catch (err) {
     const writeProblem = flags.trace === undefined ? null : traceWriteProblem(err, flags.trace);
     if (writeProblem === null) throw err;
@@ -58,13 +75,16 @@ export async function simReplay(file: string, flags: SimReplayFlags): Promise<Ex
   }
   if (outcome.kind === 'unusable') return unusable(file, outcome.problems, json);
   const result = outcome.kind === 'replayed' ? outcome.result : outcome.replay;
-  const written = outcome.kind === 'scenario' && flags.toScenario !== undefined ? writeScenario(outcome, flags.toScenario) : null;
+  const written =
+    outcome.kind === 'scenario' && flags.toScenario !== undefined ? writeScenario(outcome, flags.toScenario) : null;
   const code: ExitCode = result.ok && (written === null || written.ok) ? EXIT_OK : EXIT_FAILED;
   if (json) {
     await writeJson({ replayVersion: 1, ...result, ...(written === null ? {} : { toScenario: written }) });
   } else {
     for (const warning of result.warnings) process.stderr.write(`homeagent sim replay: warning: ${warning}\n`);
-    await writeStdout(`${[...summary(file, result), ...(written === null ? [] : scenarioLines(written)), verdictLine(code)].join('\n')}\n`);
+    await writeStdout(
+      `${[...summary(file, result), ...(written === null ? [] : scenarioLines(written)), verdictLine(code)].join('\n')}\n`,
+    );
   }
   return code;
 }
@@ -74,13 +94,19 @@ function tracePathProblem(tracePath: string, journal: string): Problem | null {
   const target = statSync(tracePath, { throwIfNoEntry: false });
   const source = statSync(journal, { throwIfNoEntry: false });
   if (target !== undefined && source !== undefined && target.dev === source.dev && target.ino === source.ino) {
-    return { path: '--trace', message: `${tracePath} is the journal itself; writing the trace there would overwrite the journal` };
+    return {
+      path: '--trace',
+      message: `${tracePath} is the journal itself; writing the trace there would overwrite the journal`,
+    };
   }
   return traceTargetProblem(tracePath, journal);
 }
 
 function summary(file: string, r: ReplayResult): string[] {
-  const lines = [`replayed ${r.inputs} inputs and ${r.memoryCalls} memory calls from ${file}`, `trace ${r.traceHash} (${r.events} events)`];
+  const lines = [
+    `replayed ${r.inputs} inputs and ${r.memoryCalls} memory calls from ${file}`,
+    `trace ${r.traceHash} (${r.events} events)`,
+  ];
   if (r.trailer !== null) {
     lines.push(
       r.matches === true

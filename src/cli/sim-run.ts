@@ -36,7 +36,6 @@ import {
 import { htmlPathProblem, TimelineTrace, timelineLine } from './sim-view.ts';
 import { runScenarioTraced, traceTargetProblem } from './trace-target.ts';
 
-
 /** The flags as commander hands them over (values unvalidated). */
 export interface SimRunFlags {
   readonly seed?: string;
@@ -92,7 +91,10 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
   const base: SimOptions = { seed, shuffleTies, swarm, command: reproduceCommand(file, seed, shuffleTies, swarm) };
   const timeline = flags.html === undefined ? null : new TimelineTrace(flags.html, flags.trace);
   const tracePath = timeline?.tracePath ?? flags.trace;
-  const first = tracePath === undefined ? await runScenario(scenario, base) : await runScenarioTraced(scenario, { ...base, tracePath });
+  const first =
+    tracePath === undefined
+      ? await runScenario(scenario, base)
+      : await runScenarioTraced(scenario, { ...base, tracePath });
   if (first.kind === 'unusable') {
     timeline?.discard();
     return unusable(file, first.problems, json);
@@ -109,7 +111,8 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
   const exitCode: ExitCode = exitCodeOf(report);
 
   if (json) await writeJson(report);
-  else await writeStdout(`${formatSummary(report)}\n${timelineLink}${verdict(scenario, report, exitCode).join('\n')}\n`);
+  else
+    await writeStdout(`${formatSummary(report)}\n${timelineLink}${verdict(scenario, report, exitCode).join('\n')}\n`);
   return exitCode;
 }
 
@@ -123,7 +126,8 @@ function validate(file: string, flags: SimRunFlags): Validated {
   let seed: number | null = null;
   if (flags.seed !== undefined) {
     seed = parseNonNegativeInt(flags.seed);
-    if (seed === null) problems.push({ path: '--seed', message: `must be a non-negative integer, got ${JSON.stringify(flags.seed)}` });
+    if (seed === null)
+      problems.push({ path: '--seed', message: `must be a non-negative integer, got ${JSON.stringify(flags.seed)}` });
   }
   if (flags.html !== undefined) {
     const problem = htmlPathProblem(flags.html, '--html', [
@@ -164,7 +168,9 @@ function verdict(scenario: Scenario, report: Report, exitCode: ExitCode): string
   }
   const exitEntry = report.expectations.find((x) => x.name === 'exitCode' && x.path === 'expect.exitCode');
   if (exitEntry !== undefined && !exitEntry.ok) {
-    lines.push(`note: expect.exitCode is ${String(exitEntry.expected)} but the run exits ${exitCode} (informative; the exit code is not changed)`);
+    lines.push(
+      `note: expect.exitCode is ${String(exitEntry.expected)} but the run exits ${exitCode} (informative; the exit code is not changed)`,
+    );
   }
   if (exitCode === EXIT_OK) {
     lines.push('result: OK (exit 0)');

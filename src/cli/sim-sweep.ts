@@ -90,17 +90,32 @@ Examples:
 export function registerSimSweep(sim: Command): void {
   sim
     .command('sweep')
-    .description('run a scenario over a range of seeds and list the failing ones (exit 0 none, 1 some, 2 unusable input)')
+    .description(
+      'run a scenario over a range of seeds and list the failing ones (exit 0 none, 1 some, 2 unusable input)',
+    )
     .argument('<scenario.json>', 'scenario file (docs/spec.md §12.2)')
     .requiredOption('--seeds <A..B>', `seeds A..B inclusive, non-negative integers, at most ${SWEEP_SEEDS_MAX}`)
-    .option('--workers <n>', 'threads that run seeds (the main thread and n-1 workers); 0 or "auto" = available parallelism', '1')
+    .option(
+      '--workers <n>',
+      'threads that run seeds (the main thread and n-1 workers); 0 or "auto" = available parallelism',
+      '1',
+    )
     .option('--shard <i/n>', 'run only the seeds whose index in A..B is i-1 modulo n', '1/1')
     .option('--json', 'print one JSON document on stdout, and nothing else')
-    .option('--junit <file>', 'also write the sweep as a JUnit XML report: one testcase per seed, a failure per failing seed')
+    .option(
+      '--junit <file>',
+      'also write the sweep as a JUnit XML report: one testcase per seed, a failure per failing seed',
+    )
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
-    .option('--swarm', "activate a seeded subset of fault sites per seed; the scenario's expect counts stop being verdicts")
+    .option(
+      '--swarm',
+      "activate a seeded subset of fault sites per seed; the scenario's expect counts stop being verdicts",
+    )
     .option('--html-dir <dir>', 'write the timeline of each failing seed there, as <scenario>-seed-<N>.html')
-    .option('--shrink [dir]', `shrink the first failing seed's scenario with fast-check and write it under dir (default ${REGRESSIONS_DIR})`)
+    .option(
+      '--shrink [dir]',
+      `shrink the first failing seed's scenario with fast-check and write it under dir (default ${REGRESSIONS_DIR})`,
+    )
     .addHelpText('after', EXAMPLES)
     .action(async (file: string, flags: SimSweepFlags) => {
       process.exitCode = await simSweep(file, flags);
@@ -165,9 +180,13 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
   const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines(setup, failingSeeds, flags.htmlDir);
   const dir = shrinkDir(flags.shrink);
   const first = failingSeeds[0];
-  const shrunk = dir === null || first === undefined ? null : await shrinkFailingSeed(file, { seed: first, swarm, shuffleTies }, dir);
+  const shrunk =
+    dir === null || first === undefined
+      ? null
+      : await shrinkFailingSeed(file, { seed: first, swarm, shuffleTies }, dir);
   if (json) await writeJson(shrunk === null ? summary : { ...summary, shrunk });
-  else await writeStdout(formatSweepSummary(summary) + timelines + (shrunk === null ? '' : shrinkLines(shrunk)) + junit);
+  else
+    await writeStdout(formatSweepSummary(summary) + timelines + (shrunk === null ? '' : shrinkLines(shrunk)) + junit);
   return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -199,17 +218,26 @@ function plan(file: string, flags: SimSweepFlags): Planned {
   else problems.push(...unsupportedFeatures(loaded.scenario));
   const htmlDir = flags.htmlDir === undefined ? null : htmlDirProblem(flags.htmlDir);
   if (htmlDir !== null) problems.push(htmlDir);
-  const junit = flags.junit === undefined ? null : outputFileProblem(flags.junit, '--junit', 'JUnit report', [{ what: 'scenario file', path: file }]);
+  const junit =
+    flags.junit === undefined
+      ? null
+      : outputFileProblem(flags.junit, '--junit', 'JUnit report', [{ what: 'scenario file', path: file }]);
   if (junit !== null) problems.push(junit);
-  if (!loaded.ok || range === null || workers === null || shard === null || problems.length > 0) return { ok: false, problems };
+  if (!loaded.ok || range === null || workers === null || shard === null || problems.length > 0)
+    return { ok: false, problems };
 
   const seeds: number[] = [];
   for (let seed = range.from + shard.index - 1; seed <= range.to; seed += shard.count) seeds.push(seed);
   const parallelism = availableParallelism();
   const used = Math.max(1, Math.min(workers, parallelism, seeds.length));
   const workersNotice =
-    workers > parallelism ? `homeagent sim sweep: --workers ${workers} capped to ${parallelism}, this machine's available parallelism` : null;
-  return { ok: true, value: { scenario: loaded.scenario, from: range.from, to: range.to, shard, seeds, workers: used, workersNotice } };
+    workers > parallelism
+      ? `homeagent sim sweep: --workers ${workers} capped to ${parallelism}, this machine's available parallelism`
+      : null;
+  return {
+    ok: true,
+    value: { scenario: loaded.scenario, from: range.from, to: range.to, shard, seeds, workers: used, workersNotice },
+  };
 }
 
 function parseSeeds(text: string, problems: Problem[]): { from: number; to: number } | null {
@@ -220,16 +248,23 @@ function parseSeeds(text: string, problems: Problem[]): { from: number; to: numb
   const m = /^([0-9]+)\.\.([0-9]+)$/.exec(text);
   const from = m?.[1] === undefined ? null : parseNonNegativeInt(m[1]);
   const to = m?.[2] === undefined ? null : parseNonNegativeInt(m[2]);
-  if (from === null || to === null) return bad(`must be A..B with non-negative integers A ≤ B, got ${JSON.stringify(text)}`);
+  if (from === null || to === null)
+    return bad(`must be A..B with non-negative integers A ≤ B, got ${JSON.stringify(text)}`);
   if (from > to) return bad(`the range ${text} is empty: A must be ≤ B`);
-  if (to - from + 1 > SWEEP_SEEDS_MAX) return bad(`${to - from + 1} seeds; a sweep runs at most ${SWEEP_SEEDS_MAX} (split it with --shard or smaller ranges)`);
+  if (to - from + 1 > SWEEP_SEEDS_MAX)
+    return bad(
+      `${to - from + 1} seeds; a sweep runs at most ${SWEEP_SEEDS_MAX} (split it with --shard or smaller ranges)`,
+    );
   return { from, to };
 }
 
 function parseWorkers(text: string, problems: Problem[]): number | null {
   const n = text === 'auto' ? 0 : parseNonNegativeInt(text);
   if (n === null || n > SWEEP_WORKERS_MAX) {
-    problems.push({ path: '--workers', message: `must be an integer 0..${SWEEP_WORKERS_MAX} or "auto", got ${JSON.stringify(text)}` });
+    problems.push({
+      path: '--workers',
+      message: `must be an integer 0..${SWEEP_WORKERS_MAX} or "auto", got ${JSON.stringify(text)}`,
+    });
     return null;
   }
   return n === 0 ? availableParallelism() : n;

@@ -72,7 +72,12 @@ export function writeTimeline(traceText: string, htmlPath: string): WrittenTimel
 
 function writePage(rendered: RenderedTimeline, htmlPath: string): WrittenTimeline {
   writeFileSync(htmlPath, rendered.html);
-  return { path: htmlPath, events: rendered.model.events, bytes: Buffer.byteLength(rendered.html), problems: rendered.model.problems };
+  return {
+    path: htmlPath,
+    events: rendered.model.events,
+    bytes: Buffer.byteLength(rendered.html),
+    problems: rendered.model.problems,
+  };
 }
 
 /** `timeline: file:///…/out.html  (2787 events, 243 KiB)`. */

@@ -79,7 +79,8 @@ export async function runSeeds(
       });
       worker.on('error', fail);
       worker.on('exit', (code) => {
-        if (done < seeds.length) fail(new Error(`sweep worker ${i + 1} exited with code ${code} before the sweep ended`));
+        if (done < seeds.length)
+          fail(new Error(`sweep worker ${i + 1} exited with code ${code} before the sweep ended`));
       });
     }
     void (async () => {

@@ -68,8 +68,14 @@ export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResu
   });
   try {
     const command = reproduceCommand(setup.file, seed, setup.shuffleTies, setup.swarm);
-    const outcome = await runScenario(setup.scenario, { seed, shuffleTies: setup.shuffleTies, swarm: setup.swarm, command });
-    if (outcome.kind === 'unusable') return crashed(`unusable: ${outcome.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+    const outcome = await runScenario(setup.scenario, {
+      seed,
+      shuffleTies: setup.shuffleTies,
+      swarm: setup.swarm,
+      command,
+    });
+    if (outcome.kind === 'unusable')
+      return crashed(`unusable: ${outcome.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
     const { report, record } = outcome;
     return {
       seed,

@@ -35,11 +35,20 @@ export async function shrinkFailingSeed(file: string, flags: RunFlags, dir: stri
   if (result === null) return { seed: flags.seed, path: null, failure: null, runs: 1, before, after: null };
   const { name, doc: regression } = regressionDocument(result, flags, { from: file, by: 'sim sweep --shrink' }, dir);
   const path = writeRegression(dir, name, regression);
-  return { seed: flags.seed, path, failure: `${result.signature.name}: ${result.signature.message}`, runs: result.runs, before, after: planSize(result.scenario) };
+  return {
+    seed: flags.seed,
+    path,
+    failure: `${result.signature.name}: ${result.signature.message}`,
+    runs: result.runs,
+    before,
+    after: planSize(result.scenario),
+  };
 }
 
 export function shrinkLines(s: ShrinkOutcome): string {
-  if (s.path === null || s.after === null) return `shrink: seed ${s.seed} did not fail when run again; nothing written\n`;
-  const size = (p: ShrinkOutcome['before']): string => `${p.inputs} inputs, ${p.generated} generated, ${p.events} events`;
+  if (s.path === null || s.after === null)
+    return `shrink: seed ${s.seed} did not fail when run again; nothing written\n`;
+  const size = (p: ShrinkOutcome['before']): string =>
+    `${p.inputs} inputs, ${p.generated} generated, ${p.events} events`;
   return `shrink: seed ${s.seed} (${s.failure ?? ''})\n  from ${size(s.before)} to ${size(s.after)} in ${s.runs} runs\n  wrote ${s.path}\n`;
 }

@@ -19,7 +19,9 @@ const failure = z.object({
 });
 
 export const sweepSummarySchema = z.object({
-  summaryVersion: z.literal(1, { error: 'summaryVersion must be 1: write the summary with `homeagent sim sweep --json` of this version' }),
+  summaryVersion: z.literal(1, {
+    error: 'summaryVersion must be 1: write the summary with `homeagent sim sweep --json` of this version',
+  }),
   scenario: z.string(),
   seeds: z.object({ from: count, to: count }),
   shard: z.object({ index: count.min(1), count: count.min(1) }),
@@ -39,8 +41,13 @@ export const sweepSummarySchema = z.object({
 });
 
 /** Keys the schema checks; zod's output is the value the type describes. */
-export function parseSweepSummary(value: unknown): { ok: true; summary: SweepSummary } | { ok: false; problems: { path: string; message: string }[] } {
+export function parseSweepSummary(
+  value: unknown,
+): { ok: true; summary: SweepSummary } | { ok: false; problems: { path: string; message: string }[] } {
   const parsed = sweepSummarySchema.safeParse(value);
   if (parsed.success) return { ok: true, summary: parsed.data };
-  return { ok: false, problems: parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })) };
+  return {
+    ok: false,
+    problems: parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+  };
 }

@@ -14,12 +14,15 @@ export function formatSweepSummary(s: SweepSummary): string {
   const shard = s.shard.count === 1 ? '' : `, shard ${s.shard.index}/${s.shard.count}`;
   const merged = s.mergedFrom > 1 ? `, merged from ${s.mergedFrom} shards` : '';
   const flags = `${s.shuffleTies ? ', shuffle-ties' : ''}${s.swarm ? ', swarm' : ''}`;
-  lines.push(`sweep ${s.scenario}  seeds ${s.seeds.from}..${s.seeds.to}${shard}${merged}${flags}  workers ${s.workers}`);
+  lines.push(
+    `sweep ${s.scenario}  seeds ${s.seeds.from}..${s.seeds.to}${shard}${merged}${flags}  workers ${s.workers}`,
+  );
   if (s.failures.length > 0) {
     lines.push(`failing seeds (${s.failures.length}):`);
     for (const f of s.failures.slice(0, FAILURES_SHOWN_MAX)) {
       lines.push(`  seed ${f.seed}: ${f.firstFailure ?? 'failed'}`);
-      if (f.swarm !== undefined) lines.push(`    swarm sites: ${f.swarm.length === 0 ? '(none active)' : f.swarm.join(', ')}`);
+      if (f.swarm !== undefined)
+        lines.push(`    swarm sites: ${f.swarm.length === 0 ? '(none active)' : f.swarm.join(', ')}`);
       lines.push(`    ${f.command}`);
     }
     if (s.failures.length > FAILURES_SHOWN_MAX) {
@@ -28,7 +31,9 @@ export function formatSweepSummary(s: SweepSummary): string {
   }
   lines.push(...reachedLines(s));
   const ratio = s.simulatedToWall === null ? 'n/a' : `${s.simulatedToWall.toFixed(1)}×`;
-  lines.push(`runs ${s.runs}, failures ${s.failures.length}, ${s.runsPerSecond.toFixed(1)} runs/s, simulated/wall ${ratio}, wall ${(s.wallMs / 1000).toFixed(2)} s`);
+  lines.push(
+    `runs ${s.runs}, failures ${s.failures.length}, ${s.runsPerSecond.toFixed(1)} runs/s, simulated/wall ${ratio}, wall ${(s.wallMs / 1000).toFixed(2)} s`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -42,7 +47,9 @@ function reachedLines(s: SweepSummary): string[] {
   const lines = [`reached states (runs of ${s.runs}):`];
   for (const state of REACHED_STATES) {
     const n = s.reached[state];
-    lines.push(`  ${state.padEnd(width)}  ${String(n).padStart(String(s.runs).length)}${n === 0 ? '  never reached' : ''}`);
+    lines.push(
+      `  ${state.padEnd(width)}  ${String(n).padStart(String(s.runs).length)}${n === 0 ? '  never reached' : ''}`,
+    );
   }
   const never = REACHED_STATES.filter((state) => s.reached[state] === 0);
   if (never.length > 0) lines.push(`never reached: ${never.join(', ')}`);

@@ -106,7 +106,8 @@ export function buildSummary(id: SweepIdentity, results: readonly SeedResult[], 
   };
 }
 
-export type MergeResult = { readonly ok: true; readonly summary: SweepSummary } | { readonly ok: false; readonly problems: string[] };
+export type MergeResult =
+  { readonly ok: true; readonly summary: SweepSummary } | { readonly ok: false; readonly problems: string[] };
 
 /** Shard summaries of one sweep → the summary of the whole sweep (see the file comment). */
 export function mergeSummaries(parts: readonly SweepSummary[]): MergeResult {
@@ -181,7 +182,10 @@ function compatibilityProblems(first: SweepSummary, parts: readonly SweepSummary
   if (repeated.length > 0) problems.push(`shard ${repeated.join(', ')} given more than once`);
   const missing: string[] = [];
   for (let i = 1; i <= count; i += 1) if (!seen.has(i)) missing.push(`${i}/${count}`);
-  if (missing.length > 0) problems.push(`shard ${missing.join(', ')} missing: merge every shard of the sweep (1/${count} … ${count}/${count})`);
+  if (missing.length > 0)
+    problems.push(
+      `shard ${missing.join(', ')} missing: merge every shard of the sweep (1/${count} … ${count}/${count})`,
+    );
   return problems;
 }
 

@@ -36,20 +36,26 @@ export async function writeFailureTimelines(setup: SweepSetup, seeds: readonly n
     try {
       const options = { seed, shuffleTies: setup.shuffleTies, swarm: setup.swarm, command, tracePath: trace.tracePath };
       const outcome = await runScenario(setup.scenario, options);
-      lines.push(outcome.kind === 'report' ? `  seed ${seed}: ${timelineLink(trace.write())}` : `  seed ${seed}: no timeline (unusable scenario)`);
+      lines.push(
+        outcome.kind === 'report'
+          ? `  seed ${seed}: ${timelineLink(trace.write())}`
+          : `  seed ${seed}: no timeline (unusable scenario)`,
+      );
     } catch (err) {
       // The seed crashed the simulator, as it did in the sweep; its trace file was never completed.
       trace.discard();
       lines.push(`  seed ${seed}: no timeline (the run crashed: ${err instanceof Error ? err.message : String(err)})`);
     }
   }
-  if (seeds.length > TIMELINES_MAX) lines.push(`  … ${seeds.length - TIMELINES_MAX} more failing seeds without a timeline (at most ${TIMELINES_MAX})`);
+  if (seeds.length > TIMELINES_MAX)
+    lines.push(`  … ${seeds.length - TIMELINES_MAX} more failing seeds without a timeline (at most ${TIMELINES_MAX})`);
   return `${lines.join('\n')}\n`;
 }
 
 /** `--html-dir` must be a directory or not exist yet (it is created when a seed fails). */
 export function htmlDirProblem(dir: string): Problem | null {
   const stat = statSync(dir, { throwIfNoEntry: false });
-  if (stat !== undefined && !stat.isDirectory()) return { path: '--html-dir', message: `${dir} exists and is not a directory` };
+  if (stat !== undefined && !stat.isDirectory())
+    return { path: '--html-dir', message: `${dir} exists and is not a directory` };
   return null;
 }

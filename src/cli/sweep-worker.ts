@@ -6,7 +6,13 @@
  * would share the process-wide unhandled-rejection hook.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runSeed, type RunSeedMessage, type SeedResultMessage, type SweepSetup, type WorkerReadyMessage } from './sweep-seed.ts';
+import {
+  runSeed,
+  type RunSeedMessage,
+  type SeedResultMessage,
+  type SweepSetup,
+  type WorkerReadyMessage,
+} from './sweep-seed.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('sweep-worker.ts must run in a worker thread');

@@ -73,7 +73,10 @@ function errorMessage(err: unknown): string {
  * The failure comes out of the run's final flush, before the run has removed its temporary directory,
  * so the directories this process still holds are removed here (no other run is in progress).
  */
-export async function runScenarioTraced(scenario: Scenario, opts: SimOptions & { readonly tracePath: string }): Promise<SimOutcome> {
+export async function runScenarioTraced(
+  scenario: Scenario,
+  opts: SimOptions & { readonly tracePath: string },
+): Promise<SimOutcome> {
   try {
     return await runScenario(scenario, opts);
   } catch (err) {

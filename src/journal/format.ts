@@ -42,10 +42,19 @@ export interface JournalInput {
 
 /** A memory call and its outcome: `result` when it returned, `error` when it threw. */
 export type MemoryCall =
-  | { readonly call: 'recall'; readonly args: { readonly keywords: readonly string[]; readonly depth: number }; readonly result?: Recall }
+  | {
+      readonly call: 'recall';
+      readonly args: { readonly keywords: readonly string[]; readonly depth: number };
+      readonly result?: Recall;
+    }
   | {
       readonly call: 'commit';
-      readonly args: { readonly triples: readonly Triple[]; readonly session: string; readonly turn: number; readonly nowMs: number };
+      readonly args: {
+        readonly triples: readonly Triple[];
+        readonly session: string;
+        readonly turn: number;
+        readonly nowMs: number;
+      };
       readonly result?: { readonly added: number; readonly skipped: number };
     }
   | { readonly call: 'export'; readonly args: { readonly limit: number }; readonly result?: readonly ExportedTriple[] }
@@ -66,7 +75,11 @@ export interface RecordedError {
   readonly message: string;
 }
 
-export type JournalMemory = { readonly type: 'memory'; readonly store: string; readonly error?: RecordedError } & MemoryCall;
+export type JournalMemory = {
+  readonly type: 'memory';
+  readonly store: string;
+  readonly error?: RecordedError;
+} & MemoryCall;
 
 export interface JournalFinish {
   readonly type: 'finish';

@@ -47,7 +47,8 @@ export function* readLines(path: string): Generator<FileLine, void, undefined> {
         // Copied: the buffer is reused by the next read.
         pending.push(Buffer.from(buffer.subarray(start, read)));
         pendingBytes += read - start;
-        if (pendingBytes > LINE_BYTES_MAX) throw new LineTooLongError(`line ${number + 1} is longer than ${LINE_BYTES_MAX} bytes`);
+        if (pendingBytes > LINE_BYTES_MAX)
+          throw new LineTooLongError(`line ${number + 1} is longer than ${LINE_BYTES_MAX} bytes`);
       }
     }
     if (pendingBytes > 0) yield { number: number + 1, text: Buffer.concat(pending).toString('utf8'), complete: false };

@@ -36,19 +36,29 @@ export function openJournal(path: string, version: string): OpenedJournal {
   } catch (err) {
     return { ok: false, problems: [{ path: '', message: `cannot read ${path}: ${errorText(err)}` }] };
   }
-  if (first.done === true) return { ok: false, problems: [{ path: '', message: `${path} is empty; a journal starts with its header line` }] };
+  if (first.done === true)
+    return { ok: false, problems: [{ path: '', message: `${path} is empty; a journal starts with its header line` }] };
   const header = checkHeader(first.value, version);
   if (!header.ok) return { ok: false, problems: [header.problem] };
   return { ok: true, header: header.header, items: bodyItems(lines) };
 }
 
-type HeaderCheck = { readonly ok: true; readonly header: JournalHeader } | { readonly ok: false; readonly problem: Problem };
+type HeaderCheck =
+  { readonly ok: true; readonly header: JournalHeader } | { readonly ok: false; readonly problem: Problem };
 
 function checkHeader(first: FileLine, version: string): HeaderCheck {
   const fail = (path: string, message: string): HeaderCheck => ({ ok: false, problem: { path, message } });
   const value = parseJson(first.text);
-  if (value === undefined || typeof value !== 'object' || value === null || (value as { type?: unknown }).type !== 'journal.header') {
-    return fail('line 1', 'not a homeagent journal: the first line must be its {"type":"journal.header",…} line (serve --journal writes one)');
+  if (
+    value === undefined ||
+    typeof value !== 'object' ||
+    value === null ||
+    (value as { type?: unknown }).type !== 'journal.header'
+  ) {
+    return fail(
+      'line 1',
+      'not a homeagent journal: the first line must be its {"type":"journal.header",…} line (serve --journal writes one)',
+    );
   }
   const record = value as Readonly<Record<string, unknown>>;
   if (record.journalVersion !== JOURNAL_VERSION) {

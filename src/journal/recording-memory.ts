@@ -23,7 +23,9 @@ export class RecordingMemory implements GraphMemory {
   }
 
   commit(triples: readonly Triple[], session: string, turn: number, nowMs: number): CommitResult {
-    return this.recorded({ call: 'commit', args: { triples, session, turn, nowMs } }, () => this.store.commit(triples, session, turn, nowMs));
+    return this.recorded({ call: 'commit', args: { triples, session, turn, nowMs } }, () =>
+      this.store.commit(triples, session, turn, nowMs),
+    );
   }
 
   exportTriples(limit: number): ExportedTriple[] {
@@ -50,7 +52,8 @@ export function recordCall<T>(
   try {
     result = run();
   } catch (err) {
-    const error = err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
+    const error =
+      err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
     record({ type: 'memory', store, ...call, error } as JournalMemory);
     throw err;
   }

@@ -48,7 +48,11 @@ const registerInput = z.strictObject({
   capacity: z.number().optional(),
   output: text.optional(),
   policy: z
-    .strictObject({ noMemory: z.boolean().optional(), cleaner: text.nullable().optional(), contextPolicy: text.nullable().optional() })
+    .strictObject({
+      noMemory: z.boolean().optional(),
+      cleaner: text.nullable().optional(),
+      contextPolicy: text.nullable().optional(),
+    })
     .optional(),
 });
 
@@ -62,14 +66,26 @@ const childSpec = z.strictObject({
   contextWindowTokens: z.number().optional(),
   capacity: z.number().optional(),
 });
-const disposal = z.strictObject({ residual: z.enum(['keep', 'drop']).optional(), channels: z.enum(['release', 'keep', 'handback']).optional() });
+const disposal = z.strictObject({
+  residual: z.enum(['keep', 'drop']).optional(),
+  channels: z.enum(['release', 'keep', 'handback']).optional(),
+});
 
 const kernelInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('submit'), submission }),
   z.strictObject({ type: z.literal('model.chunk'), callId: text, chunk }),
   z.strictObject({ type: z.literal('model.done'), callId: text, usage }),
-  z.strictObject({ type: z.literal('model.failed'), callId: text, failure: z.enum(['error', 'context_full', 'malformed']), error: text }),
-  z.strictObject({ type: z.literal('tool.done'), callId: text, result: z.strictObject({ ok: z.boolean(), output: text }) }),
+  z.strictObject({
+    type: z.literal('model.failed'),
+    callId: text,
+    failure: z.enum(['error', 'context_full', 'malformed']),
+    error: text,
+  }),
+  z.strictObject({
+    type: z.literal('tool.done'),
+    callId: text,
+    result: z.strictObject({ ok: z.boolean(), output: text }),
+  }),
   z.strictObject({ type: z.literal('tool.failed'), callId: text, error: text }),
   z.strictObject({ type: z.literal('timer.fired'), id: text }),
   z.strictObject({ type: z.literal('channel.register'), channel: registerInput }),
@@ -90,7 +106,12 @@ const recordedError = z.strictObject({ name: text, message: text });
 const memoryBase = { type: z.literal('memory'), store: text, error: recordedError.optional() };
 
 const memory = z.discriminatedUnion('call', [
-  z.strictObject({ ...memoryBase, call: z.literal('recall'), args: z.strictObject({ keywords: z.array(text), depth: z.number() }), result: recall.optional() }),
+  z.strictObject({
+    ...memoryBase,
+    call: z.literal('recall'),
+    args: z.strictObject({ keywords: z.array(text), depth: z.number() }),
+    result: recall.optional(),
+  }),
   z.strictObject({
     ...memoryBase,
     call: z.literal('commit'),
@@ -133,7 +154,8 @@ export const headerSchema = z.object({
 
 export type BodyLine = JournalInput | JournalMemory | JournalFinish | JournalTrailer;
 
-export type ParsedLine = { readonly ok: true; readonly line: BodyLine } | { readonly ok: false; readonly error: string };
+export type ParsedLine =
+  { readonly ok: true; readonly line: BodyLine } | { readonly ok: false; readonly error: string };
 
 /** One line after the header; the error names the first bad field by its path. */
 export function parseBodyLine(value: unknown): ParsedLine {
@@ -146,6 +168,9 @@ export function parseBodyLine(value: unknown): ParsedLine {
 export function issueText(issues: readonly z.core.$ZodIssue[]): string {
   const first = issues[0];
   if (first === undefined) return 'invalid';
-  const path = first.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  const path = first.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
   return path === '' ? first.message : `${path}: ${first.message}`;
 }

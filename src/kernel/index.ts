@@ -4,10 +4,34 @@
  */
 // The agent tree behind one door, its configuration and its inputs and commands (docs/spec.md §11).
 export { Kernel, type KernelPorts } from './kernel.ts';
-export { DEFAULT_KERNEL_CONFIG, resolveKernelConfig, type KernelConfig, type KernelConfigInput, type OffloadConfig } from './config.ts';
-export type { Command, Fact, FeedResult, FeedResults, KernelInput, KernelInputType, ModelFailure, Submission, SubmitResult } from './protocol.ts';
+export {
+  DEFAULT_KERNEL_CONFIG,
+  resolveKernelConfig,
+  type KernelConfig,
+  type KernelConfigInput,
+  type OffloadConfig,
+} from './config.ts';
+export type {
+  Command,
+  Fact,
+  FeedResult,
+  FeedResults,
+  KernelInput,
+  KernelInputType,
+  ModelFailure,
+  Submission,
+  SubmitResult,
+} from './protocol.ts';
 export type { InputChannel, RegisterInput } from './channels/registry.ts';
-export type { AgentDump, AgentKind, AgentState, ContextEvent, CurrentStep, KernelDump, RunningView } from './agent/dump-types.ts';
+export type {
+  AgentDump,
+  AgentKind,
+  AgentState,
+  ContextEvent,
+  CurrentStep,
+  KernelDump,
+  RunningView,
+} from './agent/dump-types.ts';
 export { resolveLevel } from './agent/admission.ts';
 export { CHILD_ID_PATTERN } from './children/spec.ts';
 
@@ -33,7 +57,13 @@ export type {
   TraceType,
 } from './trace/vocabulary.ts';
 export { TraceRecorder } from './trace/vocabulary.ts';
-export { InvariantMonitor, type InvariantName, type MonitorFinal, type MonitorOptions, type Violation } from './trace/monitors.ts';
+export {
+  InvariantMonitor,
+  type InvariantName,
+  type MonitorFinal,
+  type MonitorOptions,
+  type Violation,
+} from './trace/monitors.ts';
 export { MonitoredSink } from './trace/monitor-sink.ts';
 
 export { assert, AssertionError, assertNever } from './assert.ts';

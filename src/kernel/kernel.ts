@@ -174,7 +174,12 @@ export class Kernel {
       if (err instanceof ChannelError) return { kind: 'refused', error: err.message };
       throw err;
     }
-    this.tracer?.emit('root', nowMs, { type: 'channel.register', name: channel.name, plugin: channel.plugin, owner: channel.owner });
+    this.tracer?.emit('root', nowMs, {
+      type: 'channel.register',
+      name: channel.name,
+      plugin: channel.plugin,
+      owner: channel.owner,
+    });
     return { kind: 'registered', channel };
   }
 
@@ -262,7 +267,8 @@ export class Kernel {
   /** A parent's destroy from outside the agents (a scenario event, an operator): the same as the tool's. */
   private destroyChild(id: string, disposal: Disposal, nowMs: number): FeedResult<'child.destroy'> {
     const child = this.tree.get(id);
-    if (child === undefined || child.seat === null) return { kind: 'refused', error: `unknown child ${JSON.stringify(id)}` };
+    if (child === undefined || child.seat === null)
+      return { kind: 'refused', error: `unknown child ${JSON.stringify(id)}` };
     if (child.isStopped()) return { kind: 'refused', error: `child ${id} has already stopped` };
     this.tree.dispose(child, 'destroy', disposal, nowMs);
     return { kind: 'destroyed' };
@@ -279,7 +285,14 @@ export class Kernel {
     const text = event.reason === 'child_contextfull' ? event.text : `[child ${child.agentId}] ${event.text}`;
     const task = parent.createTreeTask({ level, source: channel, channel, text }, nowMs);
     this.passAgain = true;
-    if (task !== null) this.tracer?.emit(parent.agentId, nowMs, { type: 'child.event', task: task.id, child: child.agentId, reason: event.reason, level: task.level ?? level });
+    if (task !== null)
+      this.tracer?.emit(parent.agentId, nowMs, {
+        type: 'child.event',
+        task: task.id,
+        child: child.agentId,
+        reason: event.reason,
+        level: task.level ?? level,
+      });
   }
 
   // ---------------------------------------------------------------- internals
@@ -301,7 +314,12 @@ export class Kernel {
       case 'local':
         return agent.submit(sub, nowMs);
       case 'fallback':
-        this.tracer?.emit(agent.agentId, nowMs, { type: 'route.fallback', task: sub.id, channel, owner: decision.owner });
+        this.tracer?.emit(agent.agentId, nowMs, {
+          type: 'route.fallback',
+          task: sub.id,
+          channel,
+          owner: decision.owner,
+        });
         return agent.submit(sub, nowMs);
       case 'child':
         return (this.tree.get(decision.agent) ?? agent).submit(sub, nowMs);

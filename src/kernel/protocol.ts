@@ -89,7 +89,13 @@ export type FeedResult<T extends KernelInputType = KernelInputType> = T extends 
   : { readonly kind: 'applied' };
 
 export type Command =
-  | { readonly type: 'model.start'; readonly callId: string; readonly agent: string; readonly task: string; readonly request: ModelRequest }
+  | {
+      readonly type: 'model.start';
+      readonly callId: string;
+      readonly agent: string;
+      readonly task: string;
+      readonly request: ModelRequest;
+    }
   | { readonly type: 'model.cancel'; readonly callId: string }
   | {
       readonly type: 'tool.run';

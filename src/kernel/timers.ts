@@ -50,7 +50,8 @@ export function encodeTimerKey(key: TimerKey): string {
  * such an id names nothing that can fire, so it is ignored like a timer that was already cleared.
  */
 export function decodeTimerKey(id: string): TimerKey | null {
-  if (id.startsWith(TIMER_PREFIXES.cooldown)) return { kind: 'cooldown', agent: id.slice(TIMER_PREFIXES.cooldown.length) };
+  if (id.startsWith(TIMER_PREFIXES.cooldown))
+    return { kind: 'cooldown', agent: id.slice(TIMER_PREFIXES.cooldown.length) };
   const timeout = TIMER_PREFIXES['model-timeout'];
   if (id.startsWith(timeout)) return { kind: 'model-timeout', callId: id.slice(timeout.length) };
   if (id.startsWith(TIMER_PREFIXES.offload)) return { kind: 'offload', agent: id.slice(TIMER_PREFIXES.offload.length) };

@@ -18,7 +18,9 @@ export class ChildMemoryDir implements ChildMemoryFactory {
   create(child: string): ChildMemory {
     // Child ids become directory names; the kernel's id rule keeps every path inside `dir`.
     if (!CHILD_ID_PATTERN.test(child)) {
-      throw new MemoryError(`child id "${child}" cannot name a memory directory; use lower-case letters, digits and '-'`);
+      throw new MemoryError(
+        `child id "${child}" cannot name a memory directory; use lower-case letters, digits and '-'`,
+      );
     }
     const childDir = join(this.dir, 'residents', child);
     const mainPath = this.mainPath();
@@ -47,7 +49,8 @@ export class ChildMemoryDir implements ChildMemoryFactory {
       commit: (triples, session, turn, nowMs) => open().commit(triples, session, turn, nowMs),
       // An unopened temp store is empty: nothing to list or promote, and no reason to open it.
       exportTriples: (limit) => (memory === null ? [] : memory.exportTriples(limit)),
-      promote: (main, keep, id, nowMs) => (memory === null ? { added: 0, skipped: 0 } : memory.promote(main, keep, id, nowMs)),
+      promote: (main, keep, id, nowMs) =>
+        memory === null ? { added: 0, skipped: 0 } : memory.promote(main, keep, id, nowMs),
       discard: () => {
         discarded = true;
         memory?.discard();

@@ -17,7 +17,6 @@ import { type Parsed, RECALL_DEPTH_MAX, type Triple } from '../kernel/index.ts';
 export const RECALL_KEYWORDS_MAX = 16;
 export const RECALL_DEPTH_DEFAULT = 1;
 
-
 export interface MemoryWriteArgs {
   readonly triples: Triple[];
 }
@@ -57,9 +56,7 @@ const recallSchema = z.object({
  * the first balanced `{…}` block (strings and escapes respected) that parses as JSON; a fence
  * needs no special case. Extra keys are ignored.
  */
-export function parseConsolidationAnswer(
-  text: string,
-): { ok: true; triples: Triple[] } | { ok: false; error: string } {
+export function parseConsolidationAnswer(text: string): { ok: true; triples: Triple[] } | { ok: false; error: string } {
   const json = firstJsonObject(text);
   if (!json.ok) return { ok: false, error: `consolidation answer: ${json.error}` };
   const parsed = parseTriples(json.value);

@@ -17,7 +17,16 @@
  * includes the session, promoting the same triples again adds nothing (M6).
  */
 import { rmSync } from 'node:fs';
-import { type CommitResult, EMPTY_RECALL, type ExportedTriple, type GraphMemory, MemoryError, mergeRecall, type Recall, type Triple } from '../kernel/index.ts';
+import {
+  type CommitResult,
+  EMPTY_RECALL,
+  type ExportedTriple,
+  type GraphMemory,
+  MemoryError,
+  mergeRecall,
+  type Recall,
+  type Triple,
+} from '../kernel/index.ts';
 import { SqliteGraphStore, type OpenOptions } from './sqlite-store.ts';
 
 /** A GraphMemory that can be closed: what LightMemory needs of its main side. */
@@ -78,12 +87,14 @@ export class LightMemory implements GraphMemory {
     const temp = recallSide(this.temp, keywords, depth);
     const main = recallSide(this.main, keywords, depth);
     if (temp instanceof MemoryError && main instanceof MemoryError) {
-      throw new MemoryError(
-        `light memory recall failed on both sides; temp: ${temp.message}; main: ${main.message}`,
-        { cause: temp },
-      );
+      throw new MemoryError(`light memory recall failed on both sides; temp: ${temp.message}; main: ${main.message}`, {
+        cause: temp,
+      });
     }
-    return mergeRecall(temp instanceof MemoryError ? EMPTY_RECALL : temp, main instanceof MemoryError ? EMPTY_RECALL : main);
+    return mergeRecall(
+      temp instanceof MemoryError ? EMPTY_RECALL : temp,
+      main instanceof MemoryError ? EMPTY_RECALL : main,
+    );
   }
 
   /** Writes to the temp store only (S13). */

@@ -29,7 +29,21 @@
  * guarantees every column's type; the boundary check is done once, at open, on the schema.
  */
 import Database from 'better-sqlite3';
-import { AssertionError, type CommitResult, EMPTY_RECALL, type ExportedTriple, type GraphMemory, MemoryError, mergeRecall, type Recall, RECALL_DEPTH_MAX, type RecallEntity, type RecallRelation, type Triple, validTriple } from '../kernel/index.ts';
+import {
+  AssertionError,
+  type CommitResult,
+  EMPTY_RECALL,
+  type ExportedTriple,
+  type GraphMemory,
+  MemoryError,
+  mergeRecall,
+  type Recall,
+  RECALL_DEPTH_MAX,
+  type RecallEntity,
+  type RecallRelation,
+  type Triple,
+  validTriple,
+} from '../kernel/index.ts';
 
 /** Version of the schema below, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 1;

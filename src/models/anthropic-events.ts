@@ -78,7 +78,8 @@ export class MessagesEventTranslator implements ChunkTranslator {
       case 'message_start': {
         const usage = parseWire(messageStart, event, this.provider).message.usage;
         // The API's total input is the sum of the three counts (cache writes and reads are apart).
-        this.inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+        this.inputTokens =
+          usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
         this.outputTokens = usage.output_tokens ?? 0;
         break;
       }
@@ -112,7 +113,8 @@ export class MessagesEventTranslator implements ChunkTranslator {
   }
 
   private blockStart(event: z.infer<typeof blockStart>, out: ModelChunk[]): void {
-    if (this.blocks.has(event.index)) throw malformedStream(this.provider, `content block ${event.index} started twice`);
+    if (this.blocks.has(event.index))
+      throw malformedStream(this.provider, `content block ${event.index} started twice`);
     const block = event.content_block;
     if (block.type === 'text') {
       this.blocks.set(event.index, { kind: 'text' });
@@ -133,10 +135,12 @@ export class MessagesEventTranslator implements ChunkTranslator {
 
   private blockDelta(event: z.infer<typeof blockDelta>, out: ModelChunk[]): void {
     const block = this.blocks.get(event.index);
-    if (block === undefined) throw malformedStream(this.provider, `delta for content block ${event.index}, which never started`);
+    if (block === undefined)
+      throw malformedStream(this.provider, `delta for content block ${event.index}, which never started`);
     const delta = event.delta;
     if (block.kind === 'text' && delta.type === 'text_delta') {
-      if (typeof delta.text !== 'string') throw malformedStream(this.provider, `text_delta of block ${event.index} without text`);
+      if (typeof delta.text !== 'string')
+        throw malformedStream(this.provider, `text_delta of block ${event.index} without text`);
       if (delta.text !== '') out.push({ type: 'text', text: delta.text });
     } else if (block.kind === 'tool' && delta.type === 'input_json_delta') {
       if (typeof delta.partial_json !== 'string') {
@@ -163,7 +167,8 @@ export class MessagesEventTranslator implements ChunkTranslator {
     if (event.usage !== null && event.usage !== undefined) {
       this.outputTokens = event.usage.output_tokens;
       // Anthropic counts input in message_start; some compatible servers only here. The larger wins.
-      if (typeof event.usage.input_tokens === 'number') this.inputTokens = Math.max(this.inputTokens, event.usage.input_tokens);
+      if (typeof event.usage.input_tokens === 'number')
+        this.inputTokens = Math.max(this.inputTokens, event.usage.input_tokens);
     }
     const reason = event.delta.stop_reason;
     if (reason === null || reason === undefined) return;

@@ -34,7 +34,8 @@ const PROMPT_TOO_LONG = /^prompt is too long/i;
 const ANTHROPIC_ERRORS: SdkErrorClasses<APIError> = {
   connectionError: APIConnectionError,
   apiError: APIError,
-  contextFull: (err, status) => status === 400 && err.type === 'invalid_request_error' && PROMPT_TOO_LONG.test(err.apiMessage ?? ''),
+  contextFull: (err, status) =>
+    status === 400 && err.type === 'invalid_request_error' && PROMPT_TOO_LONG.test(err.apiMessage ?? ''),
   // The SDK's message is the whole JSON body; `error.message` of that body is the explanation.
   message: (err) => err.apiMessage ?? err.message,
 };

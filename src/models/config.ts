@@ -41,7 +41,12 @@ export const providersSchema = z
   .superRefine((providers, ctx) => {
     const seen = new Set<string>();
     providers.forEach((p, i) => {
-      if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate provider name "${p.name}"; give each provider its own` });
+      if (seen.has(p.name))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'name'],
+          message: `duplicate provider name "${p.name}"; give each provider its own`,
+        });
       seen.add(p.name);
     });
   });

@@ -33,7 +33,8 @@ export class DemoProvider implements Provider {
   constructor(options: DemoOptions = {}) {
     this.chunkDelayMs = options.chunkDelayMs ?? 0;
     this.sleep = options.sleep ?? null;
-    if (this.chunkDelayMs > 0 && this.sleep === null) throw new RangeError('DemoProvider: a chunkDelayMs needs a sleep');
+    if (this.chunkDelayMs > 0 && this.sleep === null)
+      throw new RangeError('DemoProvider: a chunkDelayMs needs a sleep');
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk, void, undefined> {
@@ -48,7 +49,10 @@ export class DemoProvider implements Provider {
     yield {
       type: 'done',
       finishReason: 'stop',
-      usage: { inputTokens: request.messages.reduce((n, m) => n + roughTokens(m.content), 0), outputTokens: roughTokens(reply) },
+      usage: {
+        inputTokens: request.messages.reduce((n, m) => n + roughTokens(m.content), 0),
+        outputTokens: roughTokens(reply),
+      },
     };
   }
 }

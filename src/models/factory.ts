@@ -22,8 +22,12 @@ export class ProviderConfigError extends Error {
   override readonly name = 'ProviderConfigError';
 }
 
-export function createProvider(configs: readonly ProviderConfig[], options: CreateProviderOptions = {}): FallbackProvider {
-  if (configs.length === 0) throw new ProviderConfigError('no providers configured; add one to "providers", or run with --model demo');
+export function createProvider(
+  configs: readonly ProviderConfig[],
+  options: CreateProviderOptions = {},
+): FallbackProvider {
+  if (configs.length === 0)
+    throw new ProviderConfigError('no providers configured; add one to "providers", or run with --model demo');
   const env = options.env ?? process.env;
   const adapters = configs.map((config) => createAdapter(config, readApiKey(config, env)));
   return new FallbackProvider(adapters, options.sleep === undefined ? {} : { sleep: options.sleep });
@@ -41,7 +45,8 @@ export function createAdapter(config: ProviderConfig, apiKey: string | null): Na
     case 'openai':
       return new OpenAIChatProvider({ ...common, apiKey });
     case 'anthropic':
-      if (apiKey === null) throw new ProviderConfigError(`provider "${config.name}": an anthropic provider needs a key; set apiKeyEnv`);
+      if (apiKey === null)
+        throw new ProviderConfigError(`provider "${config.name}": an anthropic provider needs a key; set apiKeyEnv`);
       return new AnthropicMessagesProvider({ ...common, apiKey });
   }
 }
@@ -58,7 +63,9 @@ function readApiKey(config: ProviderConfig, env: Readonly<Record<string, string 
   }
   const key = env[config.apiKeyEnv];
   if (key === undefined || key.trim() === '') {
-    throw new ProviderConfigError(`provider "${config.name}": environment variable ${config.apiKeyEnv} (apiKeyEnv) is not set; export the API key in it`);
+    throw new ProviderConfigError(
+      `provider "${config.name}": environment variable ${config.apiKeyEnv} (apiKeyEnv) is not set; export the API key in it`,
+    );
   }
   return key.trim();
 }

@@ -77,7 +77,9 @@ export class FallbackProvider implements Provider {
       }
     }
     const count = this.providers.length;
-    throw new ModelCallError(`model call failed on ${count === 1 ? 'its provider' : `all ${count} providers`}: ${failures.join('; ')}`);
+    throw new ModelCallError(
+      `model call failed on ${count === 1 ? 'its provider' : `all ${count} providers`}: ${failures.join('; ')}`,
+    );
   }
 }
 

@@ -324,7 +324,8 @@ function describe(input: KernelInput): string {
 }
 
 function streamFailure(callId: string, err: unknown): Fact {
-  if (err instanceof ContextFullError) return { type: 'model.failed', callId, failure: 'context_full', error: err.message };
+  if (err instanceof ContextFullError)
+    return { type: 'model.failed', callId, failure: 'context_full', error: err.message };
   return { type: 'model.failed', callId, failure: 'error', error: errorText(err) };
 }
 

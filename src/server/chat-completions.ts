@@ -29,7 +29,11 @@ export async function postChatCompletion(req: IncomingMessage, res: ServerRespon
     sendError(res, 429, failureMessage(terminalBody(id, result.terminal)), null, { ...head, 'retry-after': '1' });
     return;
   }
-  const meta: ChunkMeta = { id: `chatcmpl-${id}`, created: Math.floor(Date.now() / 1000), model: checked.body.model ?? CHAT_MODEL_DEFAULT };
+  const meta: ChunkMeta = {
+    id: `chatcmpl-${id}`,
+    created: Math.floor(Date.now() / 1000),
+    model: checked.body.model ?? CHAT_MODEL_DEFAULT,
+  };
   if (checked.body.stream === true) streamCompletion(res, ports, id, meta, head);
   else answerCompletion(res, ports, id, meta, head);
 }
@@ -40,7 +44,13 @@ interface ChunkMeta {
   readonly model: string;
 }
 
-function answerCompletion(res: ServerResponse, ports: TaskPorts, task: string, meta: ChunkMeta, head: Record<string, string>): void {
+function answerCompletion(
+  res: ServerResponse,
+  ports: TaskPorts,
+  task: string,
+  meta: ChunkMeta,
+  head: Record<string, string>,
+): void {
   const stop = ports.board.listen(task, 0, (event) => {
     if (event.kind !== 'terminal') return;
     if (event.body.terminal !== 'done') {
@@ -55,7 +65,14 @@ function answerCompletion(res: ServerResponse, ports: TaskPorts, task: string, m
         object: 'chat.completion',
         created: meta.created,
         model: meta.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: event.body.reply, refusal: null }, finish_reason: 'stop', logprobs: null }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: event.body.reply, refusal: null },
+            finish_reason: 'stop',
+            logprobs: null,
+          },
+        ],
       },
       head,
     );
@@ -63,7 +80,13 @@ function answerCompletion(res: ServerResponse, ports: TaskPorts, task: string, m
   res.once('close', () => stop?.());
 }
 
-function streamCompletion(res: ServerResponse, ports: TaskPorts, task: string, meta: ChunkMeta, head: Record<string, string>): void {
+function streamCompletion(
+  res: ServerResponse,
+  ports: TaskPorts,
+  task: string,
+  meta: ChunkMeta,
+  head: Record<string, string>,
+): void {
   const sse = new SseStream(res, head);
   const chunk = (delta: Record<string, string>, finishReason: string | null): string =>
     JSON.stringify({
@@ -80,7 +103,12 @@ function streamCompletion(res: ServerResponse, ports: TaskPorts, task: string, m
       return;
     }
     if (event.body.terminal === 'done') sse.event(chunk({}, 'stop'));
-    else sse.event(JSON.stringify({ error: { message: failureMessage(event.body), type: 'server_error', param: null, code: event.body.terminal } }));
+    else
+      sse.event(
+        JSON.stringify({
+          error: { message: failureMessage(event.body), type: 'server_error', param: null, code: event.body.terminal },
+        }),
+      );
     sse.event('[DONE]');
     sse.end();
   });

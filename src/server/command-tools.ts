@@ -30,14 +30,22 @@ export class CommandToolRunner implements ToolRunner {
 
   /** The tools as the model is told of them. */
   specs(): ToolSpec[] {
-    return [...this.tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.parameters, parallelSafe: t.parallelSafe ?? false }));
+    return [...this.tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      parallelSafe: t.parallelSafe ?? false,
+    }));
   }
 
   run(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
     const tool = this.tools.get(call.name);
     if (tool === undefined) {
       const known = [...this.tools.keys()].join(', ');
-      return Promise.resolve({ ok: false, output: `tool "${call.name}" is not configured${known === '' ? '' : `; configured tools: ${known}`}` });
+      return Promise.resolve({
+        ok: false,
+        output: `tool "${call.name}" is not configured${known === '' ? '' : `; configured tools: ${known}`}`,
+      });
     }
     const timeoutMs = Math.max(0, Math.min(tool.timeoutMs ?? TOOL_TIMEOUT_MS_DEFAULT, ctx.deadlineMs - this.now()));
     return runCommand(tool.command, call.args, timeoutMs, ctx.signal);
@@ -45,7 +53,12 @@ export class CommandToolRunner implements ToolRunner {
 }
 
 /** Runs argv with `input` on stdin; resolves (never rejects) with the outcome. */
-export function runCommand(argv: readonly string[], input: string, timeoutMs: number, signal: AbortSignal): Promise<ToolResult> {
+export function runCommand(
+  argv: readonly string[],
+  input: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   const [program, ...args] = argv;
   if (program === undefined) return Promise.resolve({ ok: false, output: 'the tool has no command' });
   if (signal.aborted) return Promise.resolve({ ok: false, output: 'cancelled before it started' });
@@ -75,7 +88,8 @@ export function runCommand(argv: readonly string[], input: string, timeoutMs: nu
       else stdout.push(part);
     });
     child.stderr?.on('data', (part: Buffer) => {
-      if (stderr.length < STDERR_BYTES_KEPT) stderr += part.toString('utf8').slice(0, STDERR_BYTES_KEPT - stderr.length);
+      if (stderr.length < STDERR_BYTES_KEPT)
+        stderr += part.toString('utf8').slice(0, STDERR_BYTES_KEPT - stderr.length);
     });
     // A tool that exits without reading its stdin makes the write fail with EPIPE: not the tool's error.
     child.stdin?.on('error', () => undefined);

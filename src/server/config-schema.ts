@@ -22,11 +22,15 @@ export const TIMERS_MAX = 64;
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Names the kernel's built-in tools use: a configured tool by one of them would shadow or be shadowed. */
-const BUILTIN_TOOL = /^(memory_recall|memory_write|input_channels|output_list_channels|resident_agents|notify_parent|inputch_note|output_send__.*)$/;
+const BUILTIN_TOOL =
+  /^(memory_recall|memory_write|input_channels|output_list_channels|resident_agents|notify_parent|inputch_note|output_send__.*)$/;
 
 const nonEmpty = z.string().min(1);
 const positiveInt = z.int().min(1);
-const ms = z.int().min(0).max(2 ** 31 - 1);
+const ms = z
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1);
 
 const tool = strictObject({
   name: z
@@ -53,10 +57,17 @@ const kernel = strictObject({
   systemPrompt: z.string().optional(),
 });
 
-const channel = strictObject({ name: nonEmpty, plugin: nonEmpty.optional(), owner: z.string().optional(), output: nonEmpty.optional() });
+const channel = strictObject({
+  name: nonEmpty,
+  plugin: nonEmpty.optional(),
+  owner: z.string().optional(),
+  output: nonEmpty.optional(),
+});
 const output = strictObject({ name: nonEmpty, caps: z.array(nonEmpty).optional() });
 const resident = strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { error: 'must match [a-z0-9][a-z0-9-]* (it names a directory and a channel)' }),
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*$/, { error: 'must match [a-z0-9][a-z0-9-]* (it names a directory and a channel)' }),
   kind: z.enum(['resident', 'rt']).optional(),
   inputChs: z.array(nonEmpty).optional(),
   allowedOutputs: z.array(nonEmpty).optional(),
@@ -71,7 +82,11 @@ const timer = strictObject({
   /** First firing this long after the start (default: everyMs, or at once). */
   afterMs: ms.optional(),
   /** Fire again every this many milliseconds; absent: once. */
-  everyMs: z.int().min(1000, { error: 'must be at least 1000 (a timer firing more often floods the agent)' }).max(2 ** 31 - 1).optional(),
+  everyMs: z
+    .int()
+    .min(1000, { error: 'must be at least 1000 (a timer firing more often floods the agent)' })
+    .max(2 ** 31 - 1)
+    .optional(),
 });
 
 export const serveConfigSchema = strictObject({

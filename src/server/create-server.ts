@@ -17,8 +17,23 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SystemClock } from '../clock/index.ts';
-import { JOURNAL_VERSION, JournalWriter, MAIN_STORE, RecordingChildMemoryFactory, RecordingMemory } from '../journal/index.ts';
-import { InvariantMonitor, Kernel, MonitoredSink, resolveKernelConfig, type Provider, type Submission, type Terminal, type TraceEvent } from '../kernel/index.ts';
+import {
+  JOURNAL_VERSION,
+  JournalWriter,
+  MAIN_STORE,
+  RecordingChildMemoryFactory,
+  RecordingMemory,
+} from '../journal/index.ts';
+import {
+  InvariantMonitor,
+  Kernel,
+  MonitoredSink,
+  resolveKernelConfig,
+  type Provider,
+  type Submission,
+  type Terminal,
+  type TraceEvent,
+} from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
@@ -97,7 +112,12 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   const board = new TaskBoard();
   const deltas = new DeltaTap((task, text) => board.delta(task, text));
   // `kernel` is declared below; the feed only asks for a snapshot outside the kernel's transitions.
-  const status = () => ({ agents: kernel.dump().agents, traceHash: hasher.digest(), events: hasher.events, violations: logger.violations });
+  const status = () => ({
+    agents: kernel.dump().agents,
+    traceHash: hasher.digest(),
+    events: hasher.events,
+    violations: logger.violations,
+  });
   const feed = new TraceFeed(status);
   const fanout = {
     emit(e: TraceEvent): void {
@@ -116,7 +136,8 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     store.ensureOpen();
     return join(settings.dataDir, 'memory.sqlite');
   });
-  const childMemory = journal === null ? childDirs : new RecordingChildMemoryFactory(childDirs, (line) => journal.memory(line));
+  const childMemory =
+    journal === null ? childDirs : new RecordingChildMemoryFactory(childDirs, (line) => journal.memory(line));
   const kernel = new Kernel(config, monitored, { memory: memoryPorts(memory), childMemory });
   const runtime = new Runtime(
     kernel,
@@ -124,7 +145,9 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
       clock,
       provider,
       tools,
-      outputs: { send: (channel, text, from) => logger.server('output', text, { channel, agent: from.agent, task: from.task }) },
+      outputs: {
+        send: (channel, text, from) => logger.server('output', text, { channel, agent: from.agent, task: from.task }),
+      },
     },
     {
       onInput: (input, nowMs) => {
@@ -133,7 +156,10 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
       },
       onReply: (task, terminal) => board.reply(task, terminal),
       onFatal: (err) => {
-        logger.server('fatal', `the kernel failed and is stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        logger.server(
+          'fatal',
+          `the kernel failed and is stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        );
         io.onFatal(err);
       },
     },
@@ -150,7 +176,12 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   const terminalOf = (task: string): Promise<Terminal> =>
     new Promise((resolve) => {
       board.listen(task, 0, (event) => {
-        if (event.kind === 'terminal') resolve({ kind: event.body.terminal, ...(event.body.reason === undefined ? {} : { reason: event.body.reason }), reply: event.body.reply });
+        if (event.kind === 'terminal')
+          resolve({
+            kind: event.body.terminal,
+            ...(event.body.reason === undefined ? {} : { reason: event.body.reason }),
+            reply: event.body.reply,
+          });
       });
     });
 
@@ -171,7 +202,8 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     nextId,
     status,
     feed,
-    routeFailed: (route, err) => logger.server('error', `${route} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    routeFailed: (route, err) =>
+      logger.server('error', `${route} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   });
   let address: { host: string; port: number };
   try {
@@ -179,15 +211,30 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   } catch (err) {
     journal?.close();
     hasher.close();
-    throw new StartError(`cannot listen on ${settings.host}:${settings.port}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new StartError(
+      `cannot listen on ${settings.host}:${settings.port}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
-  const terminal = settings.terminal ? new TerminalChannel({ input: io.stdin, output: io.stdout, submit, nextId, terminal: terminalOf }) : null;
+  const terminal = settings.terminal
+    ? new TerminalChannel({ input: io.stdin, output: io.stdout, submit, nextId, terminal: terminalOf })
+    : null;
   terminal?.start();
-  const timers = new TimerPlugin(settings.timers, { clock, submit: (sub) => void submit(sub), nextId: () => nextId('timer'), fired: (name, task) => logger.server('timer', `timer ${name} fired as ${task}`) });
+  const timers = new TimerPlugin(settings.timers, {
+    clock,
+    submit: (sub) => void submit(sub),
+    nextId: () => nextId('timer'),
+    fired: (name, task) => logger.server('timer', `timer ${name} fired as ${task}`),
+  });
   timers.start();
 
   const url = `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
-  logger.server('start', `listening on ${url}`, { model: label, dataDir: settings.dataDir, journal: settings.journal, trace: settings.trace, version: HOMEAGENT_VERSION });
+  logger.server('start', `listening on ${url}`, {
+    model: label,
+    dataDir: settings.dataDir,
+    journal: settings.journal,
+    trace: settings.trace,
+    version: HOMEAGENT_VERSION,
+  });
 
   let shutdown: Promise<ShutdownResult> | null = null;
   return {
@@ -213,7 +260,9 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
         if (clean) journal?.trailer(result.traceHash, result.events);
         else journal?.close();
         store.close();
-        logger.server('stopped', `trace ${result.traceHash} (${result.events} events)`, { violations: logger.violations });
+        logger.server('stopped', `trace ${result.traceHash} (${result.events} events)`, {
+          violations: logger.violations,
+        });
         return result;
       })();
       return shutdown;
@@ -226,7 +275,9 @@ function ensureDataDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new StartError(`cannot create the data directory ${dir}: ${err instanceof Error ? err.message : String(err)}; choose another with --data-dir`);
+    throw new StartError(
+      `cannot create the data directory ${dir}: ${err instanceof Error ? err.message : String(err)}; choose another with --data-dir`,
+    );
   }
 }
 
@@ -256,7 +307,9 @@ function openJournal(settings: ServeSettings, config: ReturnType<typeof resolveK
       systemPrompts: { root: config.systemPrompt },
     });
   } catch (err) {
-    throw new StartError(`cannot write the journal ${settings.journal}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new StartError(
+      `cannot write the journal ${settings.journal}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -265,7 +318,9 @@ function openTrace(settings: ServeSettings): TraceHasher {
   try {
     return new TraceHasher({ path: settings.trace, header: { serve: HOMEAGENT_VERSION, startedAtMs: Date.now() } });
   } catch (err) {
-    throw new StartError(`cannot write the trace ${settings.trace}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new StartError(
+      `cannot write the trace ${settings.trace}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

@@ -23,7 +23,12 @@ export function getEvents(req: IncomingMessage, res: ServerResponse, feed: Trace
   const header = req.headers['last-event-id'];
   const lastSeq = header === undefined || Array.isArray(header) || header === '' ? null : Number(header);
   if (lastSeq !== null && (!Number.isInteger(lastSeq) || lastSeq < 0)) {
-    sendError(res, 400, `Last-Event-ID must be the id of a trace event (an integer ≥ 0), got ${JSON.stringify(header)}`, 'Last-Event-ID');
+    sendError(
+      res,
+      400,
+      `Last-Event-ID must be the id of a trace event (an integer ≥ 0), got ${JSON.stringify(header)}`,
+      'Last-Event-ID',
+    );
     return;
   }
   const sse = new SseStream(res);

@@ -40,7 +40,9 @@ export class HttpChannel {
 
   constructor(private readonly ports: HttpPorts) {
     this.tokenDigest = ports.token === null ? null : digest(ports.token);
-    this.server = createServer({ connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => this.handle(req, res));
+    this.server = createServer({ connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) =>
+      this.handle(req, res),
+    );
     this.server.headersTimeout = ports.bodyTimeoutMs;
     this.server.requestTimeout = ports.bodyTimeoutMs + CONNECTION_CHECK_MS;
   }
@@ -103,7 +105,9 @@ export class HttpChannel {
     }
     if (!path.startsWith('/v1/')) return sendError(res, 404, `no route ${path}; the API lives under /v1/`);
     if (!this.authorized(req)) {
-      return sendError(res, 401, 'missing or wrong bearer token; send Authorization: Bearer <token>', null, { 'www-authenticate': 'Bearer' });
+      return sendError(res, 401, 'missing or wrong bearer token; send Authorization: Bearer <token>', null, {
+        'www-authenticate': 'Bearer',
+      });
     }
     const ports = this.ports;
     switch (path) {

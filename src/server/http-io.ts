@@ -32,7 +32,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, status: number, message: string, param: string | null = null, headers: OutgoingHttpHeaders = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  param: string | null = null,
+  headers: OutgoingHttpHeaders = {},
+): void {
   sendJson(res, status, { error: { message, type: errorType(status), param } }, headers);
 }
 
@@ -67,7 +73,9 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, timeoutM
   }
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > BODY_BYTES_MAX) {
-    return Promise.resolve(early(req, res, timeoutMs, 413, `the body is ${declared} bytes; at most ${BODY_BYTES_MAX} (1 MiB) are accepted`));
+    return Promise.resolve(
+      early(req, res, timeoutMs, 413, `the body is ${declared} bytes; at most ${BODY_BYTES_MAX} (1 MiB) are accepted`),
+    );
   }
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
@@ -98,7 +106,11 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, timeoutM
       try {
         finish({ ok: true, value: JSON.parse(text) as unknown });
       } catch (err) {
-        finish({ ok: false, status: 400, message: `the body is not valid JSON: ${err instanceof Error ? err.message : String(err)}` });
+        finish({
+          ok: false,
+          status: 400,
+          message: `the body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+        });
       }
     };
     req.on('data', onData);
@@ -108,7 +120,13 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, timeoutM
 }
 
 /** An answer given before the body was read: the rest is dropped, for at most `timeoutMs`. */
-function early(req: IncomingMessage, res: ServerResponse, timeoutMs: number, status: number, message: string): BodyResult {
+function early(
+  req: IncomingMessage,
+  res: ServerResponse,
+  timeoutMs: number,
+  status: number,
+  message: string,
+): BodyResult {
   closeAfterAnswer(req, res, timeoutMs);
   return { ok: false, status, message };
 }

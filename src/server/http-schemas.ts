@@ -24,7 +24,9 @@ const chatBody = z.looseObject({
   model: z.string().optional(),
   stream: z.boolean().nullable().optional(),
   messages: z
-    .array(z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(contentPart), z.null()]).optional() }))
+    .array(
+      z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(contentPart), z.null()]).optional() }),
+    )
     .min(1),
 });
 
@@ -32,7 +34,8 @@ export type InputBody = z.output<typeof inputBody>;
 export type InterruptBody = z.output<typeof interruptBody>;
 export type ChatBody = z.output<typeof chatBody>;
 
-export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: FieldProblem };
+export type Checked<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: FieldProblem };
 
 export function checkInput(value: unknown): Checked<InputBody> {
   return first(check(inputBody, value));
@@ -55,14 +58,25 @@ export function checkChat(value: unknown): Checked<{ readonly body: ChatBody; re
     const message = messages[i];
     if (message === undefined || message.role !== 'user') continue;
     const content = message.content;
-    const text = typeof content === 'string' ? content : (content ?? []).map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+    const text =
+      typeof content === 'string'
+        ? content
+        : (content ?? []).map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
     return { ok: true, value: { body: checked.value, text } };
   }
-  return { ok: false, problem: { path: 'messages', message: 'must contain a message with role "user"; its content is what the agent is told' } };
+  return {
+    ok: false,
+    problem: {
+      path: 'messages',
+      message: 'must contain a message with role "user"; its content is what the agent is told',
+    },
+  };
 }
 
 /** One problem is enough for a 400: the message names the field, and the client fixes one at a time anyway. */
-function first<T>(checked: { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: FieldProblem[] }): Checked<T> {
+function first<T>(
+  checked: { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: FieldProblem[] },
+): Checked<T> {
   if (checked.ok) return checked;
   return { ok: false, problem: checked.problems[0] ?? { path: '', message: 'invalid body' } };
 }

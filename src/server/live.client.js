@@ -87,7 +87,11 @@
    * @param {string} [extra]
    */
   function taskChip(task, extra) {
-    var chip = el('span', 'task lv' + (task.level === null ? 0 : task.level), task.id + ' ' + levelName(task) + (extra || ''));
+    var chip = el(
+      'span',
+      'task lv' + (task.level === null ? 0 : task.level),
+      task.id + ' ' + levelName(task) + (extra || ''),
+    );
     chip.dataset.task = task.id;
     return chip;
   }
@@ -109,7 +113,9 @@
    */
   function fill(line, tasks, empty) {
     if (tasks.length === 0) line.appendChild(el('span', 'none', empty));
-    tasks.forEach(function (t) { line.appendChild(t); });
+    tasks.forEach(function (t) {
+      line.appendChild(t);
+    });
     return line;
   }
 
@@ -130,18 +136,47 @@
     card.appendChild(running);
     var immediate = s.immediate === null ? [] : [taskChip(s.immediate, s.armed === s.immediate.id ? ' armed' : '')];
     card.appendChild(fill(row('immediate', 'immediate'), immediate, 'empty'));
-    var stack = s.stack.map(function (e) { return taskChip(e.task, ' ← ' + e.by); });
+    var stack = s.stack.map(function (e) {
+      return taskChip(e.task, ' ← ' + e.by);
+    });
     card.appendChild(fill(row('stack (bottom → top)', 'stack'), stack, 'empty'));
     /** @type {(1 | 2 | 3 | 4)[]} */
     var levels = [1, 2, 3, 4];
     levels.forEach(function (level) {
-      var tasks = s.levelQueues[level].map(function (t) { return taskChip(t); });
+      var tasks = s.levelQueues[level].map(function (t) {
+        return taskChip(t);
+      });
       card.appendChild(fill(row('L' + level + ' queue', 'level L' + level), tasks, 'empty'));
     });
-    card.appendChild(fill(row('queue', 'queue'), s.queue.map(function (t) { return taskChip(t); }), 'empty'));
+    card.appendChild(
+      fill(
+        row('queue', 'queue'),
+        s.queue.map(function (t) {
+          return taskChip(t);
+        }),
+        'empty',
+      ),
+    );
     var c = s.counters;
-    card.appendChild(el('p', 'counters', 'executed ' + c.executed + ' · enqueued ' + c.enqueued + ' · suspended ' + c.suspended +
-      ' · resumed ' + c.resumed + ' · rejected ' + c.rejected + ' · dropped ' + c.dropped + (s.critical ? ' · critical section' : '')));
+    card.appendChild(
+      el(
+        'p',
+        'counters',
+        'executed ' +
+          c.executed +
+          ' · enqueued ' +
+          c.enqueued +
+          ' · suspended ' +
+          c.suspended +
+          ' · resumed ' +
+          c.resumed +
+          ' · rejected ' +
+          c.rejected +
+          ' · dropped ' +
+          c.dropped +
+          (s.critical ? ' · critical section' : ''),
+      ),
+    );
     return card;
   }
 
@@ -149,7 +184,8 @@
   function onStatus(status) {
     var agents = $('agents');
     agents.replaceChildren.apply(agents, status.agents.map(agentCard));
-    $('summary').textContent = status.events + ' events · trace ' + status.traceHash.slice(0, 16) + '… · ' + status.violations + ' violations';
+    $('summary').textContent =
+      status.events + ' events · trace ' + status.traceHash.slice(0, 16) + '… · ' + status.violations + ' violations';
     if (lastSeq === null || status.events > lastSeq) setSeq(status.events);
   }
 
@@ -213,36 +249,41 @@
     if (token !== '') headers.authorization = 'Bearer ' + token;
     if (lastSeq !== null) headers['last-event-id'] = String(lastSeq);
     setConn('connecting', 'connecting…');
-    fetch('/v1/events', { headers: headers, cache: 'no-store', signal: controller.signal }).then(function (res) {
-      if (res.status === 401) {
-        sessionStorage.removeItem(TOKEN_KEY);
-        showLogin('The server refused this token; enter the one serve was started with.');
-        setConn('refused', 'wrong token');
-        return null;
-      }
-      if (!res.ok || res.body === null) throw new Error('HTTP ' + res.status);
-      setConn('live', 'live');
-      var reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      var buffered = '';
-      /** @returns {Promise<string>} */
-      function pump() {
-        return reader.read().then(function (chunk) {
-          if (chunk.done || mine !== generation) return 'ended';
-          buffered += chunk.value;
-          var cut;
-          while ((cut = buffered.indexOf('\n\n')) >= 0) {
-            dispatch(buffered.slice(0, cut));
-            buffered = buffered.slice(cut + 2);
-          }
-          return pump();
-        });
-      }
-      return pump();
-    }).then(function (outcome) {
-      if (outcome === 'ended') retry(mine, 'the stream ended; reconnecting…');
-    }, function (err) {
-      retry(mine, 'disconnected (' + err.message + '); reconnecting…');
-    });
+    fetch('/v1/events', { headers: headers, cache: 'no-store', signal: controller.signal })
+      .then(function (res) {
+        if (res.status === 401) {
+          sessionStorage.removeItem(TOKEN_KEY);
+          showLogin('The server refused this token; enter the one serve was started with.');
+          setConn('refused', 'wrong token');
+          return null;
+        }
+        if (!res.ok || res.body === null) throw new Error('HTTP ' + res.status);
+        setConn('live', 'live');
+        var reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        var buffered = '';
+        /** @returns {Promise<string>} */
+        function pump() {
+          return reader.read().then(function (chunk) {
+            if (chunk.done || mine !== generation) return 'ended';
+            buffered += chunk.value;
+            var cut;
+            while ((cut = buffered.indexOf('\n\n')) >= 0) {
+              dispatch(buffered.slice(0, cut));
+              buffered = buffered.slice(cut + 2);
+            }
+            return pump();
+          });
+        }
+        return pump();
+      })
+      .then(
+        function (outcome) {
+          if (outcome === 'ended') retry(mine, 'the stream ended; reconnecting…');
+        },
+        function (err) {
+          retry(mine, 'disconnected (' + err.message + '); reconnecting…');
+        },
+      );
   }
 
   /**
@@ -252,7 +293,9 @@
   function retry(mine, text) {
     if (mine !== generation) return;
     setConn('retrying', text);
-    setTimeout(function () { if (mine === generation) connect(); }, RETRY_MS);
+    setTimeout(function () {
+      if (mine === generation) connect();
+    }, RETRY_MS);
   }
 
   /** @param {string} message */

@@ -36,7 +36,11 @@ export class Logger implements TraceSink {
     this.out(this.format === 'json' ? canonicalLine(e) : formatTraceLine(e));
     if (e.type === 'invariant.violation') {
       this.violationCount += 1;
-      this.server('violation', `${e.invariant}: ${e.message}`, { invariant: e.invariant, task: e.task, count: this.violationCount });
+      this.server('violation', `${e.invariant}: ${e.message}`, {
+        invariant: e.invariant,
+        task: e.task,
+        count: this.violationCount,
+      });
     }
   }
 

@@ -26,7 +26,12 @@ export function publicConfig(s: ServeSettings): Record<string, unknown> {
     trace: s.trace,
     logFormat: s.logFormat,
     terminal: s.terminal,
-    tools: s.tools.map((t) => ({ name: t.name, command: t.command, timeoutMs: t.timeoutMs ?? null, parallelSafe: t.parallelSafe ?? false })),
+    tools: s.tools.map((t) => ({
+      name: t.name,
+      command: t.command,
+      timeoutMs: t.timeoutMs ?? null,
+      parallelSafe: t.parallelSafe ?? false,
+    })),
     timers: s.timers,
     channels: s.channels,
     outputs: s.outputs,

@@ -8,7 +8,13 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
-import { BODY_TIMEOUT_MS_DEFAULT, serveConfigSchema, type ServeConfig, type TimerConfig, type ToolConfig } from './config-schema.ts';
+import {
+  BODY_TIMEOUT_MS_DEFAULT,
+  serveConfigSchema,
+  type ServeConfig,
+  type TimerConfig,
+  type ToolConfig,
+} from './config-schema.ts';
 import { defaultLogFormat, type LogFormat } from './logger.ts';
 import { check, type FieldProblem } from './zod-problems.ts';
 
@@ -30,7 +36,8 @@ export interface ServeFlags {
   readonly terminal?: boolean;
 }
 
-export type ModelChoice = { readonly kind: 'demo' } | { readonly kind: 'providers'; readonly providers: readonly ProviderConfig[] };
+export type ModelChoice =
+  { readonly kind: 'demo' } | { readonly kind: 'providers'; readonly providers: readonly ProviderConfig[] };
 
 export interface ServeSettings {
   readonly model: ModelChoice;
@@ -53,13 +60,18 @@ export interface ServeSettings {
   readonly residents: NonNullable<ServeConfig['residents']>;
 }
 
-export type Resolved = { readonly ok: true; readonly settings: ServeSettings } | { readonly ok: false; readonly problems: FieldProblem[] };
+export type Resolved =
+  { readonly ok: true; readonly settings: ServeSettings } | { readonly ok: false; readonly problems: FieldProblem[] };
 
 /**
  * `stderrIsTerminal` says where the log goes; it chooses the log format when `--log-format` does not
  * (logger.ts). Not a terminal unless told, so the log stays machine-readable.
  */
-export function resolveSettings(flags: ServeFlags, env: Readonly<Record<string, string | undefined>>, stderrIsTerminal = false): Resolved {
+export function resolveSettings(
+  flags: ServeFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  stderrIsTerminal = false,
+): Resolved {
   const problems: FieldProblem[] = [];
   const config = flags.config === undefined ? {} : loadConfig(flags.config, problems);
   const port = flags.port === undefined ? (config.http?.port ?? DEFAULT_PORT) : parsePort(flags.port, problems);
@@ -78,13 +90,18 @@ export function resolveSettings(flags: ServeFlags, env: Readonly<Record<string, 
   }
   const model = modelChoice(flags.model, config, flags.config !== undefined, problems);
   const logFormat = flags.logFormat ?? defaultLogFormat(stderrIsTerminal);
-  if (logFormat !== 'json' && logFormat !== 'text') problems.push({ path: '--log-format', message: `must be json or text, got ${JSON.stringify(logFormat)}` });
+  if (logFormat !== 'json' && logFormat !== 'text')
+    problems.push({ path: '--log-format', message: `must be json or text, got ${JSON.stringify(logFormat)}` });
   if (flags.journal !== undefined && flags.trace !== undefined && resolve(flags.journal) === resolve(flags.trace)) {
-    problems.push({ path: '--trace', message: `${flags.trace} is also the --journal file; give the trace a file of its own` });
+    problems.push({
+      path: '--trace',
+      message: `${flags.trace} is also the --journal file; give the trace a file of its own`,
+    });
   }
   const tools = config.tools ?? [];
   tools.forEach((t, i) => {
-    if (tools.findIndex((u) => u.name === t.name) !== i) problems.push({ path: `tools[${i}].name`, message: `duplicate tool name "${t.name}"; give each tool its own` });
+    if (tools.findIndex((u) => u.name === t.name) !== i)
+      problems.push({ path: `tools[${i}].name`, message: `duplicate tool name "${t.name}"; give each tool its own` });
   });
   if (problems.length > 0 || model === null) return { ok: false, problems };
   return {
@@ -114,7 +131,12 @@ export function resolveSettings(flags: ServeFlags, env: Readonly<Record<string, 
 /** 127.0.0.0/8, ::1 and localhost: addresses no other machine can reach. */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || /^::ffff:127\./i.test(bare);
+  return (
+    bare === 'localhost' ||
+    bare === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) ||
+    /^::ffff:127\./i.test(bare)
+  );
 }
 
 function loadConfig(path: string, problems: FieldProblem[]): ServeConfig {
@@ -122,7 +144,10 @@ function loadConfig(path: string, problems: FieldProblem[]): ServeConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    problems.push({ path: '--config', message: `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}` });
+    problems.push({
+      path: '--config',
+      message: `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`,
+    });
     return {};
   }
   let value: unknown;
@@ -141,14 +166,25 @@ function loadConfig(path: string, problems: FieldProblem[]): ServeConfig {
 function parsePort(text: string, problems: FieldProblem[]): number {
   const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
   if (Number.isInteger(port) && port <= 65_535) return port;
-  problems.push({ path: '--port', message: `must be a port number 0 … 65535 (0 picks a free one), got ${JSON.stringify(text)}` });
+  problems.push({
+    path: '--port',
+    message: `must be a port number 0 … 65535 (0 picks a free one), got ${JSON.stringify(text)}`,
+  });
   return DEFAULT_PORT;
 }
 
-function modelChoice(flag: string | undefined, config: ServeConfig, hasFile: boolean, problems: FieldProblem[]): ModelChoice | null {
+function modelChoice(
+  flag: string | undefined,
+  config: ServeConfig,
+  hasFile: boolean,
+  problems: FieldProblem[],
+): ModelChoice | null {
   if (flag !== undefined) {
     if (flag === 'demo') return { kind: 'demo' };
-    problems.push({ path: '--model', message: `only "demo" is a model name here, got ${JSON.stringify(flag)}; configure real models under "providers" in --config` });
+    problems.push({
+      path: '--model',
+      message: `only "demo" is a model name here, got ${JSON.stringify(flag)}; configure real models under "providers" in --config`,
+    });
     return null;
   }
   if (config.providers !== undefined) return { kind: 'providers', providers: config.providers };

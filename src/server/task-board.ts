@@ -28,7 +28,12 @@ export interface TerminalBody {
 }
 
 export function terminalBody(task: string, terminal: Terminal): TerminalBody {
-  return { task, terminal: terminal.kind, ...(terminal.reason === undefined ? {} : { reason: terminal.reason }), reply: terminal.reply ?? '' };
+  return {
+    task,
+    terminal: terminal.kind,
+    ...(terminal.reason === undefined ? {} : { reason: terminal.reason }),
+    reply: terminal.reply ?? '',
+  };
 }
 
 export type TaskEvent =
@@ -63,7 +68,16 @@ export class TaskBoard implements TraceSink {
 
   /** Makes the task known before it is submitted, so nothing the submission emits is missed. */
   open(task: string, agent: string): void {
-    if (!this.tasks.has(task)) this.tasks.set(task, { task, agent, state: 'pending', terminal: null, events: [], droppedDeltas: 0, listeners: new Set() });
+    if (!this.tasks.has(task))
+      this.tasks.set(task, {
+        task,
+        agent,
+        state: 'pending',
+        terminal: null,
+        events: [],
+        droppedDeltas: 0,
+        listeners: new Set(),
+      });
   }
 
   /** Forgets a task that was never created (a stop without text). */
@@ -119,7 +133,12 @@ export class TaskBoard implements TraceSink {
     if (r === undefined) return null;
     const base = { task: r.task, agent: r.agent, state: r.state };
     if (r.terminal === null) return base;
-    return { ...base, terminal: r.terminal.terminal, ...(r.terminal.reason === undefined ? {} : { reason: r.terminal.reason }), reply: r.terminal.reply };
+    return {
+      ...base,
+      terminal: r.terminal.terminal,
+      ...(r.terminal.reason === undefined ? {} : { reason: r.terminal.reason }),
+      reply: r.terminal.reply,
+    };
   }
 
   /**

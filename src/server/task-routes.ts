@@ -28,7 +28,12 @@ export interface TaskPorts {
 export async function postInput(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInput);
   if (body === null) return;
-  submitAndAnswer(req, res, ports, { cls: 'queued', text: body.text, source: body.source ?? HTTP_SOURCE, channel: body.channel });
+  submitAndAnswer(req, res, ports, {
+    cls: 'queued',
+    text: body.text,
+    source: body.source ?? HTTP_SOURCE,
+    channel: body.channel,
+  });
 }
 
 export async function postInterrupt(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
@@ -54,7 +59,12 @@ export function getTaskEvents(req: IncomingMessage, res: ServerResponse, ports: 
   const header = req.headers['last-event-id'];
   const lastId = header === undefined || Array.isArray(header) ? 0 : Number(header);
   if (!Number.isInteger(lastId) || lastId < 0) {
-    sendError(res, 400, `Last-Event-ID must be the id of an event of this task (an integer ≥ 0), got ${JSON.stringify(header)}`, 'Last-Event-ID');
+    sendError(
+      res,
+      400,
+      `Last-Event-ID must be the id of an event of this task (an integer ≥ 0), got ${JSON.stringify(header)}`,
+      'Last-Event-ID',
+    );
     return;
   }
   if (ports.board.view(task) === null) {
@@ -100,7 +110,8 @@ function submitAndAnswer(req: IncomingMessage, res: ServerResponse, ports: TaskP
 /** Waits for the terminal event and answers it as JSON. */
 function answerAtTerminal(res: ServerResponse, board: TaskBoard, task: string): void {
   const stop = board.listen(task, 0, (event) => {
-    if (event.kind === 'terminal') sendJson(res, statusOf(event.body), event.body, { [TASK_HEADER]: task, ...retryAfter(event.body) });
+    if (event.kind === 'terminal')
+      sendJson(res, statusOf(event.body), event.body, { [TASK_HEADER]: task, ...retryAfter(event.body) });
   });
   res.once('close', () => stop?.());
 }
@@ -109,7 +120,13 @@ function answerAtTerminal(res: ServerResponse, board: TaskBoard, task: string): 
  * The task's events after `afterId` as SSE, live until the terminal event. A client that already had
  * the terminal event (its Last-Event-ID is the last id) gets an empty stream that ends at once.
  */
-function streamEvents(res: ServerResponse, board: TaskBoard, task: string, afterId: number, headers: Record<string, string> = {}): void {
+function streamEvents(
+  res: ServerResponse,
+  board: TaskBoard,
+  task: string,
+  afterId: number,
+  headers: Record<string, string> = {},
+): void {
   const sse = new SseStream(res, headers);
   let ended = false;
   const stop = board.listen(task, afterId, (event: TaskEvent) => {

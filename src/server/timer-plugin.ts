@@ -54,8 +54,14 @@ export class TimerPlugin {
   private fire(timer: TimerConfig): void {
     if (this.stopped) return;
     const id = this.ports.nextId();
-    this.ports.submit({ id, cls: 'interrupt', level: 'L3', text: timer.text, source: `${TIMER_CHANNEL}/${timer.name}`, channel: TIMER_CHANNEL });
+    this.ports.submit({
+      id,
+      cls: 'interrupt',
+      level: 'L3',
+      text: timer.text,
+      source: `${TIMER_CHANNEL}/${timer.name}`,
+      channel: TIMER_CHANNEL,
+    });
     this.ports.fired?.(timer.name, id);
   }
 }
-

@@ -38,11 +38,18 @@ export class LivenessWatch {
 
   constructor(scenario: Scenario, config: KernelConfig) {
     const replies = [...scenario.inputs.flatMap((i) => i.replies), ...Object.values(scenario.kernelReplies).flat()];
-    const firstMax = Math.max(rangeMax(scenario.model.firstChunkMs), ...replies.map((r) => (r.firstChunkMs === undefined ? 0 : rangeMax(r.firstChunkMs))));
-    const modelMs = Math.min(config.modelTimeoutMs, firstMax + (scenario.model.chunks - 1) * rangeMax(scenario.model.chunkMs));
+    const firstMax = Math.max(
+      rangeMax(scenario.model.firstChunkMs),
+      ...replies.map((r) => (r.firstChunkMs === undefined ? 0 : rangeMax(r.firstChunkMs))),
+    );
+    const modelMs = Math.min(
+      config.modelTimeoutMs,
+      firstMax + (scenario.model.chunks - 1) * rangeMax(scenario.model.chunkMs),
+    );
     const toolMs = Math.max(0, ...scenario.tools.map((t) => rangeMax(t.durationMs)));
     const toolsPerReply = Math.max(0, ...replies.map((r) => r.tools.length));
-    this.taskMs = (config.maxToolTurns + 2) * modelMs + config.maxToolTurns * toolsPerReply * toolMs + config.cooldownMs;
+    this.taskMs =
+      (config.maxToolTurns + 2) * modelMs + config.maxToolTurns * toolsPerReply * toolMs + config.cooldownMs;
     this.healMs = Math.max(config.modelTimeoutMs, Math.max(HANG_MIN_MS, HANG_FACTOR * toolMs));
   }
 

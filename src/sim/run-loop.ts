@@ -153,7 +153,8 @@ class SimulationRun {
         break;
       }
     }
-    const named = pending.length > 10 ? `${pending.slice(0, 10).join(', ')} and ${pending.length - 10} more` : pending.join(', ');
+    const named =
+      pending.length > 10 ? `${pending.slice(0, 10).join(', ')} and ${pending.length - 10} more` : pending.join(', ');
     this.extraViolations.push({
       invariant,
       t,
@@ -187,10 +188,12 @@ class SimulationRun {
         add('RUNTIME', `${activity.streams} stream consumer(s) and ${activity.tools} tool call(s) still active`);
       }
       const stats = provider.stats();
-      if (stats.opened !== stats.closed) add('RUNTIME', `provider streams opened ${stats.opened} != closed ${stats.closed}`);
+      if (stats.opened !== stats.closed)
+        add('RUNTIME', `provider streams opened ${stats.opened} != closed ${stats.closed}`);
     }
     const stores = this.world.childStoresLeft();
-    if (fatal === null && stores.length > 0) add('CHILD', `temp memory of ${stores.join(', ')} still exists after the run: temp memory goes with its child`);
+    if (fatal === null && stores.length > 0)
+      add('CHILD', `temp memory of ${stores.join(', ')} still exists after the run: temp memory goes with its child`);
     monitor.finish({ drained: fatal === null && this.unhandled === null, stoppedAgents: [] }, t);
   }
 

@@ -126,10 +126,7 @@ export class SimWorld {
       ResponseMonitor.forRun(scenario, this.config, this.swarm === null ? null : this.swarm.active),
     );
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
-    this.mainMemory = new LazyGraphStore(
-      () => this.mainPath(),
-      { synchronous: 'normal' },
-    );
+    this.mainMemory = new LazyGraphStore(() => this.mainPath(), { synchronous: 'normal' });
     // Each resident's temp store lives beside main, under residents/<id>/, and goes with its child.
     const childMemory = {
       create: (child: string) => {
@@ -149,13 +146,21 @@ export class SimWorld {
       replies: (_agent, task) => repliesById.get(task) ?? [{ text: `ok ${task}` }],
       swarm: this.swarm,
     });
-    const tools = new FakeToolRunner({ clock: this.clock, seed: this.seed, tools: toolDefsOf(scenario), faults: scenario.faults, swarm: this.swarm });
+    const tools = new FakeToolRunner({
+      clock: this.clock,
+      seed: this.seed,
+      tools: toolDefsOf(scenario),
+      faults: scenario.faults,
+      swarm: this.swarm,
+    });
     this.runtime = new Runtime(
       this.kernel,
       { clock: this.clock, provider: this.provider, tools },
       // Every reaction runs under the determinism trip-wire: ambient time or randomness reached from
       // inside the kernel throws at its call site and fails the run as FATAL.
-      opts.onInput === undefined ? { guardKernel: insideTripwire } : { onInput: opts.onInput, guardKernel: insideTripwire },
+      opts.onInput === undefined
+        ? { guardKernel: insideTripwire }
+        : { onInput: opts.onInput, guardKernel: insideTripwire },
     );
     this.agenda = new Agenda(scenario, this.seed, {
       clock: this.clock,

@@ -46,7 +46,8 @@ function jsonValue(value: unknown, path: string): string {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new AssertionError(`TRACE: ${path} is ${String(value)}; trace numbers must be finite`);
+      if (!Number.isFinite(value))
+        throw new AssertionError(`TRACE: ${path} is ${String(value)}; trace numbers must be finite`);
       return Object.is(value, -0) ? '0' : String(value);
     case 'object': {
       if (value === null) return 'null';
@@ -57,7 +58,8 @@ function jsonValue(value: unknown, path: string): string {
       }
       const record = value as Readonly<Record<string, unknown>>;
       const fields: string[] = [];
-      for (const key of Object.keys(record)) fields.push(`${JSON.stringify(key)}:${jsonValue(record[key], `${path}.${key}`)}`);
+      for (const key of Object.keys(record))
+        fields.push(`${JSON.stringify(key)}:${jsonValue(record[key], `${path}.${key}`)}`);
       return `{${fields.join(',')}}`;
     }
     default:

@@ -38,10 +38,13 @@ function messageFor(iss: z.core.$ZodRawIssue, options: ZodMessageOptions): strin
   const found = (): string => showValue(iss.input, options);
   switch (iss.code) {
     case 'invalid_type':
-      return missing ? `required: ${describeType(iss.expected)}` : `must be ${describeType(iss.expected)}, got ${found()}`;
+      return missing
+        ? `required: ${describeType(iss.expected)}`
+        : `must be ${describeType(iss.expected)}, got ${found()}`;
     case 'invalid_value': {
       const values = iss.values.map((v) => (typeof v === 'string' ? v : String(v)));
-      const rule = values.length === 1 ? `must be ${showValue(iss.values[0], options)}` : `must be one of: ${values.join(', ')}`;
+      const rule =
+        values.length === 1 ? `must be ${showValue(iss.values[0], options)}` : `must be one of: ${values.join(', ')}`;
       return missing ? `required: ${rule}` : `${rule} (got ${found()})`;
     }
     case 'too_small':

@@ -29,7 +29,17 @@ export class LaneBuilder {
   private waitingCount = 0;
 
   constructor(agent: string) {
-    this.lane = { agent, tasks: [], running: [], stack: [], depth: [], waiting: [], preemptions: [], markers: [], tracks: 0 };
+    this.lane = {
+      agent,
+      tasks: [],
+      running: [],
+      stack: [],
+      depth: [],
+      waiting: [],
+      preemptions: [],
+      markers: [],
+      tracks: 0,
+    };
   }
 
   apply(r: TraceRecord, line: number): void {
@@ -131,7 +141,17 @@ export class LaneBuilder {
   private task(id: string, t: number, level?: number | null): TaskRow {
     let task = this.byId.get(id);
     if (task === undefined) {
-      task = { id, index: this.lane.tasks.length, level: 0, kernel: false, submittedAtMs: t, endAtMs: t, spans: [], terminal: null, track: 0 };
+      task = {
+        id,
+        index: this.lane.tasks.length,
+        level: 0,
+        kernel: false,
+        submittedAtMs: t,
+        endAtMs: t,
+        spans: [],
+        terminal: null,
+        track: 0,
+      };
       this.byId.set(id, task);
       this.lane.tasks.push(task);
       if (level !== undefined) task.level = levelCode(level);
@@ -154,7 +174,8 @@ export class LaneBuilder {
     this.open.delete(task.index);
     if (span.state === 'waiting') this.countWaiting(t, -1);
     // A task that waited no time at all (started the instant it was submitted) has no waiting span.
-    if (span.endMs === span.startMs && span.state === 'waiting' && task.spans[task.spans.length - 1] === span) task.spans.pop();
+    if (span.endMs === span.startMs && span.state === 'waiting' && task.spans[task.spans.length - 1] === span)
+      task.spans.pop();
   }
 
   private countWaiting(t: number, delta: number): void {

@@ -63,7 +63,15 @@ export interface Preemption {
 
 export type MarkerKind = 'stop' | 'drop' | 'panic' | 'deferral' | 'violation' | 'rejected' | 'other';
 
-export const MARKER_KINDS: readonly MarkerKind[] = ['stop', 'drop', 'panic', 'deferral', 'violation', 'rejected', 'other'];
+export const MARKER_KINDS: readonly MarkerKind[] = [
+  'stop',
+  'drop',
+  'panic',
+  'deferral',
+  'violation',
+  'rejected',
+  'other',
+];
 
 export interface Marker {
   readonly atMs: number;

@@ -7,7 +7,15 @@
 import type { TimelineModel } from './model.ts';
 import { pageData, scriptJson } from './page-data.ts';
 import { CLIENT_SCRIPT } from './page-script.ts';
-import { LEVEL_COLOURS, LEVEL_NAMES, MARKER_COLOURS, PAGE_BACKGROUND, SUSPENDED_TINT, WAITING_TINT, tint } from './palette.ts';
+import {
+  LEVEL_COLOURS,
+  LEVEL_NAMES,
+  MARKER_COLOURS,
+  PAGE_BACKGROUND,
+  SUSPENDED_TINT,
+  WAITING_TINT,
+  tint,
+} from './palette.ts';
 
 export function timelineHtml(model: TimelineModel): string {
   return [
@@ -43,8 +51,12 @@ export function timelineHtml(model: TimelineModel): string {
 }
 
 function legendHtml(): string {
-  const swatch = (cls: string): string => `<svg width="28" height="12"><rect class="${cls}" x="1" y="1" width="26" height="10"/></svg>`;
-  const levels = LEVEL_NAMES.map((name, i) => `<span class="key"><svg width="14" height="12"><rect class="run L${i}" x="1" y="1" width="12" height="10"/></svg>${name}</span>`);
+  const swatch = (cls: string): string =>
+    `<svg width="28" height="12"><rect class="${cls}" x="1" y="1" width="26" height="10"/></svg>`;
+  const levels = LEVEL_NAMES.map(
+    (name, i) =>
+      `<span class="key"><svg width="14" height="12"><rect class="run L${i}" x="1" y="1" width="12" height="10"/></svg>${name}</span>`,
+  );
   const states = [
     `<span class="key">${swatch('run L2')}running</span>`,
     `<span class="key">${swatch('susp L2')}suspended</span>`,
@@ -52,7 +64,8 @@ function legendHtml(): string {
     '<span class="key"><svg width="28" height="12"><line class="arrow" x1="2" y1="2" x2="24" y2="10"/></svg>preempting → preempted</span>',
   ];
   const markers = Object.keys(MARKER_COLOURS).map(
-    (kind) => `<span class="key"><svg width="14" height="14"><g class="mk ${kind}" data-glyph="${kind}"></g></svg>${kind}</span>`,
+    (kind) =>
+      `<span class="key"><svg width="14" height="14"><g class="mk ${kind}" data-glyph="${kind}"></g></svg>${kind}</span>`,
   );
   return [
     '<div id="legend">',

@@ -17,6 +17,7 @@ export const CLIENT_SCRIPT = inlineScript(new URL('./timeline.client.js', import
  */
 export function inlineScript(file: URL): string {
   const text = readFileSync(file, 'utf8');
-  if (/<\/script|<!--/i.test(text)) throw new Error(`${file.pathname}: a script inlined in a page cannot contain "</script" or "<!--"`);
+  if (/<\/script|<!--/i.test(text))
+    throw new Error(`${file.pathname}: a script inlined in a page cannot contain "</script" or "<!--"`);
   return text;
 }

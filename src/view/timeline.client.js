@@ -66,7 +66,11 @@
   var parsedMs = performance.now() - started;
 
   var GUTTER = 96;
-  var MARK_H = 16, RUN_H = 20, SLOT_H = 16, CHART_H = 34, TRACK_H = 12;
+  var MARK_H = 16,
+    RUN_H = 20,
+    SLOT_H = 16,
+    CHART_H = 34,
+    TRACK_H = 12;
   var MIN_PX = 1.5;
   /** Arrows closer than this to the previous one are left out: a zoomed-out run would be a wall of arrows. */
   var ARROW_GAP_PX = 8;
@@ -86,13 +90,23 @@
   var timings = { parseMs: parsedMs, firstRenderMs: 0, readyAtMs: 0, lastRenderMs: 0, renders: 0 };
 
   /** @param {number} t */
-  function X(t) { return (t - view.t0) * plotW / (view.t1 - view.t0); }
+  function X(t) {
+    return ((t - view.t0) * plotW) / (view.t1 - view.t0);
+  }
   /** @param {number} x */
-  function T(x) { return view.t0 + x * (view.t1 - view.t0) / plotW; }
+  function T(x) {
+    return view.t0 + (x * (view.t1 - view.t0)) / plotW;
+  }
   /** @param {unknown} s */
-  function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return '&#' + c.charCodeAt(0) + ';'; }); }
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, function (c) {
+      return '&#' + c.charCodeAt(0) + ';';
+    });
+  }
   /** @param {number} x */
-  function r1(x) { return Math.round(x * 10) / 10; }
+  function r1(x) {
+    return Math.round(x * 10) / 10;
+  }
 
   /**
    * Lowest item index whose field number "field" is >= value, in a flat array of "stride" fields per item sorted by it.
@@ -102,10 +116,12 @@
    * @param {number} value
    */
   function lowerBound(arr, stride, field, value) {
-    var lo = 0, hi = arr.length / stride;
+    var lo = 0,
+      hi = arr.length / stride;
     while (lo < hi) {
       var mid = (lo + hi) >> 1;
-      if (arr[mid * stride + field] < value) lo = mid + 1; else hi = mid;
+      if (arr[mid * stride + field] < value) lo = mid + 1;
+      else hi = mid;
     }
     return lo;
   }
@@ -132,13 +148,20 @@
    */
   function glyph(kind, x, y) {
     switch (kind) {
-      case 'stop': return '<rect x="' + r1(x - 4) + '" y="' + (y - 4) + '" width="8" height="8"/>';
-      case 'drop': return '<path d="M' + r1(x - 5) + ' ' + (y - 4) + 'h10l-5 9z"/>';
-      case 'panic': return '<path d="M' + r1(x) + ' ' + (y - 6) + 'l5 6l-5 6l-5-6z"/>';
-      case 'deferral': return '<circle cx="' + r1(x) + '" cy="' + y + '" r="3.5"/>';
-      case 'violation': return '<path d="M' + r1(x) + ' ' + (y - 7) + 'l6 12h-12z"/>';
-      case 'rejected': return '<path d="M' + r1(x - 4) + ' ' + (y - 4) + 'l8 8m0-8l-8 8" fill="none" stroke-width="2"/>';
-      default: return '<rect x="' + r1(x - 1) + '" y="' + (y - 5) + '" width="2" height="10"/>';
+      case 'stop':
+        return '<rect x="' + r1(x - 4) + '" y="' + (y - 4) + '" width="8" height="8"/>';
+      case 'drop':
+        return '<path d="M' + r1(x - 5) + ' ' + (y - 4) + 'h10l-5 9z"/>';
+      case 'panic':
+        return '<path d="M' + r1(x) + ' ' + (y - 6) + 'l5 6l-5 6l-5-6z"/>';
+      case 'deferral':
+        return '<circle cx="' + r1(x) + '" cy="' + y + '" r="3.5"/>';
+      case 'violation':
+        return '<path d="M' + r1(x) + ' ' + (y - 7) + 'l6 12h-12z"/>';
+      case 'rejected':
+        return '<path d="M' + r1(x - 4) + ' ' + (y - 4) + 'l8 8m0-8l-8 8" fill="none" stroke-width="2"/>';
+      default:
+        return '<rect x="' + r1(x - 1) + '" y="' + (y - 5) + '" width="2" height="10"/>';
     }
   }
 
@@ -156,24 +179,50 @@
     section.className = 'lane';
     section.dataset.agent = lane.agent;
     var preempts = lane.preemptions.length / 5;
-    section.innerHTML = '<h2>' + esc(lane.agent) + ' <small>' + lane.ids.length + ' tasks · ' + preempts + ' preemptions · max stack depth ' +
-      maxDepth + ' of 4 · ' + lane.tracks.length + ' task rows</small></h2>' +
+    section.innerHTML =
+      '<h2>' +
+      esc(lane.agent) +
+      ' <small>' +
+      lane.ids.length +
+      ' tasks · ' +
+      preempts +
+      ' preemptions · max stack depth ' +
+      maxDepth +
+      ' of 4 · ' +
+      lane.tracks.length +
+      ' task rows</small></h2>' +
       '<svg class="sched"></svg><div class="tracks-box"><div class="tracks-spacer"><svg class="tracks"></svg></div></div>';
     lanesEl.appendChild(section);
     /** @param {number} k */
-    var ySlot = function (k) { return MARK_H + RUN_H + 4 + (slots - k) * SLOT_H; };
+    var ySlot = function (k) {
+      return MARK_H + RUN_H + 4 + (slots - k) * SLOT_H;
+    };
     var yDepth = ySlot(0) + 6;
     var yWaiting = yDepth + CHART_H + 6;
     /** @type {LaneUi} */
     var ui = {
-      index: li, lane: lane, section: section, slots: slots, maxWaiting: maxWaiting, maxDepth: maxDepth,
-      sched: find(section, 'svg.sched', SVGSVGElement), box: find(section, '.tracks-box', HTMLElement),
-      spacer: find(section, '.tracks-spacer', HTMLElement), tracks: find(section, 'svg.tracks', SVGSVGElement),
-      yMark: 0, yRun: MARK_H, ySlot: ySlot, yDepth: yDepth, yWaiting: yWaiting, schedH: yWaiting + CHART_H + 4,
+      index: li,
+      lane: lane,
+      section: section,
+      slots: slots,
+      maxWaiting: maxWaiting,
+      maxDepth: maxDepth,
+      sched: find(section, 'svg.sched', SVGSVGElement),
+      box: find(section, '.tracks-box', HTMLElement),
+      spacer: find(section, '.tracks-spacer', HTMLElement),
+      tracks: find(section, 'svg.tracks', SVGSVGElement),
+      yMark: 0,
+      yRun: MARK_H,
+      ySlot: ySlot,
+      yDepth: yDepth,
+      yWaiting: yWaiting,
+      schedH: yWaiting + CHART_H + 4,
     };
     ui.sched.setAttribute('height', String(ui.schedH));
     ui.spacer.style.height = lane.tracks.length * TRACK_H + 'px';
-    ui.box.addEventListener('scroll', function () { schedule(); });
+    ui.box.addEventListener('scroll', function () {
+      schedule();
+    });
     return ui;
   });
 
@@ -201,18 +250,33 @@
       // The merged rectangle takes the colour of the level that held most of its time (ties: the higher).
       var level = 0;
       for (var l = 1; l < 5; l += 1) if (dense.ms[l] >= dense.ms[level]) level = l;
-      out.push('<rect class="dense L' + level + '" x="' + r1(dense.x0) + '" y="' + y + '" width="' + r1(Math.max(1, dense.x1 - dense.x0)) +
-        '" height="' + h + '" data-count="' + dense.count + '"/>');
+      out.push(
+        '<rect class="dense L' +
+          level +
+          '" x="' +
+          r1(dense.x0) +
+          '" y="' +
+          y +
+          '" width="' +
+          r1(Math.max(1, dense.x1 - dense.x0)) +
+          '" height="' +
+          h +
+          '" data-count="' +
+          dense.count +
+          '"/>',
+      );
       dense = null;
     }
     for (; i < n; i += 1) {
       var o = i * stride;
-      var start = arr[o], end = arr[o + 1];
+      var start = arr[o],
+        end = arr[o + 1];
       if (start > view.t1) break;
       var task = arr[o + stride - 1];
       var state = stride === 3 ? fixedState : arr[o + 2];
       var level = lane.levels[task];
-      var x0 = Math.max(-2, X(start)), x1 = Math.min(plotW + 2, X(end));
+      var x0 = Math.max(-2, X(start)),
+        x1 = Math.min(plotW + 2, X(end));
       var w = x1 - x0;
       // A waiting span narrower than the merge width says nothing; the others merge into one rectangle.
       if (w < MIN_PX && state === 0) continue;
@@ -230,11 +294,45 @@
       var cls = STATE[state];
       var yy = state === 0 ? y + Math.round(h * 0.3) : y;
       var hh = state === 0 ? Math.max(2, Math.round(h * 0.4)) : h;
-      out.push('<rect class="' + cls + ' L' + level + '" x="' + r1(x0) + '" y="' + yy + '" width="' + r1(w) + '" height="' + hh +
-        '" data-task="' + esc(lane.ids[task]) + '" data-state="' + STATE_NAME[state] + '" data-level="' + level + '" data-start="' + start +
-        '" data-end="' + end + '"' + extra + '/>');
+      out.push(
+        '<rect class="' +
+          cls +
+          ' L' +
+          level +
+          '" x="' +
+          r1(x0) +
+          '" y="' +
+          yy +
+          '" width="' +
+          r1(w) +
+          '" height="' +
+          hh +
+          '" data-task="' +
+          esc(lane.ids[task]) +
+          '" data-state="' +
+          STATE_NAME[state] +
+          '" data-level="' +
+          level +
+          '" data-start="' +
+          start +
+          '" data-end="' +
+          end +
+          '"' +
+          extra +
+          '/>',
+      );
       if (state !== 0 && w > lane.ids[task].length * 6 + 6) {
-        out.push('<text class="lbl' + (state === 2 ? ' dark' : '') + '" x="' + r1(Math.max(0, x0) + 3) + '" y="' + (y + h - 4) + '">' + esc(lane.ids[task]) + '</text>');
+        out.push(
+          '<text class="lbl' +
+            (state === 2 ? ' dark' : '') +
+            '" x="' +
+            r1(Math.max(0, x0) + 3) +
+            '" y="' +
+            (y + h - 4) +
+            '">' +
+            esc(lane.ids[task]) +
+            '</text>',
+        );
       }
     }
     flush();
@@ -259,7 +357,8 @@
       var next = i + 1 < n ? steps[i * 2 + 2] : D.endMs;
       var v = steps[i * 2 + 1];
       if (v === 0) continue;
-      var c0 = Math.max(0, Math.floor(X(t))), c1 = Math.min(cols.length - 1, Math.floor(X(next)));
+      var c0 = Math.max(0, Math.floor(X(t))),
+        c1 = Math.min(cols.length - 1, Math.floor(X(next)));
       for (var c = c0; c <= c1; c += 1) if (cols[c] < v) cols[c] = v;
     }
     var scale = maxValue > 0 ? (h - 2) / maxValue : 0;
@@ -294,12 +393,24 @@
       if (t > view.t1) break;
       var kind = D.markerKinds[m[i * 4 + 1]] || 'other';
       var x = X(t);
-      if (kind === 'violation') out.push('<line class="vline" x1="' + r1(x) + '" x2="' + r1(x) + '" y1="' + yTop + '" y2="' + yBottom + '"/>');
+      if (kind === 'violation')
+        out.push('<line class="vline" x1="' + r1(x) + '" x2="' + r1(x) + '" y1="' + yTop + '" y2="' + yBottom + '"/>');
       if (lastX[kind] !== undefined && x - lastX[kind] < 4) continue;
       lastX[kind] = x;
       var task = m[i * 4 + 2];
-      out.push('<g class="mk ' + kind + '" data-kind="' + kind + '" data-t="' + t + '"' + (task >= 0 ? ' data-task="' + esc(lane.ids[task]) + '"' : '') + '>' +
-        glyph(kind, x, yTop + MARK_H / 2) + '</g>');
+      out.push(
+        '<g class="mk ' +
+          kind +
+          '" data-kind="' +
+          kind +
+          '" data-t="' +
+          t +
+          '"' +
+          (task >= 0 ? ' data-task="' + esc(lane.ids[task]) + '"' : '') +
+          '>' +
+          glyph(kind, x, yTop + MARK_H / 2) +
+          '</g>',
+      );
     }
   }
 
@@ -326,14 +437,31 @@
       var y2 = yTo(p[o + 4], p[o + 3]);
       var y1 = yFrom(p[o + 2]);
       if (y1 === null || y2 === null) continue;
-      out.push('<line class="arrow" x1="' + r1(X(armed)) + '" y1="' + y1 + '" x2="' + r1(xb) + '" y2="' + y2 + '" data-by="' + esc(ui.lane.ids[p[o + 2]]) +
-        '" data-victim="' + esc(ui.lane.ids[p[o + 3]]) + '" data-slot="' + p[o + 4] + '"/>');
+      out.push(
+        '<line class="arrow" x1="' +
+          r1(X(armed)) +
+          '" y1="' +
+          y1 +
+          '" x2="' +
+          r1(xb) +
+          '" y2="' +
+          y2 +
+          '" data-by="' +
+          esc(ui.lane.ids[p[o + 2]]) +
+          '" data-victim="' +
+          esc(ui.lane.ids[p[o + 3]]) +
+          '" data-slot="' +
+          p[o + 4] +
+          '"/>',
+      );
     }
   }
 
   function defs() {
-    return '<defs><marker id="arrowhead" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto-start-reverse">' +
-      '<path d="M0 0L8 4L0 8z" fill="#1d2330"/></marker></defs>';
+    return (
+      '<defs><marker id="arrowhead" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto-start-reverse">' +
+      '<path d="M0 0L8 4L0 8z" fill="#1d2330"/></marker></defs>'
+    );
   }
 
   /** @param {LaneUi} ui */
@@ -356,14 +484,35 @@
     g.push('<text class="gutter" x="4" y="' + (ui.yDepth + 12) + '">depth</text>');
     g.push('<text class="gutter" x="4" y="' + (ui.yDepth + 25) + '">bound 4</text>');
     drawChart(out, lane.depth, ui.yDepth, CHART_H, depthMax, 'depth');
-    var yBound = r1(ui.yDepth + CHART_H - 4 * (CHART_H - 2) / depthMax);
+    var yBound = r1(ui.yDepth + CHART_H - (4 * (CHART_H - 2)) / depthMax);
     out.push('<line class="bound" x1="0" x2="' + plotW + '" y1="' + yBound + '" y2="' + yBound + '"/>');
     g.push('<text class="gutter" x="4" y="' + (ui.yWaiting + 12) + '">waiting</text>');
     g.push('<text class="gutter" x="4" y="' + (ui.yWaiting + 25) + '">max ' + ui.maxWaiting + '</text>');
     drawChart(out, lane.waiting, ui.yWaiting, CHART_H, ui.maxWaiting, 'waiting');
-    drawArrows(out, ui, function () { return ui.yRun + RUN_H - 2; }, function (slot) { return ui.ySlot(slot) + 3; }, ARROW_GAP_PX);
+    drawArrows(
+      out,
+      ui,
+      function () {
+        return ui.yRun + RUN_H - 2;
+      },
+      function (slot) {
+        return ui.ySlot(slot) + 3;
+      },
+      ARROW_GAP_PX,
+    );
     drawMarkers(out, ui, ui.yMark, ui.schedH);
-    ui.sched.innerHTML = defs() + g.join('') + '<svg class="plot" x="' + GUTTER + '" width="' + plotW + '" height="' + ui.schedH + '">' + out.join('') + '</svg>';
+    ui.sched.innerHTML =
+      defs() +
+      g.join('') +
+      '<svg class="plot" x="' +
+      GUTTER +
+      '" width="' +
+      plotW +
+      '" height="' +
+      ui.schedH +
+      '">' +
+      out.join('') +
+      '</svg>';
   }
 
   /** @param {LaneUi} ui */
@@ -381,20 +530,42 @@
     var g = [];
     for (var k = a; k < b; k += 1) {
       var y = k * TRACK_H - top;
-      if (k % 2 === 1) out.push('<rect class="rowbg" x="0" y="' + y + '" width="' + plotW + '" height="' + TRACK_H + '"/>');
+      if (k % 2 === 1)
+        out.push('<rect class="rowbg" x="0" y="' + y + '" width="' + plotW + '" height="' + TRACK_H + '"/>');
       drawRow(out, lane.tracks[k], 4, lane, y + 1, TRACK_H - 2, 2, ' data-track="' + k + '"');
       drawTerminals(out, lane, k, y);
     }
     g.push('<text class="gutter" x="4" y="12">tasks</text>');
     /** @param {number} task */
-    var trackOf = function (task) { return lane.lives[task * 3 + 2]; };
+    var trackOf = function (task) {
+      return lane.lives[task * 3 + 2];
+    };
     /** @param {number} task */
     var yOf = function (task) {
       var k = trackOf(task);
       return k >= a && k < b ? k * TRACK_H - top + TRACK_H / 2 : null;
     };
-    drawArrows(out, ui, yOf, function (_slot, victim) { return yOf(victim); }, ARROW_GAP_PX);
-    ui.tracks.innerHTML = defs() + g.join('') + '<svg class="plot" x="' + GUTTER + '" width="' + plotW + '" height="' + h + '">' + out.join('') + '</svg>';
+    drawArrows(
+      out,
+      ui,
+      yOf,
+      function (_slot, victim) {
+        return yOf(victim);
+      },
+      ARROW_GAP_PX,
+    );
+    ui.tracks.innerHTML =
+      defs() +
+      g.join('') +
+      '<svg class="plot" x="' +
+      GUTTER +
+      '" width="' +
+      plotW +
+      '" height="' +
+      h +
+      '">' +
+      out.join('') +
+      '</svg>';
   }
 
   /**
@@ -418,8 +589,25 @@
       var end = lane.lives[task * 3 + 1];
       if (end < view.t0 || end > view.t1) continue;
       var x = r1(X(end));
-      out.push('<path class="term ' + kind + '" data-task="' + esc(lane.ids[task]) + '" data-terminal="' + kind + '" d="M' + (x - 3) + ' ' + (y + 2) + 'l6 ' +
-        (TRACK_H - 4) + 'm0 -' + (TRACK_H - 4) + 'l-6 ' + (TRACK_H - 4) + '"/>');
+      out.push(
+        '<path class="term ' +
+          kind +
+          '" data-task="' +
+          esc(lane.ids[task]) +
+          '" data-terminal="' +
+          kind +
+          '" d="M' +
+          (x - 3) +
+          ' ' +
+          (y + 2) +
+          'l6 ' +
+          (TRACK_H - 4) +
+          'm0 -' +
+          (TRACK_H - 4) +
+          'l-6 ' +
+          (TRACK_H - 4) +
+          '"/>',
+      );
     }
     // Tasks that never got a span (refused at the door) still show their terminal at their only instant.
   }
@@ -433,18 +621,32 @@
     var out = ['<svg x="' + GUTTER + '" width="' + plotW + '" height="24">'];
     for (var t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) {
       var x = r1(X(t));
-      out.push('<line x1="' + x + '" x2="' + x + '" y1="16" y2="24"/><text x="' + (x + 2) + '" y="13">' + fmtMs(t, step) + '</text>');
+      out.push(
+        '<line x1="' +
+          x +
+          '" x2="' +
+          x +
+          '" y1="16" y2="24"/><text x="' +
+          (x + 2) +
+          '" y="13">' +
+          fmtMs(t, step) +
+          '</text>',
+      );
     }
     out.push('</svg>');
     axis.innerHTML = out.join('');
-    byId('window').textContent = fmtMs(view.t0) + ' – ' + fmtMs(view.t1) + '  (' + fmtMs(span) + ' of ' + fmtMs(fullSpan) + ')';
+    byId('window').textContent =
+      fmtMs(view.t0) + ' – ' + fmtMs(view.t1) + '  (' + fmtMs(span) + ' of ' + fmtMs(fullSpan) + ')';
   }
 
   var pending = false;
   function schedule() {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(function () { pending = false; render(); });
+    requestAnimationFrame(function () {
+      pending = false;
+      render();
+    });
   }
 
   function render() {
@@ -485,7 +687,7 @@
 
   /** @param {number} dx */
   function pan(dx) {
-    var dt = dx * (view.t1 - view.t0) / plotW;
+    var dt = (dx * (view.t1 - view.t0)) / plotW;
     setView(view.t0 + dt, view.t1 + dt);
   }
 
@@ -495,11 +697,15 @@
     return ev.clientX - rect.left - GUTTER;
   }
 
-  lanesEl.addEventListener('wheel', function (ev) {
-    ev.preventDefault();
-    if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) pan(ev.shiftKey ? ev.deltaY : ev.deltaX);
-    else zoomAt(plotX(ev), Math.exp(ev.deltaY * 0.0015));
-  }, { passive: false });
+  lanesEl.addEventListener(
+    'wheel',
+    function (ev) {
+      ev.preventDefault();
+      if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) pan(ev.shiftKey ? ev.deltaY : ev.deltaX);
+      else zoomAt(plotX(ev), Math.exp(ev.deltaY * 0.0015));
+    },
+    { passive: false },
+  );
 
   /** @type {{ x: number, moved: boolean } | null} */
   var drag = null;
@@ -520,21 +726,38 @@
   });
   window.addEventListener('pointerup', function () {
     document.body.classList.remove('dragging');
-    setTimeout(function () { drag = null; }, 0);
+    setTimeout(function () {
+      drag = null;
+    }, 0);
   });
-  lanesEl.addEventListener('dblclick', function () { setView(D.startMs, D.endMs); });
-  byId('fit').onclick = function () { setView(D.startMs, D.endMs); };
-  byId('zoom-in').onclick = function () { zoomAt(plotW / 2, 0.5); };
-  byId('zoom-out').onclick = function () { zoomAt(plotW / 2, 2); };
-  byId('pan-left').onclick = function () { pan(-plotW / 4); };
-  byId('pan-right').onclick = function () { pan(plotW / 4); };
+  lanesEl.addEventListener('dblclick', function () {
+    setView(D.startMs, D.endMs);
+  });
+  byId('fit').onclick = function () {
+    setView(D.startMs, D.endMs);
+  };
+  byId('zoom-in').onclick = function () {
+    zoomAt(plotW / 2, 0.5);
+  };
+  byId('zoom-out').onclick = function () {
+    zoomAt(plotW / 2, 2);
+  };
+  byId('pan-left').onclick = function () {
+    pan(-plotW / 4);
+  };
+  byId('pan-right').onclick = function () {
+    pan(plotW / 4);
+  };
   window.addEventListener('keydown', function (ev) {
     if (ev.key === '+' || ev.key === '=') zoomAt(plotW / 2, 0.5);
     else if (ev.key === '-') zoomAt(plotW / 2, 2);
     else if (ev.key === '0') setView(D.startMs, D.endMs);
     else if (ev.key === 'ArrowLeft') pan(-plotW / 8);
     else if (ev.key === 'ArrowRight') pan(plotW / 8);
-    else if (ev.key === 'Escape') { pinned = false; byId('hover').classList.remove('pinned'); }
+    else if (ev.key === 'Escape') {
+      pinned = false;
+      byId('hover').classList.remove('pinned');
+    }
   });
   window.addEventListener('resize', schedule);
 
@@ -542,10 +765,12 @@
 
   /** @param {number} t */
   function nearestInstant(t) {
-    var lo = 0, hi = INST_T.length;
+    var lo = 0,
+      hi = INST_T.length;
     while (lo < hi) {
       var mid = (lo + hi) >> 1;
-      if (INST_T[mid] < t) lo = mid + 1; else hi = mid;
+      if (INST_T[mid] < t) lo = mid + 1;
+      else hi = mid;
     }
     if (lo >= INST_T.length) return INST_T.length - 1;
     if (lo > 0 && t - INST_T[lo - 1] <= INST_T[lo] - t) return lo - 1;
@@ -581,8 +806,21 @@
       if (spans[i * 4 + 3] !== task) continue;
       parts.push(STATE_NAME[spans[i * 4 + 2]] + ' ' + fmtMs(spans[i * 4]) + '–' + fmtMs(spans[i * 4 + 1]));
     }
-    var term = lane.terminals[task] === '' ? 'not ended' : lane.terminals[task] + (lane.terminalReasons[task] ? '/' + lane.terminalReasons[task] : '');
-    return 'task ' + lane.ids[task] + ' (' + LEVEL_NAMES[lane.levels[task]] + (lane.kernel[task] ? ', kernel' : '') + ') ' + term + ': ' + parts.join(', ');
+    var term =
+      lane.terminals[task] === ''
+        ? 'not ended'
+        : lane.terminals[task] + (lane.terminalReasons[task] ? '/' + lane.terminalReasons[task] : '');
+    return (
+      'task ' +
+      lane.ids[task] +
+      ' (' +
+      LEVEL_NAMES[lane.levels[task]] +
+      (lane.kernel[task] ? ', kernel' : '') +
+      ') ' +
+      term +
+      ': ' +
+      parts.join(', ')
+    );
   }
 
   /**
@@ -596,7 +834,8 @@
     if (x < 0 || x > plotW || INST_T.length === 0) return;
     var idx = nearestInstant(T(x));
     var xi = X(INST_T[idx]);
-    var a = idx, b = idx;
+    var a = idx,
+      b = idx;
     while (a > 0 && xi - X(INST_T[a - 1]) <= HOVER_PX) a -= 1;
     while (b + 1 < INST_T.length && X(INST_T[b + 1]) - xi <= HOVER_PX) b += 1;
     var target = ev.target instanceof Node ? ev.target : null;
@@ -605,11 +844,28 @@
     for (var u = 0; u < laneUis.length; u += 1) if (laneUis[u].section.contains(target)) ui = laneUis[u];
     var task = ui === null ? -1 : taskAt(ui, ev, T(x));
     var total = INST_FIRST[b] + INST_N[b] - INST_FIRST[a];
-    var head = (a === b ? 't = ' + fmtMs(INST_T[a]) : 't = ' + fmtMs(INST_T[a]) + ' … ' + fmtMs(INST_T[b]) + ' (' + (b - a + 1) + ' instants in ' +
-      (2 * HOVER_PX + 1) + ' px: zoom in to separate them)') + ' · ' + total + ' event' + (total === 1 ? '' : 's');
+    var head =
+      (a === b
+        ? 't = ' + fmtMs(INST_T[a])
+        : 't = ' +
+          fmtMs(INST_T[a]) +
+          ' … ' +
+          fmtMs(INST_T[b]) +
+          ' (' +
+          (b - a + 1) +
+          ' instants in ' +
+          (2 * HOVER_PX + 1) +
+          ' px: zoom in to separate them)') +
+      ' · ' +
+      total +
+      ' event' +
+      (total === 1 ? '' : 's');
     if (ui !== null && task >= 0) head += '\n' + taskSummary(ui.lane, task);
     byId('hover-head').textContent = head;
-    var word = ui !== null && task >= 0 ? new RegExp('(^|[ (,=\\[])' + ui.lane.ids[task].replace(/[.*+?^$()|[\]\\{}]/g, '\\$&') + '($|[ ),(\\]])') : null;
+    var word =
+      ui !== null && task >= 0
+        ? new RegExp('(^|[ (,=\\[])' + ui.lane.ids[task].replace(/[.*+?^$()|[\]\\{}]/g, '\\$&') + '($|[ ),(\\]])')
+        : null;
     var out = [];
     var n = Math.min(total, HOVER_LINES_MAX);
     for (var i = 0; i < n; i += 1) {
@@ -619,10 +875,12 @@
     if (total > n) out.push('… and ' + (total - n) + ' more lines here');
     byId('hover-lines').innerHTML = out.join('\n');
     cursorEl.hidden = false;
-    cursorEl.style.left = (GUTTER + xi) + 'px';
+    cursorEl.style.left = GUTTER + xi + 'px';
   }
 
-  lanesEl.addEventListener('mousemove', function (ev) { if (!pinned && (drag === null || !drag.moved)) showInstant(ev); });
+  lanesEl.addEventListener('mousemove', function (ev) {
+    if (!pinned && (drag === null || !drag.moved)) showInstant(ev);
+  });
   lanesEl.addEventListener('click', function (ev) {
     if (drag !== null && drag.moved) return;
     showInstant(ev);
@@ -633,7 +891,8 @@
   // ------------------------------------------------------------------ header
 
   function stats() {
-    var tasks = 0, preempts = 0;
+    var tasks = 0,
+      preempts = 0;
     /** @type {Record<string, number>} */
     var marks = {};
     D.lanes.forEach(function (lane) {
@@ -644,9 +903,16 @@
         marks[k] = (marks[k] || 0) + 1;
       }
     });
-    var parts = [D.events + ' events', D.lanes.length + ' agent' + (D.lanes.length === 1 ? '' : 's'), tasks + ' tasks', preempts + ' preemptions',
-      fmtMs(D.endMs - D.startMs) + ' from ' + fmtMs(D.startMs)];
-    Object.keys(marks).forEach(function (k) { parts.push(marks[k] + ' ' + k); });
+    var parts = [
+      D.events + ' events',
+      D.lanes.length + ' agent' + (D.lanes.length === 1 ? '' : 's'),
+      tasks + ' tasks',
+      preempts + ' preemptions',
+      fmtMs(D.endMs - D.startMs) + ' from ' + fmtMs(D.startMs),
+    ];
+    Object.keys(marks).forEach(function (k) {
+      parts.push(marks[k] + ' ' + k);
+    });
     byId('stats').textContent = parts.join(' · ');
     if (D.problems.length > 0) {
       var p = byId('problems');
@@ -654,7 +920,8 @@
       p.textContent = 'unreadable lines skipped: ' + D.problems.join('; ');
     }
     var legend = document.querySelectorAll('#legend [data-glyph]');
-    for (var g = 0; g < legend.length; g += 1) legend[g].innerHTML = glyph(legend[g].getAttribute('data-glyph') || '', 7, 7);
+    for (var g = 0; g < legend.length; g += 1)
+      legend[g].innerHTML = glyph(legend[g].getAttribute('data-glyph') || '', 7, 7);
   }
 
   stats();

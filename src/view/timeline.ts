@@ -37,12 +37,23 @@ export function buildTimeline(file: TraceFile): TimelineModel {
     b.lane.tracks = packTracks(b.lane.tasks);
     return b.lane;
   });
-  return { title: titleOf(file), header: file.header, startMs, endMs, events: records.length, lanes, lines, instants, problems: file.problems };
+  return {
+    title: titleOf(file),
+    header: file.header,
+    startMs,
+    endMs,
+    events: records.length,
+    lanes,
+    lines,
+    instants,
+    problems: file.problems,
+  };
 }
 
 function inTimeOrder(records: readonly TraceRecord[]): readonly TraceRecord[] {
   let sorted = true;
-  for (let i = 1; i < records.length && sorted; i += 1) sorted = !before(records[i] as TraceRecord, records[i - 1] as TraceRecord);
+  for (let i = 1; i < records.length && sorted; i += 1)
+    sorted = !before(records[i] as TraceRecord, records[i - 1] as TraceRecord);
   return sorted ? records : [...records].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
 }
 

@@ -90,7 +90,8 @@ function headerOf(o: Record<string, unknown>): Record<string, HeaderValue> {
   const header: Record<string, HeaderValue> = {};
   for (const [key, value] of Object.entries(o)) {
     if (key === 'type') continue;
-    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') header[key] = value;
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      header[key] = value;
   }
   return header;
 }

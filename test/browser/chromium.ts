@@ -48,7 +48,11 @@ export async function launchChromium(viewport = { width: 1400, height: 900 }): P
 }
 
 /** Opens a timeline page and waits until its first render is done; page errors fail the caller. */
-export async function openTimeline(browser: Browser, htmlPath: string, timeoutMs = 60_000): Promise<{ page: Page; errors: string[] }> {
+export async function openTimeline(
+  browser: Browser,
+  htmlPath: string,
+  timeoutMs = 60_000,
+): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage();
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
@@ -61,7 +65,11 @@ export async function openTimeline(browser: Browser, htmlPath: string, timeoutMs
  * RGB of a few points of a PNG, decoded by the browser itself (no image library needed). The page script
  * is a string: this project's TypeScript has no DOM types, and a string is not rewritten by a transpiler.
  */
-export async function pixels(browser: Browser, png: Buffer, points: readonly { x: number; y: number }[]): Promise<[number, number, number][]> {
+export async function pixels(
+  browser: Browser,
+  png: Buffer,
+  points: readonly { x: number; y: number }[],
+): Promise<[number, number, number][]> {
   const page = await browser.newPage();
   try {
     const script = `(async () => {

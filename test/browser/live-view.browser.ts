@@ -87,11 +87,15 @@ interface Serve {
 }
 
 function spawnServe(): Promise<Serve> {
-  const child = spawn(process.execPath, ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', join(tmp, 'data')], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, HOMEAGENT_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', join(tmp, 'data')],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, HOMEAGENT_TOKEN: TOKEN },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     child.once('error', reject);

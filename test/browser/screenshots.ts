@@ -20,8 +20,16 @@ interface Shot {
 }
 
 const SHOTS: readonly Shot[] = [
-  { scenario: 'scenarios/e5-nested-to-the-bound.json', out: 'docs/timeline-e5.png', hover: 'svg.sched rect.run[data-task="l4"]' },
-  { scenario: 'scenarios/e4-priority-stress.json', out: 'docs/timeline-e4.png', hover: 'svg.sched rect.susp[data-slot="2"]' },
+  {
+    scenario: 'scenarios/e5-nested-to-the-bound.json',
+    out: 'docs/timeline-e5.png',
+    hover: 'svg.sched rect.run[data-task="l4"]',
+  },
+  {
+    scenario: 'scenarios/e4-priority-stress.json',
+    out: 'docs/timeline-e4.png',
+    hover: 'svg.sched rect.susp[data-slot="2"]',
+  },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'homeagent-shots-'));

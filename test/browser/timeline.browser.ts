@@ -106,14 +106,18 @@ describe('E5 timeline', () => {
     const ends: { end: number; level: number }[] = [];
     const spans = page.locator('svg.sched rect.susp[data-slot]');
     for (let i = 0; i < (await spans.count()); i += 1) {
-      ends.push({ end: Number(await spans.nth(i).getAttribute('data-end')), level: Number(await spans.nth(i).getAttribute('data-level')) });
+      ends.push({
+        end: Number(await spans.nth(i).getAttribute('data-end')),
+        level: Number(await spans.nth(i).getAttribute('data-level')),
+      });
     }
     const names = ['queued', 'L1', 'L2', 'L3', 'L4'];
     expect(ends.sort((a, b) => a.end - b.end).map((s) => names[s.level])).toEqual(['L3', 'L2', 'L1', 'queued']);
     // The running row shows the same unwinding: after L4, the tasks run in LIFO order.
     const running = page.locator('svg.sched rect.run[data-state="running"]');
     const tasks: string[] = [];
-    for (let i = 0; i < (await running.count()); i += 1) tasks.push((await running.nth(i).getAttribute('data-task')) ?? '');
+    for (let i = 0; i < (await running.count()); i += 1)
+      tasks.push((await running.nth(i).getAttribute('data-task')) ?? '');
     expect(tasks.slice(-5)).toEqual(['l4', 'l3', 'l2', 'l1', 'q']);
   });
 
@@ -130,7 +134,8 @@ describe('E5 timeline', () => {
     await page.waitForTimeout(50);
     const zoomed = page.locator('svg.sched line.arrow');
     const all: string[] = [];
-    for (let i = 0; i < (await zoomed.count()); i += 1) all.push(`${await zoomed.nth(i).getAttribute('data-by')}→${await zoomed.nth(i).getAttribute('data-victim')}`);
+    for (let i = 0; i < (await zoomed.count()); i += 1)
+      all.push(`${await zoomed.nth(i).getAttribute('data-by')}→${await zoomed.nth(i).getAttribute('data-victim')}`);
     expect(all).toEqual(['l1→q', 'l2→l1', 'l3→l2', 'l4→l3']);
     await page.evaluate('window.homeagentTimeline.setView(0, 1676)');
     await page.waitForTimeout(50);
@@ -167,7 +172,20 @@ describe('E5 timeline', () => {
 
   it('has a legend of levels, states and every marker kind', async () => {
     const legend = (await page.locator('#legend').textContent()) ?? '';
-    for (const word of ['queued', 'L1', 'L4', 'running', 'suspended', 'waiting', 'preempting → preempted', 'stop', 'drop', 'panic', 'deferral', 'violation']) {
+    for (const word of [
+      'queued',
+      'L1',
+      'L4',
+      'running',
+      'suspended',
+      'waiting',
+      'preempting → preempted',
+      'stop',
+      'drop',
+      'panic',
+      'deferral',
+      'violation',
+    ]) {
       expect(legend).toContain(word);
     }
   });
@@ -180,7 +198,11 @@ describe('E5 timeline', () => {
     expect(png.length).toBeGreaterThan(20_000);
     const l4 = centre(await box(page, 'svg.sched rect.run[data-task="l4"]'));
     const q = await box(page, 'svg.sched rect.susp[data-task="q"]');
-    const [runL4, suspendedQ, background] = await pixels(browser, png, [l4, { x: Math.round(q.x + q.width / 2), y: Math.round(q.y + q.height / 2) }, { x: VIEWPORT.width - 4, y: VIEWPORT.height / 2 }]);
+    const [runL4, suspendedQ, background] = await pixels(browser, png, [
+      l4,
+      { x: Math.round(q.x + q.width / 2), y: Math.round(q.y + q.height / 2) },
+      { x: VIEWPORT.width - 4, y: VIEWPORT.height / 2 },
+    ]);
     expect(runL4).toEqual(rgb(LEVEL_COLOURS[4] ?? ''));
     expect(suspendedQ).toEqual(rgb(tint(LEVEL_COLOURS[0] ?? '', SUSPENDED_TINT)));
     expect(background).toEqual(rgb(PAGE_BACKGROUND));
@@ -192,11 +214,20 @@ describe('markers', () => {
   it('draws violations across the lane and event types it does not know as "other"', async () => {
     const trace = join(tmp, 'markers.jsonl');
     const html = join(tmp, 'markers.html');
-    const event = (seq: number, t: number, body: Record<string, unknown>): string => JSON.stringify({ seq, t, agent: 'root', ...body });
+    const event = (seq: number, t: number, body: Record<string, unknown>): string =>
+      JSON.stringify({ seq, t, agent: 'root', ...body });
     writeFileSync(
       trace,
       [
-        event(1, 0, { type: 'task.submitted', task: 'q', class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' }),
+        event(1, 0, {
+          type: 'task.submitted',
+          task: 'q',
+          class: 'queued',
+          level: null,
+          kernel: false,
+          source: 'cli',
+          channel: 'cli',
+        }),
         event(2, 0, { type: 'task.start', task: 'q', from: 'queue' }),
         event(3, 40, { type: 'invariant.violation', invariant: 'STACK', task: 'q', message: 'depth 5 > 4', cause: 2 }),
         event(4, 60, { type: 'child.spawn', child: 'r1' }),
@@ -261,7 +292,9 @@ describe('a 100 000-event timeline', () => {
   it('scrolls the task rows and draws only the rows in view', async () => {
     await page.locator('#fit').click();
     const rows = async (): Promise<number[]> => {
-      const text = await page.evaluate(`Array.from(document.querySelectorAll('svg.tracks rect[data-track]'), (e) => e.getAttribute('data-track')).join(',')`);
+      const text = await page.evaluate(
+        `Array.from(document.querySelectorAll('svg.tracks rect[data-track]'), (e) => e.getAttribute('data-track')).join(',')`,
+      );
       return [...new Set(String(text).split(',').map(Number))].sort((a, b) => a - b);
     };
     const before = await rows();

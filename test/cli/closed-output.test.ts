@@ -18,16 +18,20 @@ async function withStdoutClosed(args: readonly string[]): Promise<{ code: number
 }
 
 describe.concurrent('issue-7 item 11: output cut short exits quietly', () => {
-  it('sim run, readable and --json, with the exit code of the run', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
-    const [json, readable, failing] = await Promise.all([
-      withStdoutClosed(['sim', 'run', OK_SCENARIO, '--json']),
-      withStdoutClosed(['sim', 'run', OK_SCENARIO]),
-      withStdoutClosed(['sim', 'run', FAILING_SCENARIO, '--json']),
-    ]);
-    expect(json).toEqual({ code: 0, stderr: '' });
-    expect(readable).toEqual({ code: 0, stderr: '' });
-    expect(failing).toEqual({ code: 1, stderr: '' });
-  });
+  it(
+    'sim run, readable and --json, with the exit code of the run',
+    { timeout: SPAWN_TIMEOUT_MS },
+    async ({ expect }) => {
+      const [json, readable, failing] = await Promise.all([
+        withStdoutClosed(['sim', 'run', OK_SCENARIO, '--json']),
+        withStdoutClosed(['sim', 'run', OK_SCENARIO]),
+        withStdoutClosed(['sim', 'run', FAILING_SCENARIO, '--json']),
+      ]);
+      expect(json).toEqual({ code: 0, stderr: '' });
+      expect(readable).toEqual({ code: 0, stderr: '' });
+      expect(failing).toEqual({ code: 1, stderr: '' });
+    },
+  );
 
   it('sim sweep, readable and --json, and --help', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
     const [json, readable, help] = await Promise.all([

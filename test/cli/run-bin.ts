@@ -25,7 +25,13 @@ export function runBin(args: readonly string[], opts: BinOptions = {}): Promise<
     execFile(
       process.execPath,
       ['bin/homeagent.js', ...args],
-      { cwd: opts.root ?? REPO_ROOT, env: { ...process.env, ...opts.env }, timeout: SPAWN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      {
+        cwd: opts.root ?? REPO_ROOT,
+        env: { ...process.env, ...opts.env },
+        timeout: SPAWN_TIMEOUT_MS,
+        maxBuffer: 64 * 1024 * 1024,
+        encoding: 'utf8',
+      },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : err.code;
         if (typeof code !== 'number') {
@@ -62,6 +68,7 @@ export function startBin(args: readonly string[], opts: BinOptions = {}): Starte
 /** stdout must be exactly one JSON document (JSON.parse refuses anything before or after it). */
 export function parseOneJson(stdout: string): Record<string, unknown> {
   const value: unknown = JSON.parse(stdout);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`not a JSON object: ${stdout}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`not a JSON object: ${stdout}`);
   return value as Record<string, unknown>;
 }

@@ -24,7 +24,11 @@ function simDirs(dir: string): string[] {
 }
 
 /** Starts the command with a TMPDIR of its own, waits for `count` run directories, then signals it. */
-async function interrupt(args: readonly string[], signal: NodeJS.Signals, count: number): Promise<{ code: number; before: string[]; after: string[] }> {
+async function interrupt(
+  args: readonly string[],
+  signal: NodeJS.Signals,
+  count: number,
+): Promise<{ code: number; before: string[]; after: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-cli-signal-'));
   roots.push(dir);
   const { child, exited } = startBin(args, { env: { TMPDIR: dir } });
@@ -38,22 +42,30 @@ async function interrupt(args: readonly string[], signal: NodeJS.Signals, count:
 }
 
 describe.concurrent('issue-7 item 12: SIGINT and SIGTERM clean up the temporary directories', () => {
-  it('sim run: SIGINT exits 130 and SIGTERM 143, leaving no homeagent-sim-* behind', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
-    const [int, term] = await Promise.all([
-      interrupt(['sim', 'run', LONG_RUN], 'SIGINT', 1),
-      interrupt(['sim', 'run', LONG_RUN, '--json'], 'SIGTERM', 1),
-    ]);
-    expect(int.before).toHaveLength(1);
-    expect(int).toMatchObject({ code: 130, after: [] });
-    expect(term.before).toHaveLength(1);
-    expect(term).toMatchObject({ code: 143, after: [] });
-  });
+  it(
+    'sim run: SIGINT exits 130 and SIGTERM 143, leaving no homeagent-sim-* behind',
+    { timeout: SPAWN_TIMEOUT_MS },
+    async ({ expect }) => {
+      const [int, term] = await Promise.all([
+        interrupt(['sim', 'run', LONG_RUN], 'SIGINT', 1),
+        interrupt(['sim', 'run', LONG_RUN, '--json'], 'SIGTERM', 1),
+      ]);
+      expect(int.before).toHaveLength(1);
+      expect(int).toMatchObject({ code: 130, after: [] });
+      expect(term.before).toHaveLength(1);
+      expect(term).toMatchObject({ code: 143, after: [] });
+    },
+  );
 
-  it('sim sweep --workers 2: the directories of the worker threads go too', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
-    // Two runs in progress at once: the main thread's and the worker's (one runner on a one-core machine).
-    const runners = Math.min(2, availableParallelism());
-    const r = await interrupt(['sim', 'sweep', LONG_RUN, '--seeds', '1..4', '--workers', '2'], 'SIGINT', runners);
-    expect(r.before).toHaveLength(runners);
-    expect(r).toMatchObject({ code: 130, after: [] });
-  });
+  it(
+    'sim sweep --workers 2: the directories of the worker threads go too',
+    { timeout: SPAWN_TIMEOUT_MS },
+    async ({ expect }) => {
+      // Two runs in progress at once: the main thread's and the worker's (one runner on a one-core machine).
+      const runners = Math.min(2, availableParallelism());
+      const r = await interrupt(['sim', 'sweep', LONG_RUN, '--seeds', '1..4', '--workers', '2'], 'SIGINT', runners);
+      expect(r.before).toHaveLength(runners);
+      expect(r).toMatchObject({ code: 130, after: [] });
+    },
+  );
 });

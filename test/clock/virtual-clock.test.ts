@@ -52,9 +52,7 @@ describe('VirtualClock basics', () => {
 
   it('rejects bad delays with a message naming the problem', () => {
     const c = new VirtualClock();
-    expect(() => c.setTimer(-1, () => {})).toThrow(
-      'VirtualClock.setTimer: ms must be a finite number >= 0, got -1',
-    );
+    expect(() => c.setTimer(-1, () => {})).toThrow('VirtualClock.setTimer: ms must be a finite number >= 0, got -1');
     expect(() => c.setTimer(Number.NaN, () => {})).toThrow(/finite number >= 0, got NaN/);
     expect(() => c.setTimer(Number.POSITIVE_INFINITY, () => {})).toThrow(/got Infinity/);
     expect(c.pendingCount()).toBe(0);
@@ -341,29 +339,25 @@ describe('VirtualClock properties', () => {
 
   it('with tie shuffle: time never decreases and every live timer fires once', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 40 }),
-        fc.string(),
-        (delays, seed) => {
-          const c = new VirtualClock({ tieShuffle: seedrandom(seed) });
-          const fired: number[] = [];
-          const times: number[] = [];
-          delays.forEach((d, i) =>
-            c.setTimer(d, () => {
-              fired.push(i);
-              times.push(c.now());
-              // Nested timers exercise ties created mid-instant.
-              if (i % 3 === 0) c.setTimer(d % 2, () => times.push(c.now()));
-            }),
-          );
-          drain(c);
-          expect([...fired].sort((a, b) => a - b)).toEqual(delays.map((_, i) => i));
-          for (let k = 1; k < times.length; k++) {
-            expect(times[k]).toBeGreaterThanOrEqual(times[k - 1] ?? 0);
-          }
-          expect(c.pendingCount()).toBe(0);
-        },
-      ),
+      fc.property(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 40 }), fc.string(), (delays, seed) => {
+        const c = new VirtualClock({ tieShuffle: seedrandom(seed) });
+        const fired: number[] = [];
+        const times: number[] = [];
+        delays.forEach((d, i) =>
+          c.setTimer(d, () => {
+            fired.push(i);
+            times.push(c.now());
+            // Nested timers exercise ties created mid-instant.
+            if (i % 3 === 0) c.setTimer(d % 2, () => times.push(c.now()));
+          }),
+        );
+        drain(c);
+        expect([...fired].sort((a, b) => a - b)).toEqual(delays.map((_, i) => i));
+        for (let k = 1; k < times.length; k++) {
+          expect(times[k]).toBeGreaterThanOrEqual(times[k - 1] ?? 0);
+        }
+        expect(c.pendingCount()).toBe(0);
+      }),
       { numRuns: 200 },
     );
   });

@@ -27,11 +27,14 @@ const sendTools = (tools: readonly ToolSpec[]): string[] => names(tools).filter(
 
 /** The `tool.end` events of a task, in order: what each call returned. */
 function toolEnds(events: readonly { type: string }[], task: string): EventOf<'tool.end'>[] {
-  return events.filter((e): e is EventOf<'tool.end'> => e.type === 'tool.end' && (e as EventOf<'tool.end'>).task === task);
+  return events.filter(
+    (e): e is EventOf<'tool.end'> => e.type === 'tool.end' && (e as EventOf<'tool.end'>).task === task,
+  );
 }
 
 /** The tool messages of a request (what the model reads back). */
-const toolMessages = (messages: readonly Message[]): string[] => messages.filter((m) => m.role === 'tool').map((m) => m.content);
+const toolMessages = (messages: readonly Message[]): string[] =>
+  messages.filter((m) => m.role === 'tool').map((m) => m.content);
 
 // ------------------------------------------------------------------ S2, S3: output authorization
 
@@ -61,7 +64,9 @@ describe('S2, S3 output authorization through the kernel (docs/spec.md §8.4): t
     expect(other?.result).toBe('channel other is not authorised for this agent; see output_list_channels');
     expect(chat).toMatchObject({ name: 'output_send__chat', ok: true, result: 'ok' });
     // Nothing went out on `other`; exactly one send on chat, attributed to q.
-    expect(h.commands('output.send')).toEqual([{ type: 'output.send', agent: 'root', task: 'q', channel: 'chat', text: 'hello chat' }]);
+    expect(h.commands('output.send')).toEqual([
+      { type: 'output.send', agent: 'root', task: 'q', channel: 'chat', text: 'hello chat' },
+    ]);
     expect(h.events('output.sent').map((e) => e.channel)).toEqual(['chat']);
     // Built-ins never go to the ToolRunner; the refusal is a tool error and the task continues.
     expect(h.toolRuns('q')).toEqual([]);
@@ -94,7 +99,9 @@ describe('S2, S3 output authorization through the kernel (docs/spec.md §8.4): t
       ['output_send__lamp', false],
       ['output_send__nosuch', false],
     ]);
-    expect(ends[0]?.result).toBe('output channels authorised for this agent (3):\n  - chat: [text]\n  - other: [text]\n  - lamp: [light]');
+    expect(ends[0]?.result).toBe(
+      'output channels authorised for this agent (3):\n  - chat: [text]\n  - other: [text]\n  - lamp: [light]',
+    );
     expect(ends[3]?.result).toBe('channel lamp cannot send text (caps: light)');
     expect(ends[4]?.result).toBe('no output channel named "nosuch"; see output_list_channels');
     expect(h.commands('output.send').map((c) => [c.task, c.channel, c.text])).toEqual([
@@ -116,7 +123,9 @@ describe('S2, S3 output authorization through the kernel (docs/spec.md §8.4): t
     );
     expect(h.unregisterChannel('webui/panel')).toBe(true);
     h.answer('q', '', [{ name: 'output_list_channels' }]);
-    expect(toolEnds(h.rec.events, 'q')[1]?.result).toBe('output channels authorised for this agent (1):\n  - chat: [text]');
+    expect(toolEnds(h.rec.events, 'q')[1]?.result).toBe(
+      'output channels authorised for this agent (1):\n  - chat: [text]',
+    );
   });
 
   it('S2 bad send arguments are tool errors and send nothing (empty text, missing text, wrong type)', () => {
@@ -140,7 +149,12 @@ describe('S2, S3 output authorization through the kernel (docs/spec.md §8.4): t
 
 describe('S18 the kernel holds no agent-wide current channel (docs/spec.md §3.3)', () => {
   it('S18 a victim on qq/a and an interrupt on webui/p both send: each output.send carries its own task and channel, and the victim resumes with its own input unchanged', () => {
-    const h = new KernelWorld({ outputs: [{ name: 'qq', caps: ['text'] }, { name: 'webui', caps: ['text'] }] });
+    const h = new KernelWorld({
+      outputs: [
+        { name: 'qq', caps: ['text'] },
+        { name: 'webui', caps: ['text'] },
+      ],
+    });
     h.queued('a', 'answer the qq user', { source: 'qq', channel: 'qq/a' });
     const before = h.requests('a')[0];
     h.at(10).interrupt('p', 'L2', 'panel message', { source: 'webui', channel: 'webui/p' });
@@ -176,7 +190,12 @@ describe('S18 the kernel holds no agent-wide current channel (docs/spec.md §3.3
   });
 
   it('S18 the victim sends before and after an interrupt that sends elsewhere: every send stays on the channel its own tool names', () => {
-    const h = new KernelWorld({ outputs: [{ name: 'qq', caps: ['text'] }, { name: 'webui', caps: ['text'] }] });
+    const h = new KernelWorld({
+      outputs: [
+        { name: 'qq', caps: ['text'] },
+        { name: 'webui', caps: ['text'] },
+      ],
+    });
     h.queued('a', 'two sends', { source: 'qq', channel: 'qq/a' });
     h.answer('a', '', [{ name: 'output_send__qq', args: '{"text":"a first"}' }]);
     h.at(10).interrupt('p', 'L3', 'panel', { source: 'webui', channel: 'webui/p' });
@@ -205,10 +224,14 @@ describe('S21, S22, S23 inputchs through the kernel (docs/spec.md §8.1–8.3)',
       { name: 'qq/support', plugin: 'qq', owner: 'watcher' },
       { name: 'qq/sales', plugin: 'qq', owner: '' },
     ]);
-    expect(h.queued('support', 'my order is broken', { source: 'qq', channel: 'qq/support' })).toEqual({ kind: 'accepted' });
+    expect(h.queued('support', 'my order is broken', { source: 'qq', channel: 'qq/support' })).toEqual({
+      kind: 'accepted',
+    });
     expect(h.queued('sales', 'how much', { source: 'qq', channel: 'qq/sales' })).toEqual({ kind: 'accepted' });
     // Only the input of the dangling owner falls back, and it is never swallowed.
-    expect(h.events('route.fallback')).toMatchObject([{ agent: 'root', task: 'support', channel: 'qq/support', owner: 'watcher' }]);
+    expect(h.events('route.fallback')).toMatchObject([
+      { agent: 'root', task: 'support', channel: 'qq/support', owner: 'watcher' },
+    ]);
     expect(h.events('task.submitted').map((e) => [e.agent, e.task, e.channel])).toEqual([
       ['root', 'support', 'qq/support'],
       ['root', 'sales', 'qq/sales'],
@@ -309,7 +332,10 @@ describe('S21, S22, S23 inputchs through the kernel (docs/spec.md §8.1–8.3)',
   it('S22 with nothing registered every list view says so', () => {
     const h = new KernelWorld();
     h.queued('look', 'anything?');
-    h.answer('look', '', [{ name: 'input_channels', args: '{"view":"all"}' }, { name: 'input_channels', args: '{"view":"by_agent"}' }]);
+    h.answer('look', '', [
+      { name: 'input_channels', args: '{"view":"all"}' },
+      { name: 'input_channels', args: '{"view":"by_agent"}' },
+    ]);
     expect(toolEnds(h.rec.events, 'look').map((e) => [e.ok, e.result])).toEqual([
       [true, 'no inputch is registered'],
       [true, 'no inputch is registered'],
@@ -324,9 +350,20 @@ describe('S21, S22, S23 inputchs through the kernel (docs/spec.md §8.1–8.3)',
 
     const reloaded = h.at(100).registerChannel({ name: 'qq/help', plugin: 'qq-v2', policy: { noMemory: true } });
     if (reloaded.kind !== 'registered') throw new Error(reloaded.error);
-    expect(reloaded.channel).toMatchObject({ name: 'qq/help', plugin: 'qq-v2', owner: 'watcher', capacity: 3, output: 'qq' });
+    expect(reloaded.channel).toMatchObject({
+      name: 'qq/help',
+      plugin: 'qq-v2',
+      owner: 'watcher',
+      capacity: 3,
+      output: 'qq',
+    });
     expect(reloaded.channel.policy.noMemory).toBe(true);
-    expect(h.events('channel.register').at(-1)).toMatchObject({ t: 100, name: 'qq/help', plugin: 'qq-v2', owner: 'watcher' });
+    expect(h.events('channel.register').at(-1)).toMatchObject({
+      t: 100,
+      name: 'qq/help',
+      plugin: 'qq-v2',
+      owner: 'watcher',
+    });
     expect(h.kernel.dump().channels).toHaveLength(1);
 
     h.queued('after', 'help after', { source: 'qq', channel: 'qq/help' });
@@ -348,7 +385,10 @@ describe('S21, S22, S23 inputchs through the kernel (docs/spec.md §8.1–8.3)',
     ]);
 
     // A reload that names a new owner does replace it.
-    expect(h.at(150).registerChannel({ name: 'qq/help', owner: 'root' })).toMatchObject({ kind: 'registered', channel: { plugin: 'qq-v2', owner: 'root' } });
+    expect(h.at(150).registerChannel({ name: 'qq/help', owner: 'root' })).toMatchObject({
+      kind: 'registered',
+      channel: { plugin: 'qq-v2', owner: 'root' },
+    });
 
     expect(h.at(200).unregisterChannel('qq/help')).toBe(true);
     expect(h.events('channel.unregister')).toMatchObject([{ t: 200, name: 'qq/help' }]);
@@ -412,14 +452,18 @@ describe('memory tools through the kernel with a real SQLite main (docs/spec.md 
         }),
       },
     ]);
-    expect(toolEnds(k.rec.events, 'w').map((e) => [e.name, e.ok, e.result])).toEqual([['memory_write', true, 'added 2, skipped 1']]);
+    expect(toolEnds(k.rec.events, 'w').map((e) => [e.name, e.ok, e.result])).toEqual([
+      ['memory_write', true, 'added 2, skipped 1'],
+    ]);
     expect(k.events('memory.commit')).toMatchObject([{ t: 10, task: 'w', session: 'task/w', added: 2, skipped: 1 }]);
     expect(store.exportTriples(0).map((t) => [t.subject, t.relation, t.object])).toEqual([
       ['Alice', 'likes', 'green tea'],
       ['Alice', 'works_at', 'Acme'],
     ]);
 
-    k.at(20).answer('w', '', [{ name: 'memory_write', args: '{"triples":[{"subject":"Alice","relation":"likes","object":"green tea"}]}' }]);
+    k.at(20).answer('w', '', [
+      { name: 'memory_write', args: '{"triples":[{"subject":"Alice","relation":"likes","object":"green tea"}]}' },
+    ]);
     expect(toolEnds(k.rec.events, 'w')[1]?.result).toBe('added 0, skipped 1');
     expect(store.exportTriples(0)).toHaveLength(2);
     k.answer('w', 'remembered');
@@ -431,8 +475,12 @@ describe('memory tools through the kernel with a real SQLite main (docs/spec.md 
     store.commit([{ subject: 'Alice', relation: 'works_at', object: 'Acme' }], 'seed', 0, 0);
     const k = new KernelWorld({}, { memory: memoryPorts(store) });
     k.queued('r', 'what about alice');
-    k.answer('r', '', [{ name: 'memory_recall', args: '{"keywords":["alice"]}' }, { name: 'memory_recall', args: '{"keywords":["nobody"]}' }]);
-    const expected = 'entities:\n  - Acme (Concept, 1 mention)\n  - Alice (Concept, 1 mention)\nrelations:\n  - Alice —works_at→ Acme';
+    k.answer('r', '', [
+      { name: 'memory_recall', args: '{"keywords":["alice"]}' },
+      { name: 'memory_recall', args: '{"keywords":["nobody"]}' },
+    ]);
+    const expected =
+      'entities:\n  - Acme (Concept, 1 mention)\n  - Alice (Concept, 1 mention)\nrelations:\n  - Alice —works_at→ Acme';
     expect(toolEnds(k.rec.events, 'r').map((e) => [e.ok, e.result])).toEqual([
       [true, expected],
       [true, 'nothing recalled'],
@@ -446,7 +494,9 @@ describe('memory tools through the kernel with a real SQLite main (docs/spec.md 
     const store = mainAt();
     const k = new KernelWorld({}, { memory: memoryPorts(store) });
     k.queued('w', 'remember');
-    k.answer('w', '', [{ name: 'memory_write', args: '{"triples":[{"subject":"Bob","relation":"knows","object":"Alice"}]}' }]);
+    k.answer('w', '', [
+      { name: 'memory_write', args: '{"triples":[{"subject":"Bob","relation":"knows","object":"Alice"}]}' },
+    ]);
     k.answer('w', '', [
       { name: 'memory_recall', args: '{"keywords":[]}' },
       { name: 'memory_recall', args: '{"keywords":["  "]}' },
@@ -499,7 +549,9 @@ describe('memory tools through the kernel with a real SQLite main (docs/spec.md 
     stores.push(readOnly);
     const k = new KernelWorld({}, { memory: memoryPorts(readOnly) });
     k.queued('w', 'write please');
-    k.answer('w', '', [{ name: 'memory_write', args: '{"triples":[{"subject":"Bob","relation":"knows","object":"Alice"}]}' }]);
+    k.answer('w', '', [
+      { name: 'memory_write', args: '{"triples":[{"subject":"Bob","relation":"knows","object":"Alice"}]}' },
+    ]);
     const [write] = toolEnds(k.rec.events, 'w');
     expect(write?.ok).toBe(false);
     expect(write?.panicked).toBe(false);
@@ -628,13 +680,17 @@ describe('consolidation is a queued task, critical as a whole (docs/spec.md §3.
     h.queued('q2', 'bob works at acme');
     h.answer('q2', 'noted two');
     const kernelTasks = h.events('task.submitted').filter((e) => e.kernel);
-    expect(kernelTasks).toMatchObject([{ task: 'root:1', class: 'queued', level: null, channel: '_consolidation_', source: 'kernel' }]);
+    expect(kernelTasks).toMatchObject([
+      { task: 'root:1', class: 'queued', level: null, channel: '_consolidation_', source: 'kernel' },
+    ]);
 
     // root:1 runs next (queued tail), with no tools and the recent turns in its request.
     const request = h.requests('root:1')[0];
     expect(request?.tools).toEqual([]);
     const contents = (request?.messages ?? []).map((m) => m.content);
-    expect(contents).toEqual(expect.arrayContaining(['alice likes tea', 'noted one', 'bob works at acme', 'noted two']));
+    expect(contents).toEqual(
+      expect.arrayContaining(['alice likes tea', 'noted one', 'bob works at acme', 'noted two']),
+    );
     // A queued input submitted meanwhile waits behind it.
     h.queued('q3', 'carol lives in paris');
     h.answer('root:1', '{"triples": []}');
@@ -651,13 +707,25 @@ describe('consolidation is a queued task, critical as a whole (docs/spec.md §3.
       ['q3', 'turn'],
       ['i1', 'interrupt'],
     ]);
-    expect(h.events('task.submitted').filter((e) => e.kernel).map((e) => e.task)).toEqual(['root:1']);
+    expect(
+      h
+        .events('task.submitted')
+        .filter((e) => e.kernel)
+        .map((e) => e.task),
+    ).toEqual(['root:1']);
     h.queued('q4', 'dave plays chess');
     h.answer('q4', 'noted four');
-    expect(h.events('task.submitted').filter((e) => e.kernel).map((e) => e.task)).toEqual(['root:1', 'root:2']);
+    expect(
+      h
+        .events('task.submitted')
+        .filter((e) => e.kernel)
+        .map((e) => e.task),
+    ).toEqual(['root:1', 'root:2']);
     // docs/spec.md §3.7: consolidation reads only non-interrupt turns.
     const second = (h.requests('root:2')[0]?.messages ?? []).map((m) => m.content);
-    expect(second).toEqual(expect.arrayContaining(['carol lives in paris', 'noted three', 'dave plays chess', 'noted four']));
+    expect(second).toEqual(
+      expect.arrayContaining(['carol lives in paris', 'noted three', 'dave plays chess', 'noted four']),
+    );
     expect(second.filter((c) => c.includes('a notification') || c === 'seen')).toEqual([]);
     h.answer('root:2', 'not json');
     expect(h.replyOf('root:2')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
@@ -686,7 +754,12 @@ describe('consolidation is a queued task, critical as a whole (docs/spec.md §3.
       ['root:1', 'done'],
       ['root:2', 'done'],
     ]);
-    expect(h.events('task.submitted').filter((e) => e.kernel).map((e) => e.task)).toEqual(['root:1', 'root:2']);
+    expect(
+      h
+        .events('task.submitted')
+        .filter((e) => e.kernel)
+        .map((e) => e.task),
+    ).toEqual(['root:1', 'root:2']);
     expect(h.sched().counters.backpressure).toBe(0);
   });
 

@@ -65,18 +65,22 @@ describe('late facts of a cancelled call', () => {
 });
 
 describe('submit.after', () => {
-  it('an input released by a task\'s end is routed before the agent picks its next task', () => {
+  it("an input released by a task's end is routed before the agent picks its next task", () => {
     const w = new KernelWorld();
     w.queued('t1', 'first');
     w.modelCall('t1');
     w.queued('t3', 'waiting');
-    w.feed({ type: 'submit.after', task: 't1', submission: { id: 't2', cls: 'interrupt', level: 2, text: 'after t1', source: 'user' } });
+    w.feed({
+      type: 'submit.after',
+      task: 't1',
+      submission: { id: 't2', cls: 'interrupt', level: 2, text: 'after t1', source: 'user' },
+    });
     w.answer('t1', 'done');
     expect(w.commands('model.start').map((c) => c.task)).toEqual(['t1', 't2']);
   });
 });
 
-describe('the root\'s offload timer', () => {
+describe("the root's offload timer", () => {
   const world = () => new TreeWorld({ offload: { enabled: true, busyAfterMs: 5_000, minPending: 3, maxHelpers: 2 } });
 
   it('is set as offload:root while the root is busy, and cleared when the root is stopped by agent.stop', () => {

@@ -22,7 +22,9 @@ describe('error classes', () => {
   });
 
   it('a timer key of no known kind fails loudly, naming it', () => {
-    expect(() => encodeTimerKey({ kind: 'bogus' } as never)).toThrow('unreachable: unexpected timer key: {"kind":"bogus"}');
+    expect(() => encodeTimerKey({ kind: 'bogus' } as never)).toThrow(
+      'unreachable: unexpected timer key: {"kind":"bogus"}',
+    );
   });
 });
 

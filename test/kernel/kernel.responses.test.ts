@@ -9,7 +9,9 @@ describe('Responses and terminal events (docs/spec.md §3.1, §4)', () => {
     expect(h.events('task.suspend')).toMatchObject([{ task: 'q1', by: 'i1' }]);
 
     h.answer('i1', 'quick answer');
-    expect(h.commands('reply', h.last)).toEqual([{ type: 'reply', task: 'i1', terminal: { kind: 'done', reply: 'quick answer' } }]);
+    expect(h.commands('reply', h.last)).toEqual([
+      { type: 'reply', task: 'i1', terminal: { kind: 'done', reply: 'quick answer' } },
+    ]);
     expect(h.hasReply('q1')).toBe(false);
 
     h.answer('q1', 'job done');
@@ -120,12 +122,18 @@ describe('Responses and terminal events (docs/spec.md §3.1, §4)', () => {
     const h = new KernelWorld({ maxQueue: 1 });
     h.queued('run', 'busy');
     h.queued('wait', 'waiting');
-    expect(h.at(10).queued('try1', 'retry me')).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'queue_full' } });
+    expect(h.at(10).queued('try1', 'retry me')).toMatchObject({
+      kind: 'ended',
+      terminal: { kind: 'skipped', reason: 'queue_full' },
+    });
     h.answer('run', 'done');
     // The FIFO has room again; the same source and text within the window is a new submission.
     expect(h.at(20).queued('try2', 'retry me')).toEqual({ kind: 'accepted' });
     // Once admitted it is remembered: the same again is a duplicate.
-    expect(h.at(30).queued('try3', 'retry me')).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'duplicate' } });
+    expect(h.at(30).queued('try3', 'retry me')).toMatchObject({
+      kind: 'ended',
+      terminal: { kind: 'skipped', reason: 'duplicate' },
+    });
   });
 
   it('§3.1 every duplicate refreshes the window (sliding), and an expired one is admitted', () => {

@@ -92,7 +92,9 @@ describe('Resume with prefix rebase (docs/spec.md §2.4, §3.5)', () => {
     if (resent === undefined) throw new Error('no re-sent request');
     const before = tailAfterInput(cancelled.request.messages, userMsg('hello'));
     expect(tailAfterInput(resent.messages, userMsg('hello'))).toEqual(before);
-    expect(resent.messages).toEqual(expect.arrayContaining([systemMsg('[interrupt message] door bell'), assistantMsg(failure)]));
+    expect(resent.messages).toEqual(
+      expect.arrayContaining([systemMsg('[interrupt message] door bell'), assistantMsg(failure)]),
+    );
     expect(h.toolRuns('q1')).toHaveLength(1);
   });
 

@@ -52,7 +52,9 @@ describe('Authority and levels (docs/spec.md §5)', () => {
 
     expect(h.replyOf('q1')).toEqual({ kind: 'failed', reply: 'processing error: tool write panicked' });
     expect(h.events('tool.end')).toMatchObject([{ task: 'q1', name: 'write', ok: false, panicked: true }]);
-    expect(h.events('kernel.event')).toMatchObject([{ task: 'root:1', cause: 'q1', source: 'kernel', reason: 'panic' }]);
+    expect(h.events('kernel.event')).toMatchObject([
+      { task: 'root:1', cause: 'q1', source: 'kernel', reason: 'panic' },
+    ]);
     expect(h.events('task.submitted').filter((e) => e.task === 'root:1')).toMatchObject([
       { class: 'interrupt', level: 4, kernel: true, source: 'kernel' },
     ]);
@@ -209,7 +211,10 @@ describe('The stop button (docs/spec.md §2.9)', () => {
     const h = new KernelWorld();
     h.queued('q1', 'write');
     h.queued('q2', 'waiting');
-    h.answer('q1', '', [{ name: 'write', id: 'w1' }, { name: 'write', id: 'w2' }]);
+    h.answer('q1', '', [
+      { name: 'write', id: 'w1' },
+      { name: 'write', id: 'w2' },
+    ]);
     h.at(5).interrupt('i1', 'L2', 'pending interrupt');
     expect(h.events('preempt.deferred')).toMatchObject([{ task: 'i1', reason: 'critical' }]);
 
@@ -305,7 +310,12 @@ describe('Stopping the agent (docs/spec.md §10.2a)', () => {
 
     h.at(10).stopAgent();
     expect(h.commands('model.cancel', h.last)).toEqual([{ type: 'model.cancel', callId: call.callId }]);
-    expect(h.commands('reply', h.last).map((r) => r.task).sort()).toEqual(['i1', 'i2', 'q1', 'q2']);
+    expect(
+      h
+        .commands('reply', h.last)
+        .map((r) => r.task)
+        .sort(),
+    ).toEqual(['i1', 'i2', 'q1', 'q2']);
     for (const task of ['q1', 'i1', 'i2', 'q2']) expect(h.replyOf(task)).toEqual(AGENT_STOPPED);
     expect(h.events('agent.stop')).toHaveLength(1);
     expect(h.pending()).toEqual({ model: [], tools: [], timers: [] });
@@ -335,10 +345,12 @@ describe('Stopping the agent (docs/spec.md §10.2a)', () => {
     h.at(100).interrupt('i2', 'L2', 'deferred by the cooldown');
     expect([...h.timers().keys()].sort()).toEqual(['cooldown:root', `timeout:${h.modelCall('q1').callId}`]);
     h.at(200).stopAgent();
-    expect(h.commands('timer.clear', h.last).map((c) => c.id).sort()).toEqual([
-      'cooldown:root',
-      `timeout:${h.commands('model.cancel', h.last)[0]?.callId ?? ''}`,
-    ]);
+    expect(
+      h
+        .commands('timer.clear', h.last)
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual(['cooldown:root', `timeout:${h.commands('model.cancel', h.last)[0]?.callId ?? ''}`]);
     expect(h.pending()).toEqual({ model: [], tools: [], timers: [] });
     expect(h.sched().cooldownTimerAtMs).toBeNull();
     expect(h.replyOf('i2')).toEqual(AGENT_STOPPED);
@@ -361,7 +373,10 @@ describe('Stopping the agent (docs/spec.md §10.2a)', () => {
     // The late result is counted (docs/spec.md §7 lateToolResultsDiscarded); nothing else changed.
     const after = h.kernel.dump();
     expect(after.agents[0]?.scheduler.counters.lateToolResultsDiscarded).toBe(1);
-    expect({ ...after, agents: after.agents.map(withoutLateCount) }).toEqual({ ...before, agents: before.agents.map(withoutLateCount) });
+    expect({ ...after, agents: after.agents.map(withoutLateCount) }).toEqual({
+      ...before,
+      agents: before.agents.map(withoutLateCount),
+    });
   });
 });
 

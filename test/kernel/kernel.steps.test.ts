@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PLACEHOLDER_CONTINUE, PLACEHOLDER_FINISH } from './steps/placeholders.ts';
-import { KernelWorld, SYSTEM_PROMPT, assistantMsg, systemMsg, tailAfterInput, userMsg } from '../support/kernel-world.ts';
+import {
+  KernelWorld,
+  SYSTEM_PROMPT,
+  assistantMsg,
+  systemMsg,
+  tailAfterInput,
+  userMsg,
+} from '../support/kernel-world.ts';
 
 const FAILED_MODEL = 'processing error: model call failed: ';
 
@@ -207,13 +214,20 @@ describe('Model calls (docs/spec.md §3.2, §3.9)', () => {
     h.queued('q1', 'big question');
     h.failModel('q1', 'window exceeded', 'context_full');
     expect(h.events('context.overflow')).toMatchObject([{ task: 'q1', count: 1 }]);
-    expect(h.events('kernel.event')).toMatchObject([{ task: 'root:1', cause: 'q1', source: 'kernel/overflow', reason: 'overflow' }]);
+    expect(h.events('kernel.event')).toMatchObject([
+      { task: 'root:1', cause: 'q1', source: 'kernel/overflow', reason: 'overflow' },
+    ]);
     expect(h.events('task.suspend')).toMatchObject([{ task: 'q1', by: 'root:1', step: 'Prepare' }]);
     expect(h.hasReply('q1')).toBe(false);
 
     h.answer('root:1', 'noted the overflow');
     expect(h.stepsOf('q1').filter((s) => s === 'Prepare')).toHaveLength(2);
-    expect(h.events('model.start').filter((e) => e.task === 'q1').map((e) => e.turn)).toEqual([0, 1]);
+    expect(
+      h
+        .events('model.start')
+        .filter((e) => e.task === 'q1')
+        .map((e) => e.turn),
+    ).toEqual([0, 1]);
     // A call that ends in an error counts as completed: the reply index advances.
     expect(h.requests('q1').map((r) => r.replyIndex)).toEqual([0, 1]);
     h.failModel('q1', 'still too big', 'context_full');
@@ -296,7 +310,9 @@ describe('Interrupt inputs and context (docs/spec.md §3.4)', () => {
       systemMsg('[interrupt message] check the door'),
     ]);
     h.answer('i1', 'door is closed');
-    expect(h.dump().context).toMatchObject([{ kind: 'interrupt', task: 'i1', input: 'check the door', response: 'door is closed' }]);
+    expect(h.dump().context).toMatchObject([
+      { kind: 'interrupt', task: 'i1', input: 'check the door', response: 'door is closed' },
+    ]);
 
     h.queued('q1', 'hello');
     expect(h.modelCall('q1').request.messages).toEqual([
@@ -315,6 +331,9 @@ describe('Interrupt inputs and context (docs/spec.md §3.4)', () => {
     h.answer('q1', 'partial', [{ name: 'search' }]);
     h.toolResult('q1', 'private result');
     h.at(10).interrupt('i1', 'L1', 'look');
-    expect(h.modelCall('i1').request.messages).toEqual([systemMsg(SYSTEM_PROMPT), systemMsg('[interrupt message] look')]);
+    expect(h.modelCall('i1').request.messages).toEqual([
+      systemMsg(SYSTEM_PROMPT),
+      systemMsg('[interrupt message] look'),
+    ]);
   });
 });

@@ -20,7 +20,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('children\'s light memories (docs/spec.md §9, §10.2)', () => {
+describe("children's light memories (docs/spec.md §9, §10.2)", () => {
   it('S13 S14 a child writes its temp store only and recalls temp ∪ main', () => {
     const kid = new ChildMemoryDir(dir, mainPath).create('kid');
     kid.commit([{ subject: 'bob', relation: 'likes', object: 'coffee' }], 'kid', 1, 5);
@@ -30,7 +30,7 @@ describe('children\'s light memories (docs/spec.md §9, §10.2)', () => {
     kid.discard();
   });
 
-  it('S15 children never see each other\'s temp memory', () => {
+  it("S15 children never see each other's temp memory", () => {
     const factory = new ChildMemoryDir(dir, mainPath);
     const a = factory.create('a');
     const b = factory.create('b');
@@ -58,7 +58,7 @@ describe('children\'s light memories (docs/spec.md §9, §10.2)', () => {
     kid.discard();
   });
 
-  it('discard deletes the child\'s directory: temp memory never outlives its child', () => {
+  it("discard deletes the child's directory: temp memory never outlives its child", () => {
     const kid = new ChildMemoryDir(dir, mainPath).create('kid');
     kid.commit([{ subject: 'erin', relation: 'likes', object: 'jazz' }], 'kid', 1, 0);
     expect(existsSync(join(dir, 'residents', 'kid', 'graph.db'))).toBe(true);

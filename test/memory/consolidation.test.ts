@@ -40,9 +40,13 @@ describe('parseConsolidationAnswer (docs/spec.md §3.7)', () => {
   });
 
   it('treats a null sentence as absent and ignores extra keys; names are not judged here', () => {
-    const text = '{"triples": [{"subject": "A", "relation": "r", "object": "", "sentence": null, "why": 1}], "note": "x"}';
+    const text =
+      '{"triples": [{"subject": "A", "relation": "r", "object": "", "sentence": null, "why": 1}], "note": "x"}';
     // "A" and "" are invalid names, but that is commit's rule: it skips and counts them.
-    expect(parseConsolidationAnswer(text)).toEqual({ ok: true, triples: [{ subject: 'A', relation: 'r', object: '' }] });
+    expect(parseConsolidationAnswer(text)).toEqual({
+      ok: true,
+      triples: [{ subject: 'A', relation: 'r', object: '' }],
+    });
   });
 
   it('malformed answers are ok:false with a message naming the problem, never a throw', () => {
@@ -51,7 +55,9 @@ describe('parseConsolidationAnswer (docs/spec.md §3.7)', () => {
       if (r.ok) throw new Error(`expected a failure for ${text}`);
       return r.error;
     };
-    expect(bad('I found nothing to remember.')).toMatch(/^consolidation answer: no JSON object found; expected \{"triples"/);
+    expect(bad('I found nothing to remember.')).toMatch(
+      /^consolidation answer: no JSON object found; expected \{"triples"/,
+    );
     expect(bad('{"triples": [ {"subject": "a",, } ]}')).toMatch(/^consolidation answer: malformed JSON \(/);
     expect(bad('{"triples": [')).toMatch(/not closed/);
     expect(bad('{"facts": []}')).toBe('consolidation answer: triples: required: an array');
@@ -59,12 +65,18 @@ describe('parseConsolidationAnswer (docs/spec.md §3.7)', () => {
     expect(bad('{"triples": [{"subject": 42, "relation": "r", "object": "o"}]}')).toBe(
       'consolidation answer: triples[0].subject: must be a string, got 42',
     );
-    expect(bad('{"triples": [{"subject": "s", "relation": "r", "object": "o"}, {"subject": "s", "object": ["o"]}]}')).toBe(
+    expect(
+      bad('{"triples": [{"subject": "s", "relation": "r", "object": "o"}, {"subject": "s", "object": ["o"]}]}'),
+    ).toBe(
       'consolidation answer: triples[1].relation: required: a string; triples[1].object: must be a string, got an array',
     );
     // Types only: many triples and long fields parse; the kernel caps and skips them (commitCapped).
     const many = JSON.stringify({
-      triples: Array.from({ length: TRIPLES_PER_CALL_MAX + 1 }, () => ({ subject: 'ab', relation: 'r', object: 'x'.repeat(5000) })),
+      triples: Array.from({ length: TRIPLES_PER_CALL_MAX + 1 }, () => ({
+        subject: 'ab',
+        relation: 'r',
+        object: 'x'.repeat(5000),
+      })),
     });
     const parsed = parseConsolidationAnswer(many);
     expect(parsed.ok && parsed.triples.length).toBe(TRIPLES_PER_CALL_MAX + 1);
@@ -84,7 +96,10 @@ describe('memory_write arguments (docs/spec.md §9.1)', () => {
       error: expect.stringMatching(/^memory_write: arguments are not valid JSON \(.*\); send one JSON object$/),
     });
     expect(parseMemoryWriteArgs({})).toEqual({ ok: false, error: 'memory_write: triples: required: an array' });
-    expect(parseMemoryWriteArgs(null)).toEqual({ ok: false, error: 'memory_write: (root): must be an object, got null' });
+    expect(parseMemoryWriteArgs(null)).toEqual({
+      ok: false,
+      error: 'memory_write: (root): must be an object, got null',
+    });
     expect(parseMemoryWriteArgs({ triples: [{ subject: 's', relation: 'r', object: 'o', sentence: 5 }] })).toEqual({
       ok: false,
       error: 'memory_write: triples[0].sentence: must be a string, got 5',
@@ -94,7 +109,10 @@ describe('memory_write arguments (docs/spec.md §9.1)', () => {
 
 describe('memory_recall arguments (docs/spec.md §9.1)', () => {
   it('accepts keywords with an optional depth (default 1)', () => {
-    expect(parseMemoryRecallArgs({ keywords: ['alice'] })).toEqual({ ok: true, value: { keywords: ['alice'], depth: 1 } });
+    expect(parseMemoryRecallArgs({ keywords: ['alice'] })).toEqual({
+      ok: true,
+      value: { keywords: ['alice'], depth: 1 },
+    });
     expect(parseMemoryRecallArgs('{"keywords": ["a", "b"], "depth": 3}')).toEqual({
       ok: true,
       value: { keywords: ['a', 'b'], depth: 3 },

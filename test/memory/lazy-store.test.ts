@@ -21,7 +21,10 @@ describe('LazyGraphStore', () => {
     });
     expect(store.opened).toBe(false);
     expect(existsSync(path)).toBe(false);
-    expect(store.commit([{ subject: 'alice', relation: 'likes', object: 'tea' }], 's', 0, 5)).toEqual({ added: 1, skipped: 0 });
+    expect(store.commit([{ subject: 'alice', relation: 'likes', object: 'tea' }], 's', 0, 5)).toEqual({
+      added: 1,
+      skipped: 0,
+    });
     expect(existsSync(path)).toBe(true);
     expect(store.recall(['alice'], 1).relations).toHaveLength(1);
     expect(store.exportTriples(0)).toHaveLength(1);

@@ -40,7 +40,7 @@ const worksAt: Triple = { subject: 'Alice', relation: 'works_at', object: 'Acme'
 const likesTea: Triple = { subject: 'alice', relation: 'likes', object: 'Tea', sentence: 'Alice likes tea.' };
 
 describe('LightMemory', () => {
-  it('S13 a child\'s commit goes to its temp store only; main is unchanged', () => {
+  it("S13 a child's commit goes to its temp store only; main is unchanged", () => {
     main.commit([worksAt], 'root', 1, NOW);
     const before = main.exportTriples(0);
     const c = child('c1');
@@ -92,7 +92,7 @@ describe('LightMemory', () => {
     expect(edges(r)).toEqual(['ALICE KNOWS Bob', 'ALICE met Yan', 'ALICE met Zed']);
   });
 
-  it('S15 two children\'s temps are isolated from each other and from main', () => {
+  it("S15 two children's temps are isolated from each other and from main", () => {
     main.commit([worksAt], 'root', 1, NOW);
     const a = child('a');
     const b = child('b');
@@ -108,7 +108,9 @@ describe('LightMemory', () => {
 
   it('M2 a child cannot be given a missing main: MemoryError, and no temp file is created', () => {
     const tempPath = join(dir, 'temp-x.db');
-    expect(() => LightMemory.open({ tempPath, mainPath: join(dir, 'nope.db') })).toThrow(/does not exist; create it with openMain/);
+    expect(() => LightMemory.open({ tempPath, mainPath: join(dir, 'nope.db') })).toThrow(
+      /does not exist; create it with openMain/,
+    );
     expect(existsSync(tempPath)).toBe(false);
   });
 

@@ -45,9 +45,16 @@ describe('SqliteGraphStore.openMain', () => {
     expect(existsSync(path)).toBe(true);
     const db = raw(path, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    const tables = db.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
+    const tables = db
+      .prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+      .pluck()
+      .all();
     expect(tables).toEqual(expect.arrayContaining(['entities', 'relations', 'sentences']));
-    const fks = db.prepare<[], { table: string; from: string }>("SELECT \"table\", \"from\" FROM pragma_foreign_key_list('relations')").all();
+    const fks = db
+      .prepare<[], { table: string; from: string }>(
+        'SELECT "table", "from" FROM pragma_foreign_key_list(\'relations\')',
+      )
+      .all();
     expect(fks).toEqual(
       expect.arrayContaining([
         { table: 'entities', from: 'source_id' },
@@ -219,7 +226,7 @@ describe('read-only handle', () => {
     expect([count(db, 'entities'), count(db, 'relations'), count(db, 'sentences')]).toEqual([2, 1, 1]);
   });
 
-  it('M1 the read-only handle sees the main handle\'s later commits', () => {
+  it("M1 the read-only handle sees the main handle's later commits", () => {
     const main = mainAt();
     const ro = track(SqliteGraphStore.openReadOnly(main.path));
     expect(ro.recall(['alice'], 1).entities).toEqual([]);
@@ -275,7 +282,11 @@ describe('recall', () => {
   it('walks depth hops (clamped to 1..3), sorted output', () => {
     const store = mainAt();
     // A chain n0 → n1 → … → n5.
-    const chain = Array.from({ length: 5 }, (_, i): Triple => ({ subject: `n${i}`, relation: 'next', object: `n${i + 1}` }));
+    const chain = Array.from({ length: 5 }, (_, i): Triple => ({
+      subject: `n${i}`,
+      relation: 'next',
+      object: `n${i + 1}`,
+    }));
     store.commit(chain, 's', 1, NOW);
     const names = (depth: number): string[] => store.recall(['n0'], depth).entities.map((e) => e.name);
     expect(names(1)).toEqual(['n0', 'n1']);

@@ -47,8 +47,11 @@ export function textDelta(index: number, text: string): string {
 
 export function messageEnd(stopReason = 'end_turn', outputTokens = 5): string {
   return (
-    named({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } }) +
-    named({ type: 'message_stop' })
+    named({
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: outputTokens },
+    }) + named({ type: 'message_stop' })
   );
 }
 

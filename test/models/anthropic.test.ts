@@ -5,7 +5,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContextFullError, type ModelChunk } from '../../src/kernel/index.ts';
 import { AnthropicMessagesProvider, FallbackProvider, UpstreamError } from '../../src/models/index.ts';
-import { blockStop, jsonDelta, messageEnd, messageStart, ping, textBlock, textDelta, toolStart } from './anthropic-wire.ts';
+import {
+  blockStop,
+  jsonDelta,
+  messageEnd,
+  messageStart,
+  ping,
+  textBlock,
+  textDelta,
+  toolStart,
+} from './anthropic-wire.ts';
 import { assemble, collect } from './collect.ts';
 import { providerContract } from './contract.ts';
 import { instantSleep } from './instant-sleep.ts';
@@ -32,8 +41,14 @@ const apiError = (type: string, message: string): unknown => ({ type: 'error', e
 providerContract({
   title: 'Anthropic Messages adapter',
   basePath: '',
-  adapter: (baseURL, name) => new AnthropicMessagesProvider({ name, baseURL, model: 'test-model', apiKey: 'sk-ant-test' }),
-  opening: () => messageStart() + sseEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
+  adapter: (baseURL, name) =>
+    new AnthropicMessagesProvider({ name, baseURL, model: 'test-model', apiKey: 'sk-ant-test' }),
+  opening: () =>
+    messageStart() +
+    sseEvent(
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      'content_block_start',
+    ),
   text: (text) => textDelta(0, text),
   closing: () => blockStop(0) + messageEnd(),
   unparsable: () => 'event: content_block_delta\ndata: {"index": 0, oops\n\n',
@@ -54,7 +69,9 @@ describe('Anthropic Messages adapter', () => {
       res.write(toolStart(2, 'toolu_b', 'weather') + blockStop(2)); // a call without arguments
       res.end(messageEnd('tool_use', 31));
     });
-    const { chunks, error } = await collect(adapter(s).stream(modelRequest([], [WEATHER_TOOL]), new AbortController().signal));
+    const { chunks, error } = await collect(
+      adapter(s).stream(modelRequest([], [WEATHER_TOOL]), new AbortController().signal),
+    );
     expect(error).toBeNull();
     expect(assemble(chunks)).toEqual({
       text: 'Let me check.',
@@ -67,7 +84,11 @@ describe('Anthropic Messages adapter', () => {
       { type: 'tool_call', index: 0, id: 'toolu_a', name: 'weather' },
       { type: 'tool_call', index: 0, argsDelta: '{"city' },
     ]);
-    expect(chunks.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 20, outputTokens: 31 } });
+    expect(chunks.at(-1)).toEqual({
+      type: 'done',
+      finishReason: 'tool_calls',
+      usage: { inputTokens: 20, outputTokens: 31 },
+    });
   });
 
   it('sends system messages as `system`, tool calls as tool_use and results in one user turn', async () => {
@@ -109,18 +130,28 @@ describe('Anthropic Messages adapter', () => {
   it('names the field of an event of the wrong shape, and a delta for a block that never started', async () => {
     const wrongType = await server(({ res }) => {
       startEventStream(res);
-      res.end(messageStart() + sseEvent({ type: 'content_block_delta', index: '0', delta: { type: 'text_delta', text: 'x' } }, 'content_block_delta'));
+      res.end(
+        messageStart() +
+          sseEvent(
+            { type: 'content_block_delta', index: '0', delta: { type: 'text_delta', text: 'x' } },
+            'content_block_delta',
+          ),
+      );
     });
     const first = await collect(adapter(wrongType).stream(modelRequest(), new AbortController().signal));
     expect(first.error).toBeInstanceOf(UpstreamError);
-    expect((first.error as Error).message).toBe('provider "claude": malformed stream: index: must be a number, got "0"');
+    expect((first.error as Error).message).toBe(
+      'provider "claude": malformed stream: index: must be a number, got "0"',
+    );
 
     const orphan = await server(({ res }) => {
       startEventStream(res);
       res.end(messageStart() + textDelta(3, 'x') + messageEnd());
     });
     const second = await collect(adapter(orphan).stream(modelRequest(), new AbortController().signal));
-    expect((second.error as Error).message).toBe('provider "claude": malformed stream: delta for content block 3, which never started');
+    expect((second.error as Error).message).toBe(
+      'provider "claude": malformed stream: delta for content block 3, which never started',
+    );
   });
 
   it('retries after an error event that came before the first chunk', async () => {
@@ -134,7 +165,12 @@ describe('Anthropic Messages adapter', () => {
         res.end(messageStart() + textBlock(0, 'recovered') + messageEnd());
       },
     );
-    const again = await collect(new FallbackProvider([adapter(overloaded)], { sleep: instantSleep().sleep }).stream(modelRequest(), new AbortController().signal));
+    const again = await collect(
+      new FallbackProvider([adapter(overloaded)], { sleep: instantSleep().sleep }).stream(
+        modelRequest(),
+        new AbortController().signal,
+      ),
+    );
     expect(again.error).toBeNull();
     expect(assemble(again.chunks).text).toBe('recovered');
     expect(overloaded.requests).toHaveLength(2);
@@ -147,21 +183,32 @@ describe('Anthropic Messages adapter', () => {
     const provider = new FallbackProvider([adapter(tooLong)], { sleep: instantSleep().sleep });
     const first = await collect(provider.stream(modelRequest(), new AbortController().signal));
     expect(first.error).toBeInstanceOf(ContextFullError);
-    expect((first.error as Error).message).toBe('provider "claude": HTTP 400: prompt is too long: 215000 tokens > 200000 maximum');
+    expect((first.error as Error).message).toBe(
+      'provider "claude": HTTP 400: prompt is too long: 215000 tokens > 200000 maximum',
+    );
     expect(tooLong.requests).toHaveLength(1);
 
     const windowFull = await server(({ res }) => {
       startEventStream(res);
       res.end(messageStart() + textBlock(0, 'partial') + messageEnd('model_context_window_exceeded'));
     });
-    const second = await collect(new FallbackProvider([adapter(windowFull)]).stream(modelRequest(), new AbortController().signal));
+    const second = await collect(
+      new FallbackProvider([adapter(windowFull)]).stream(modelRequest(), new AbortController().signal),
+    );
     expect(second.error).toBeInstanceOf(ContextFullError);
   });
 
   it('fails, without a retry, a stream that ends cleanly after a chunk but before message_stop', async () => {
     const s = await server(async ({ res }) => {
       startEventStream(res);
-      res.write(messageStart() + sseEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start') + textDelta(0, 'partial '));
+      res.write(
+        messageStart() +
+          sseEvent(
+            { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+            'content_block_start',
+          ) +
+          textDelta(0, 'partial '),
+      );
       await pause(5);
       res.end(); // a clean end, but before message_stop
     });

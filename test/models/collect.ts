@@ -6,7 +6,10 @@ export interface Collected {
   readonly error: unknown;
 }
 
-export async function collect(stream: AsyncIterable<ModelChunk>, onChunk?: (chunk: ModelChunk, n: number) => void): Promise<Collected> {
+export async function collect(
+  stream: AsyncIterable<ModelChunk>,
+  onChunk?: (chunk: ModelChunk, n: number) => void,
+): Promise<Collected> {
   const chunks: ModelChunk[] = [];
   try {
     for await (const chunk of stream) {
@@ -20,7 +23,10 @@ export async function collect(stream: AsyncIterable<ModelChunk>, onChunk?: (chun
 }
 
 /** The text and the assembled tool calls of a chunk list, as the kernel's accumulator would see them. */
-export function assemble(chunks: readonly ModelChunk[]): { text: string; calls: { id: string; name: string; args: string }[] } {
+export function assemble(chunks: readonly ModelChunk[]): {
+  text: string;
+  calls: { id: string; name: string; args: string }[];
+} {
   let text = '';
   const calls = new Map<number, { id: string; name: string; args: string }>();
   for (const c of chunks) {

@@ -39,12 +39,18 @@ export function providerContract(wire: WireDialect): void {
     servers.push(s);
     return s;
   }
-  const answer = (text: string): Handler => ({ res }) => {
-    startEventStream(res);
-    res.end(wire.opening() + wire.text(text) + wire.closing());
-  };
-  const fails = (status: number, message: string): Handler => ({ res }) => answerJson(res, status, wire.errorBody(message));
-  const fallback = (...providers: NamedProvider[]): FallbackProvider => new FallbackProvider(providers, { sleep: instantSleep().sleep });
+  const answer =
+    (text: string): Handler =>
+    ({ res }) => {
+      startEventStream(res);
+      res.end(wire.opening() + wire.text(text) + wire.closing());
+    };
+  const fails =
+    (status: number, message: string): Handler =>
+    ({ res }) =>
+      answerJson(res, status, wire.errorBody(message));
+  const fallback = (...providers: NamedProvider[]): FallbackProvider =>
+    new FallbackProvider(providers, { sleep: instantSleep().sleep });
   const signal = (): AbortSignal => new AbortController().signal;
 
   describe(`${wire.title}: the provider contract`, () => {
@@ -55,12 +61,17 @@ export function providerContract(wire: WireDialect): void {
         await closed; // the answer never ends: only the client can end this exchange
       });
       const controller = new AbortController();
-      const { chunks, error } = await collect(wire.adapter(s.baseURL, 'p').stream(modelRequest(), controller.signal), (_c, n) => {
-        if (n === 1) controller.abort();
-      });
+      const { chunks, error } = await collect(
+        wire.adapter(s.baseURL, 'p').stream(modelRequest(), controller.signal),
+        (_c, n) => {
+          if (n === 1) controller.abort();
+        },
+      );
       expect(chunks).toEqual([{ type: 'text', text: 'one ' }]);
       expect((error as Error).name).toBe('AbortError');
-      await (await s.exchange(0)).closed;
+      await (
+        await s.exchange(0)
+      ).closed;
       expect(s.requests[0]?.clientClosedEarly).toBe(true);
     });
 
@@ -75,7 +86,9 @@ export function providerContract(wire: WireDialect): void {
       const { chunks, error } = await pending;
       expect(chunks).toEqual([]);
       expect((error as Error).name).toBe('AbortError');
-      await (await s.exchange(0)).closed;
+      await (
+        await s.exchange(0)
+      ).closed;
       expect(s.requests[0]?.clientClosedEarly).toBe(true);
     });
 
@@ -93,14 +106,19 @@ export function providerContract(wire: WireDialect): void {
       });
       const controller = new AbortController();
       let afterAbort = 0;
-      const { chunks, error } = await collect(wire.adapter(s.baseURL, 'p').stream(modelRequest(), controller.signal), () => {
-        if (controller.signal.aborted) afterAbort += 1;
-        else controller.abort();
-      });
+      const { chunks, error } = await collect(
+        wire.adapter(s.baseURL, 'p').stream(modelRequest(), controller.signal),
+        () => {
+          if (controller.signal.aborted) afterAbort += 1;
+          else controller.abort();
+        },
+      );
       expect(chunks).toHaveLength(1);
       expect(afterAbort).toBe(0);
       expect((error as Error).name).toBe('AbortError');
-      await (await s.exchange(0)).closed;
+      await (
+        await s.exchange(0)
+      ).closed;
     });
 
     it('fails with a clear error on an unparsable event after the first chunk, with one request', async () => {
@@ -142,7 +160,9 @@ export function providerContract(wire: WireDialect): void {
       const good = await server(answer('from the backup'));
       const alone = await collect(fallback(wire.adapter(bad.baseURL, 'main')).stream(modelRequest(), signal()));
       expect(bad.requests).toHaveLength(1);
-      expect((alone.error as Error).message).toBe('model call failed on its provider: provider "main": HTTP 401: invalid key (request 1)');
+      expect((alone.error as Error).message).toBe(
+        'model call failed on its provider: provider "main": HTTP 401: invalid key (request 1)',
+      );
 
       const both = fallback(wire.adapter(bad.baseURL, 'main'), wire.adapter(good.baseURL, 'backup'));
       const { chunks, error } = await collect(both.stream(modelRequest(), signal()));
@@ -164,7 +184,9 @@ export function providerContract(wire: WireDialect): void {
       const { chunks, error } = await collect(provider.stream(modelRequest(), signal()));
       expect(chunks).toEqual([{ type: 'text', text: 'partial ' }]);
       expect(error).toBeInstanceOf(ModelCallError);
-      expect((error as Error).message).toMatch(/^model call failed after its stream began \(not retried, so no chunk is delivered twice\): provider "p": /);
+      expect((error as Error).message).toMatch(
+        /^model call failed after its stream began \(not retried, so no chunk is delivered twice\): provider "p": /,
+      );
       expect(s.requests).toHaveLength(1);
       expect(backup.requests).toHaveLength(0);
     });

@@ -36,7 +36,9 @@ describe('demo model', () => {
 
     const paused = new AbortController();
     const delay = instantSleep(() => paused.abort());
-    const slow = await collect(new DemoProvider({ chunkDelayMs: 50, sleep: delay.sleep }).stream(modelRequest(), paused.signal));
+    const slow = await collect(
+      new DemoProvider({ chunkDelayMs: 50, sleep: delay.sleep }).stream(modelRequest(), paused.signal),
+    );
     expect(slow.chunks).toHaveLength(0);
     expect(delay.waitsMs).toEqual([50]);
   });

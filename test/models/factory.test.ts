@@ -27,9 +27,19 @@ describe('createProvider', () => {
     servers.push(openai, anthropic);
     const configs: ProviderConfig[] = [
       { name: 'first', kind: 'openai', baseURL: openai.baseURL, model: 'gpt-test', apiKeyEnv: 'FIRST_KEY' },
-      { name: 'second', kind: 'anthropic', baseURL: anthropic.baseURL, model: 'claude-test', apiKeyEnv: 'SECOND_KEY', maxTokens: 100 },
+      {
+        name: 'second',
+        kind: 'anthropic',
+        baseURL: anthropic.baseURL,
+        model: 'claude-test',
+        apiKeyEnv: 'SECOND_KEY',
+        maxTokens: 100,
+      },
     ];
-    const provider = createProvider(configs, { env: { FIRST_KEY: 'k1', SECOND_KEY: ' k2\n' }, sleep: instantSleep().sleep });
+    const provider = createProvider(configs, {
+      env: { FIRST_KEY: 'k1', SECOND_KEY: ' k2\n' },
+      sleep: instantSleep().sleep,
+    });
     const { chunks, error } = await collect(provider.stream(modelRequest(), new AbortController().signal));
     expect(error).toBeNull();
     expect(assemble(chunks).text).toBe('hello from the second');
@@ -41,23 +51,35 @@ describe('createProvider', () => {
   it('refuses, before any request, a key variable that is not set, or a public API without a key', () => {
     const base: ProviderConfig = { name: 'main', kind: 'openai', model: 'gpt-test', apiKeyEnv: 'MISSING_KEY' };
     expect(() => createProvider([base], { env: {} })).toThrow(
-      new ProviderConfigError('provider "main": environment variable MISSING_KEY (apiKeyEnv) is not set; export the API key in it'),
+      new ProviderConfigError(
+        'provider "main": environment variable MISSING_KEY (apiKeyEnv) is not set; export the API key in it',
+      ),
     );
-    expect(() => createProvider([{ name: 'main', kind: 'openai', model: 'gpt-test' }], { env: {} })).toThrow(/no apiKeyEnv for the openai API/);
-    expect(() => createProvider([{ name: 'c', kind: 'anthropic', baseURL: 'http://127.0.0.1:1', model: 'm' }], { env: {} })).toThrow(
-      /an anthropic provider needs a key/,
+    expect(() => createProvider([{ name: 'main', kind: 'openai', model: 'gpt-test' }], { env: {} })).toThrow(
+      /no apiKeyEnv for the openai API/,
     );
+    expect(() =>
+      createProvider([{ name: 'c', kind: 'anthropic', baseURL: 'http://127.0.0.1:1', model: 'm' }], { env: {} }),
+    ).toThrow(/an anthropic provider needs a key/);
     expect(() => createProvider([], { env: {} })).toThrow(/--model demo/);
   });
 
   it('accepts a local server without keys', () => {
-    expect(() => createProvider([{ name: 'ollama', kind: 'openai', baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }], { env: {} })).not.toThrow();
+    expect(() =>
+      createProvider([{ name: 'ollama', kind: 'openai', baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }], {
+        env: {},
+      }),
+    ).not.toThrow();
   });
 });
 
 describe('providersSchema', () => {
   it('accepts the spec shape and names the path of each problem', () => {
-    expect(providersSchema.safeParse([{ name: 'a', kind: 'openai', model: 'm', apiKeyEnv: 'OPENAI_API_KEY', maxTokens: 512 }]).success).toBe(true);
+    expect(
+      providersSchema.safeParse([
+        { name: 'a', kind: 'openai', model: 'm', apiKeyEnv: 'OPENAI_API_KEY', maxTokens: 512 },
+      ]).success,
+    ).toBe(true);
     const bad = providersSchema.safeParse([
       { name: 'a', kind: 'gemini', model: 'm' },
       { name: 'a', kind: 'openai', model: 'm', apiKeyEnv: 'sk-abc123', baseURL: 'ftp://x', extra: 1 },
@@ -73,6 +95,8 @@ describe('providersSchema', () => {
       { name: 'a', kind: 'openai', model: 'm' },
       { name: 'a', kind: 'anthropic', model: 'm' },
     ]);
-    expect(dup.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['1.name', 'duplicate provider name "a"; give each provider its own']]);
+    expect(dup.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['1.name', 'duplicate provider name "a"; give each provider its own'],
+    ]);
   });
 });

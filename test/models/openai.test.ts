@@ -45,7 +45,9 @@ describe('OpenAI-compatible adapter', () => {
   it('streams text deltas, then one done chunk with usage and finish reason', async () => {
     const s = await server(({ res }) => {
       startEventStream(res);
-      res.end(chatEvent({ role: 'assistant', content: '' }) + chatText('Hel') + chatText('lo!') + chatEnd('stop', 11, 2));
+      res.end(
+        chatEvent({ role: 'assistant', content: '' }) + chatText('Hel') + chatText('lo!') + chatEnd('stop', 11, 2),
+      );
     });
     const { chunks, error } = await collect(adapter(s).stream(modelRequest(), new AbortController().signal));
     expect(error).toBeNull();
@@ -84,7 +86,12 @@ describe('OpenAI-compatible adapter', () => {
         { role: 'tool', tool_call_id: 'call_a', content: 'sunny' },
         { role: 'tool', tool_call_id: 'call_b', content: 'rain' },
       ],
-      tools: [{ type: 'function', function: { name: 'weather', description: 'The weather of a city', parameters: WEATHER_TOOL.parameters } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'weather', description: 'The weather of a city', parameters: WEATHER_TOOL.parameters },
+        },
+      ],
     });
   });
 
@@ -116,7 +123,9 @@ describe('OpenAI-compatible adapter', () => {
       res.write(call(1, { arguments: '"Rome"}' }));
       res.end(chatEnd('tool_calls'));
     });
-    const { chunks, error } = await collect(adapter(s).stream(modelRequest([], [WEATHER_TOOL]), new AbortController().signal));
+    const { chunks, error } = await collect(
+      adapter(s).stream(modelRequest([], [WEATHER_TOOL]), new AbortController().signal),
+    );
     expect(error).toBeNull();
     expect(assemble(chunks).calls).toEqual([
       { id: 'call_a', name: 'weather', args: '{"city":"Paris"}' },
@@ -124,7 +133,11 @@ describe('OpenAI-compatible adapter', () => {
     ]);
     const named = chunks.filter((c) => c.type === 'tool_call' && (c.id !== undefined || c.name !== undefined));
     expect(named).toHaveLength(2);
-    expect(chunks.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 7, outputTokens: 3 } });
+    expect(chunks.at(-1)).toEqual({
+      type: 'done',
+      finishReason: 'tool_calls',
+      usage: { inputTokens: 7, outputTokens: 3 },
+    });
   });
 
   it('names the field of a chunk of the wrong shape', async () => {
@@ -134,13 +147,19 @@ describe('OpenAI-compatible adapter', () => {
     });
     const { error } = await collect(adapter(s).stream(modelRequest(), new AbortController().signal));
     expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as Error).message).toBe('provider "local": malformed stream: choices.0.delta.content: must be a string, got 42');
+    expect((error as Error).message).toBe(
+      'provider "local": malformed stream: choices.0.delta.content: must be a string, got 42',
+    );
   });
 
   it('maps 400 context_length_exceeded to ContextFullError, without a retry or fallback', async () => {
     const s = await server(({ res }) =>
       answerJson(res, 400, {
-        error: { message: "This model's maximum context length is 8192 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' },
+        error: {
+          message: "This model's maximum context length is 8192 tokens.",
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+        },
       }),
     );
     const other = await server(({ res }) => rateLimited(res));
@@ -151,5 +170,4 @@ describe('OpenAI-compatible adapter', () => {
     expect(s.requests).toHaveLength(1);
     expect(other.requests).toHaveLength(0);
   });
-
 });

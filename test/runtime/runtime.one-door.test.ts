@@ -42,7 +42,11 @@ describe('the one door (inputs recorded at the Runtime replay the trace)', () =>
       const store = new LazyGraphStore(() => join(dir, 'main.sqlite'), { synchronous: 'normal' });
       try {
         const hasher = new TraceHasher({});
-        const world = new KernelWorld(scenarioKernelConfig(scenario), { defaults: false, sink: hasher, memory: memoryPorts(store) });
+        const world = new KernelWorld(scenarioKernelConfig(scenario), {
+          defaults: false,
+          sink: hasher,
+          memory: memoryPorts(store),
+        });
         for (const { input, nowMs } of journal) world.at(nowMs).feed(input);
         hasher.close();
         expect(hasher.digest()).toBe(out.report.traceHash);
@@ -60,7 +64,15 @@ describe('the one door (inputs recorded at the Runtime replay the trace)', () =>
     const types: string[] = [];
     await runScenario(loadScenario(file), { onInput: (input) => types.push(input.type) });
     await runScenario(loadScenario(withAfter), { onInput: (input) => types.push(input.type) });
-    for (const t of ['channel.register', 'channel.unregister', 'submit.after', 'stop', 'submit', 'model.done', 'tool.done']) {
+    for (const t of [
+      'channel.register',
+      'channel.unregister',
+      'submit.after',
+      'stop',
+      'submit',
+      'model.done',
+      'tool.done',
+    ]) {
       expect(types, t).toContain(t);
     }
   });

@@ -3,7 +3,13 @@ import { VirtualClock } from '../../src/clock/virtual-clock.ts';
 import { AssertionError } from '../../src/kernel/assert.ts';
 import type { KernelConfigInput } from '../../src/kernel/config.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
-import { ContextFullError, type ModelChunk, type ModelRequest, type Provider, type ToolCall } from '../../src/kernel/ports/provider.ts';
+import {
+  ContextFullError,
+  type ModelChunk,
+  type ModelRequest,
+  type Provider,
+  type ToolCall,
+} from '../../src/kernel/ports/provider.ts';
 import type { Submission } from '../../src/kernel/protocol.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
@@ -59,7 +65,11 @@ function scriptedProvider(
 
 /** A provider that answers every call with one text after `latencyMs`. */
 function textProvider(clock: VirtualClock, latencyMs: number, text = 'hello'): FakeProvider {
-  return scriptedProvider(clock, () => latencyMs, () => [{ type: 'text', text }, DONE]);
+  return scriptedProvider(
+    clock,
+    () => latencyMs,
+    () => [{ type: 'text', text }, DONE],
+  );
 }
 
 /** Runs every tool in `latencyMs` of virtual time. */
@@ -169,7 +179,10 @@ describe('Runtime (docs/spec.md §11, §13)', () => {
       reason: 'duplicate',
       reply: '',
     });
-    await expect(w.runtime.submitAndWait(queued('c', ''))).resolves.toMatchObject({ kind: 'skipped', reason: 'empty_input' });
+    await expect(w.runtime.submitAndWait(queued('c', ''))).resolves.toMatchObject({
+      kind: 'skipped',
+      reason: 'empty_input',
+    });
     const stop: Submission = { id: 's', cls: 'interrupt', text: '', source: 'user', stop: true };
     await expect(w.runtime.submitAndWait(stop)).resolves.toEqual({ kind: 'done', reply: 'stopped' });
     expect(w.clock.now()).toBe(0);
@@ -214,7 +227,10 @@ describe('Runtime (docs/spec.md §11, §13)', () => {
       },
     }));
     const done = w.runtime.submitAndWait(queued('q1', 'hi'));
-    await expect(done).resolves.toEqual({ kind: 'failed', reply: 'processing error: model call failed: no connection' });
+    await expect(done).resolves.toEqual({
+      kind: 'failed',
+      reply: 'processing error: model call failed: no connection',
+    });
     // The fact was handled after the whole command batch ran: the timeout timer set after
     // model.start was then cleared, not leaked.
     expect(w.clock.pendingCount()).toBe(0);
@@ -243,9 +259,18 @@ describe('Runtime (docs/spec.md §11, §13)', () => {
   });
 
   it('timers set through commands fire timer.fired: a model timeout fails the call and aborts the stream', async () => {
-    const w = world((clock) => ({ provider: scriptedProvider(clock, () => 60_000, () => [DONE]) }), {
-      modelTimeoutMs: 1_000,
-    });
+    const w = world(
+      (clock) => ({
+        provider: scriptedProvider(
+          clock,
+          () => 60_000,
+          () => [DONE],
+        ),
+      }),
+      {
+        modelTimeoutMs: 1_000,
+      },
+    );
     const done = track(w.runtime.submitAndWait(queued('q1', 'slow')));
     await runToIdle(w.clock);
     expect(done.terminal?.kind).toBe('failed');
@@ -280,7 +305,9 @@ describe('Runtime (docs/spec.md §11, §13)', () => {
     ]);
     // q1 was suspended at 0 (resumed at 10): its cooldown ends 2 000 ms after the suspension.
     expect(w.rec.events.filter((e) => e.type === 'cooldown.timer').map((e) => e.atMs)).toEqual([2_000]);
-    expect(w.rec.events.filter((e) => e.type === 'preempt.deferred')).toMatchObject([{ task: 'i2', t: 100, reason: 'cooldown' }]);
+    expect(w.rec.events.filter((e) => e.type === 'preempt.deferred')).toMatchObject([
+      { task: 'i2', t: 100, reason: 'cooldown' },
+    ]);
     expect(w.ports.provider.aborted).toHaveLength(2);
     expect(w.runtime.activity()).toEqual({ streams: 0, tools: 0, timers: 0 });
     expect(w.runtime.streamBalance()).toEqual({ opened: 5, closed: 5 });

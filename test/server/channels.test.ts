@@ -38,7 +38,10 @@ describe('serve: terminal, timers, logs', () => {
   });
 
   it('a timer fires an L3 interrupt from timer/<name>; the log can be the readable trace line', async () => {
-    const s = await startTestServer({ timers: [{ name: 'ping', text: 'time to stretch', afterMs: 0 }], logFormat: 'text' });
+    const s = await startTestServer({
+      timers: [{ name: 'ping', text: 'time to stretch', afterMs: 0 }],
+      logFormat: 'text',
+    });
     servers.push(s);
     const line = await until(() => s.logs.find((l) => l.includes('task.terminal') && l.includes('timer-1')));
     expect(line).toMatch(/^t=\d+ms #\d+ root  task.terminal\s+timer-1 done/);

@@ -40,7 +40,11 @@ describe('serve: the OpenAI-compatible endpoint', () => {
 
   it('streams chat.completion.chunk events, one per text chunk, ending in [DONE]', async () => {
     const { client } = await clientFor(new ScriptedProvider());
-    const stream = await client.chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'slow chat' }] });
+    const stream = await client.chat.completions.create({
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'slow chat' }],
+    });
     const deltas: string[] = [];
     let finish: string | null = null;
     for await (const chunk of stream) {
@@ -68,6 +72,8 @@ describe('serve: the OpenAI-compatible endpoint', () => {
     expect((err as APIError).status).toBe(500);
     expect((err as APIError).message).toContain('ended cancelled (user_stop)');
     expect(provider.calls).toBe(1);
-    expect((await fetch(`${s.url}/v1/tasks/http-3`, { headers: { authorization: 'Bearer chat-token' } })).status).toBe(404);
+    expect((await fetch(`${s.url}/v1/tasks/http-3`, { headers: { authorization: 'Bearer chat-token' } })).status).toBe(
+      404,
+    );
   });
 });

@@ -25,20 +25,31 @@ describe('serve: command-line tools', () => {
     tool('echo', ECHO_STDIN),
     tool('fail', "process.stderr.write('bad input'); process.exit(3)"),
     tool('sleep', SLEEP, { timeoutMs: 200 }),
-    tool('argv', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', { command: [node, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '$(echo hi)', '*'] }),
+    tool('argv', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', {
+      command: [node, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '$(echo hi)', '*'],
+    }),
     { name: 'missing', description: '', parameters: {}, command: ['/nonexistent/homeagent-tool'] },
   ]);
 
   it('passes the arguments as JSON on stdin and answers stdout', async () => {
-    expect(await runner.run({ id: 'c1', name: 'echo', args: '{"x":1}' }, ctx())).toEqual({ ok: true, output: 'got {"x":1}' });
+    expect(await runner.run({ id: 'c1', name: 'echo', args: '{"x":1}' }, ctx())).toEqual({
+      ok: true,
+      output: 'got {"x":1}',
+    });
   });
 
   it('runs argv without a shell: nothing is expanded', async () => {
-    expect(await runner.run({ id: 'c1', name: 'argv', args: '{}' }, ctx())).toEqual({ ok: true, output: '["$(echo hi)","*"]' });
+    expect(await runner.run({ id: 'c1', name: 'argv', args: '{}' }, ctx())).toEqual({
+      ok: true,
+      output: '["$(echo hi)","*"]',
+    });
   });
 
   it('a non-zero exit is a tool error with the status and stderr', async () => {
-    expect(await runner.run({ id: 'c1', name: 'fail', args: '{}' }, ctx())).toEqual({ ok: false, output: `${node} exited with status 3: bad input` });
+    expect(await runner.run({ id: 'c1', name: 'fail', args: '{}' }, ctx())).toEqual({
+      ok: false,
+      output: `${node} exited with status 3: bad input`,
+    });
   });
 
   it('the timeout kills the process and is a tool error', async () => {
@@ -61,13 +72,21 @@ describe('serve: command-line tools', () => {
 
   it('only configured tools run; a program that cannot start is a tool error', async () => {
     const unknown = await runner.run({ id: 'c1', name: 'rm', args: '{}' }, ctx());
-    expect(unknown).toEqual({ ok: false, output: 'tool "rm" is not configured; configured tools: echo, fail, sleep, argv, missing' });
+    expect(unknown).toEqual({
+      ok: false,
+      output: 'tool "rm" is not configured; configured tools: echo, fail, sleep, argv, missing',
+    });
     const missing = await runner.run({ id: 'c1', name: 'missing', args: '{}' }, ctx());
     expect(missing.ok).toBe(false);
     expect(missing.output).toContain('cannot run /nonexistent/homeagent-tool');
   });
 
   it('tells the model of each tool with its schema', () => {
-    expect(runner.specs()[0]).toEqual({ name: 'echo', description: 'echo', parameters: { type: 'object' }, parallelSafe: false });
+    expect(runner.specs()[0]).toEqual({
+      name: 'echo',
+      description: 'echo',
+      parameters: { type: 'object' },
+      parallelSafe: false,
+    });
   });
 });

@@ -64,13 +64,17 @@ describe('serve: the HTTP API', () => {
     const resumed = await fetch(`${s.url}/v1/tasks/${task}/events`, { headers: { 'last-event-id': '2' } });
     const after = parseSse(await resumed.text());
     expect(after.map((e) => e.id)).toEqual(['3', '4', '5', '6', '7']);
-    const text = [...before, ...after].filter((e) => e.event === 'delta').map((e) => (JSON.parse(e.data) as { text: string }).text);
+    const text = [...before, ...after]
+      .filter((e) => e.event === 'delta')
+      .map((e) => (JSON.parse(e.data) as { text: string }).text);
     expect(text).toEqual(SLOW_CHUNKS);
     // Once ended, the events stay readable from the start.
     const again = parseSse(await (await fetch(`${s.url}/v1/tasks/${task}/events`)).text());
     expect(again.map((e) => e.event)).toEqual([...SLOW_CHUNKS.map(() => 'delta'), 'terminal']);
     // A client that had everything gets an empty stream that ends.
-    expect(await (await fetch(`${s.url}/v1/tasks/${task}/events`, { headers: { 'last-event-id': '7' } })).text()).toBe('');
+    expect(await (await fetch(`${s.url}/v1/tasks/${task}/events`, { headers: { 'last-event-id': '7' } })).text()).toBe(
+      '',
+    );
     expect((await fetch(`${s.url}/v1/tasks/${task}/events`, { headers: { 'last-event-id': 'x' } })).status).toBe(400);
   });
 
@@ -94,7 +98,11 @@ describe('serve: the HTTP API', () => {
     const s = await start();
     const res = await postJson(`${s.url}/v1/interrupts`, { text: 'urgent', level: 'L2' });
     expect(await res.json()).toMatchObject({ terminal: 'done' });
-    const status = (await (await fetch(`${s.url}/v1/status`)).json()) as { agents: { id: string }[]; traceHash: string; events: number };
+    const status = (await (await fetch(`${s.url}/v1/status`)).json()) as {
+      agents: { id: string }[];
+      traceHash: string;
+      events: number;
+    };
     expect(status.agents.map((a) => a.id)).toEqual(['root']);
     expect(status.traceHash).toMatch(/^[0-9a-f]{64}$/);
     expect(status.events).toBeGreaterThan(5);

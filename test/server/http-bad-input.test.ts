@@ -42,7 +42,11 @@ describe('serve: bad input over HTTP', () => {
   });
 
   it('400 naming the field: malformed JSON, an unknown field, a wrong type, an unknown level, a missing text', async () => {
-    const malformed = await fetch(`${s.url}/v1/inputs`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: '{"text": ' });
+    const malformed = await fetch(`${s.url}/v1/inputs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: '{"text": ',
+    });
     expect(malformed.status).toBe(400);
     expect((await errorOf(malformed)).message).toContain('not valid JSON');
 
@@ -51,18 +55,27 @@ describe('serve: bad input over HTTP', () => {
     expect(unknown.message).toContain('unknown field');
     expect(unknown.message).toContain('text, source, channel');
 
-    expect(await errorAt('/v1/inputs', { text: 5 })).toMatchObject({ param: 'text', message: 'text: must be a string, got 5' });
+    expect(await errorAt('/v1/inputs', { text: 5 })).toMatchObject({
+      param: 'text',
+      message: 'text: must be a string, got 5',
+    });
     const level = await errorAt('/v1/interrupts', { text: 'x', level: 'L9' });
     expect(level.param).toBe('level');
     expect(level.message).toContain('L1, L2, L3, L4');
     expect(await errorAt('/v1/interrupts', { level: 'L2' })).toMatchObject({ param: 'text' });
     expect(await errorAt('/v1/interrupts', { text: 'x', stop: 'yes' })).toMatchObject({ param: 'stop' });
     expect(await errorAt('/v1/inputs', [1, 2])).toMatchObject({ param: null });
-    expect(await errorAt('/v1/chat/completions', { messages: [{ role: 'system', content: 'only this' }] })).toMatchObject({ param: 'messages' });
+    expect(
+      await errorAt('/v1/chat/completions', { messages: [{ role: 'system', content: 'only this' }] }),
+    ).toMatchObject({ param: 'messages' });
   });
 
   it('415 for a body that is not JSON by its content type', async () => {
-    const res = await fetch(`${s.url}/v1/inputs`, { method: 'POST', headers: { 'content-type': 'text/plain', ...auth }, body: 'hello' });
+    const res = await fetch(`${s.url}/v1/inputs`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', ...auth },
+      body: 'hello',
+    });
     expect(res.status).toBe(415);
     expect((await errorOf(res)).message).toContain('application/json');
   });
@@ -82,7 +95,9 @@ describe('serve: bad input over HTTP', () => {
     const started = Date.now();
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`POST /v1/inputs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"te`);
+        socket.write(
+          `POST /v1/inputs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"te`,
+        );
       });
       let got = '';
       socket.setEncoding('utf8').on('data', (d: string) => (got += d));

@@ -52,8 +52,10 @@ async function openEvents(url: string, headers: Record<string, string> = {}): Pr
   };
 }
 
-const traceOf = (e: SseEvent): { seq: number; type: string; task?: string } => JSON.parse(e.data) as { seq: number; type: string; task?: string };
-const terminalOf = (task: string) => (e: SseEvent) => e.event === 'trace' && traceOf(e).type === 'task.terminal' && traceOf(e).task === task;
+const traceOf = (e: SseEvent): { seq: number; type: string; task?: string } =>
+  JSON.parse(e.data) as { seq: number; type: string; task?: string };
+const terminalOf = (task: string) => (e: SseEvent) =>
+  e.event === 'trace' && traceOf(e).type === 'task.terminal' && traceOf(e).task === task;
 
 describe('GET /, the live page', () => {
   it('is served without the token, self-contained, under a policy that allows no other origin', async () => {
@@ -98,8 +100,12 @@ describe('GET /v1/events', () => {
     expect((await postJson(`${server.url}/v1/interrupts`, { text: 'two', level: 'L2' }, AUTH)).status).toBe(200);
     await stream.until(terminalOf('http-2'));
     // A snapshot follows each burst of events: the kernel's dump after both tasks ended.
-    const afterBurst = await stream.until((e) => e.event === 'status' && (JSON.parse(e.data) as { events: number }).events > 0);
-    const snapshot = JSON.parse(afterBurst.filter((e) => e.event === 'status').at(-1)?.data ?? '') as { agents: { scheduler: { counters: { executed: number } } }[] };
+    const afterBurst = await stream.until(
+      (e) => e.event === 'status' && (JSON.parse(e.data) as { events: number }).events > 0,
+    );
+    const snapshot = JSON.parse(afterBurst.filter((e) => e.event === 'status').at(-1)?.data ?? '') as {
+      agents: { scheduler: { counters: { executed: number } } }[];
+    };
     expect(snapshot.agents[0]?.scheduler.counters.executed).toBe(2);
 
     await server.stop();

@@ -31,7 +31,9 @@ beforeAll(async () => {
     new ScriptedProvider(),
   );
   dataDir = join(s.dir, 'data');
-  const reply = (await (await postJson(`${s.url}/v1/inputs`, { text: 'hello support', channel: 'qq/support' })).json()) as { terminal: string; reply: string };
+  const reply = (await (
+    await postJson(`${s.url}/v1/inputs`, { text: 'hello support', channel: 'qq/support' })
+  ).json()) as { terminal: string; reply: string };
   expect(reply).toMatchObject({ terminal: 'done', reply: 'echo: hello support' });
   storeWhileRunning = existsSync(join(dataDir, 'residents', 'helper', 'graph.db'));
   const status = (await (await fetch(`${s.url}/v1/status`)).json()) as { agents: typeof agents };
@@ -54,16 +56,28 @@ describe('serve with residents', () => {
   });
 
   it('journals the creation and every call of the child store, and the replay reproduces the hash', () => {
-    const lines = readFileSync(journal, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; store?: string; call?: string; input?: { type: string } });
+    const lines = readFileSync(journal, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; store?: string; call?: string; input?: { type: string } });
     expect(lines.some((l) => l.type === 'input' && l.input?.type === 'child.create')).toBe(true);
     const childCalls = lines.filter((l) => l.type === 'memory' && l.store === 'child/helper').map((l) => l.call);
     expect(childCalls).toEqual(['create', 'commit', 'recall', 'discard']);
     const outcome = replayJournal(journal, HOMEAGENT_VERSION);
     if (outcome.kind !== 'replayed') throw new Error(JSON.stringify(outcome.problems));
-    expect(outcome.result).toMatchObject({ ok: true, matches: true, traceHash: served.traceHash, events: served.events, divergences: [], fatal: null });
+    expect(outcome.result).toMatchObject({
+      ok: true,
+      matches: true,
+      traceHash: served.traceHash,
+      events: served.events,
+      divergences: [],
+      fatal: null,
+    });
   });
 
   it('refuses to start with a resident whose inputch is not registered, naming it', async () => {
-    await expect(startTestServer({ residents: [{ id: 'lost', inputChs: ['nowhere'] }] })).rejects.toThrow(/residents\[0\]: unknown inputch "nowhere"/);
+    await expect(startTestServer({ residents: [{ id: 'lost', inputChs: ['nowhere'] }] })).rejects.toThrow(
+      /residents\[0\]: unknown inputch "nowhere"/,
+    );
   });
 });

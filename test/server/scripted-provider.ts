@@ -81,5 +81,9 @@ export const SHOUT_TOOL = {
   name: 'shout',
   description: 'Upper-cases a word.',
   parameters: { type: 'object', properties: { word: { type: 'string' } } },
-  command: [process.execPath, '-e', "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).word.toUpperCase()))"],
+  command: [
+    process.execPath,
+    '-e',
+    "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).word.toUpperCase()))",
+  ],
 };

@@ -29,11 +29,20 @@ function problems(r: Resolved): { path: string; message: string }[] {
 describe('serve: settings', () => {
   it('--model demo runs with no configuration at all, on 127.0.0.1:8787 by default', () => {
     const r = resolveSettings({ model: 'demo' }, {});
-    expect(r.ok && r.settings).toMatchObject({ model: { kind: 'demo' }, host: '127.0.0.1', port: 8787, token: null, terminal: true, logFormat: 'json' });
+    expect(r.ok && r.settings).toMatchObject({
+      model: { kind: 'demo' },
+      host: '127.0.0.1',
+      port: 8787,
+      token: null,
+      terminal: true,
+      logFormat: 'json',
+    });
   });
 
   it('without a model there is nothing to talk to; only "demo" is a model flag', () => {
-    expect(problems(resolveSettings({}, {}))).toEqual([{ path: '--config', message: expect.stringContaining('--model demo') as string }]);
+    expect(problems(resolveSettings({}, {}))).toEqual([
+      { path: '--config', message: expect.stringContaining('--model demo') as string },
+    ]);
     expect(problems(resolveSettings({ model: 'gpt-4o' }, {}))[0]?.path).toBe('--model');
     expect(problems(resolveSettings({ config: configFile({ dataDir: dir }) }, {}))[0]?.path).toBe('providers');
   });
@@ -52,7 +61,13 @@ describe('serve: settings', () => {
   it('flags override the file', () => {
     const config = configFile({ providers: PROVIDERS, dataDir: '/from/file', http: { host: '127.0.0.2', port: 9000 } });
     const r = resolveSettings({ config, port: '9100', dataDir: '/from/flag', model: 'demo', terminal: false }, {});
-    expect(r.ok && r.settings).toMatchObject({ host: '127.0.0.2', port: 9100, dataDir: '/from/flag', model: { kind: 'demo' }, terminal: false });
+    expect(r.ok && r.settings).toMatchObject({
+      host: '127.0.0.2',
+      port: 9100,
+      dataDir: '/from/flag',
+      model: { kind: 'demo' },
+      terminal: false,
+    });
   });
 
   it('a non-loopback host without a token is refused at start', () => {
@@ -60,7 +75,8 @@ describe('serve: settings', () => {
     expect(refused?.path).toBe('--host');
     expect(refused?.message).toContain('set --token or HOMEAGENT_TOKEN, or bind to 127.0.0.1');
     expect(resolveSettings({ model: 'demo', host: '0.0.0.0' }, { HOMEAGENT_TOKEN: 't' }).ok).toBe(true);
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
+      expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ['0.0.0.0', '192.168.1.2', '::', 'example.org']) expect(isLoopbackHost(host), host).toBe(false);
   });
 
@@ -88,11 +104,18 @@ describe('serve: settings', () => {
 
   it('an unreadable or non-JSON file, a bad port, a bad log format, a duplicate tool', () => {
     expect(problems(resolveSettings({ config: join(dir, 'absent.json') }, {}))[0]?.path).toBe('--config');
-    expect(problems(resolveSettings({ config: configFile('{nope') }, {}))[0]).toMatchObject({ path: '', message: expect.stringContaining('not JSON') as string });
+    expect(problems(resolveSettings({ config: configFile('{nope') }, {}))[0]).toMatchObject({
+      path: '',
+      message: expect.stringContaining('not JSON') as string,
+    });
     expect(problems(resolveSettings({ model: 'demo', port: '70000' }, {}))[0]?.path).toBe('--port');
     expect(problems(resolveSettings({ model: 'demo', logFormat: 'xml' }, {}))[0]?.path).toBe('--log-format');
-    expect(problems(resolveSettings({ model: 'demo', journal: 'run.jsonl', trace: './run.jsonl' }, {}))[0]?.path).toBe('--trace');
+    expect(problems(resolveSettings({ model: 'demo', journal: 'run.jsonl', trace: './run.jsonl' }, {}))[0]?.path).toBe(
+      '--trace',
+    );
     const tool = { name: 'same', description: '', parameters: {}, command: ['true'] };
-    expect(problems(resolveSettings({ config: configFile({ providers: PROVIDERS, tools: [tool, tool] }) }, {}))[0]?.path).toBe('tools[1].name');
+    expect(
+      problems(resolveSettings({ config: configFile({ providers: PROVIDERS, tools: [tool, tool] }) }, {}))[0]?.path,
+    ).toBe('tools[1].name');
   });
 });

@@ -23,7 +23,10 @@ export interface TestServer {
   stop(): Promise<ShutdownResult>;
 }
 
-export async function startTestServer(overrides: Partial<ServeSettings> = {}, provider?: Provider): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<ServeSettings> = {},
+  provider?: Provider,
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-server-'));
   const settings: ServeSettings = {
     model: { kind: 'demo' },
@@ -100,5 +103,9 @@ export function parseSse(text: string): SseEvent[] {
 }
 
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }

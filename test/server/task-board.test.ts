@@ -9,12 +9,25 @@ import { ENDED_TASKS_KEPT, TaskBoard, type TaskEvent } from '../../src/server/ta
 
 function trace(type: 'task.start' | 'task.suspend' | 'task.resume', task: string): TraceEvent {
   if (type === 'task.start') return { seq: 1, t: 0, agent: 'root', type, task, from: 'queue' };
-  if (type === 'task.suspend') return { seq: 1, t: 0, agent: 'root', type, task, by: 'x', step: 'Model', level: null, eff: 0, depthAfter: 1, reason: 'preempt' };
+  if (type === 'task.suspend')
+    return {
+      seq: 1,
+      t: 0,
+      agent: 'root',
+      type,
+      task,
+      by: 'x',
+      step: 'Model',
+      level: null,
+      eff: 0,
+      depthAfter: 1,
+      reason: 'preempt',
+    };
   return { seq: 1, t: 0, agent: 'root', type, task, after: null, level: null, eff: 0, depthAfter: 0 };
 }
 
 describe('serve: the task board', () => {
-  it('numbers a task\'s events 1, 2, 3 …; a listener gets those after its id, then the live ones, once each', () => {
+  it("numbers a task's events 1, 2, 3 …; a listener gets those after its id, then the live ones, once each", () => {
     const board = new TaskBoard();
     board.open('t1', 'root');
     board.delta('t1', 'a');
@@ -42,7 +55,14 @@ describe('serve: the task board', () => {
     }
     board.reply('t1', { kind: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' });
     expect([...states, board.view('t1')?.state]).toEqual(['pending', 'running', 'suspended', 'running', 'ended']);
-    expect(board.view('t1')).toEqual({ task: 't1', agent: 'root', state: 'ended', terminal: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' });
+    expect(board.view('t1')).toEqual({
+      task: 't1',
+      agent: 'root',
+      state: 'ended',
+      terminal: 'cancelled',
+      reason: 'user_stop',
+      reply: 'cancelled (user stop)',
+    });
   });
 
   it(`keeps the events of the last ${ENDED_TASKS_KEPT} ended tasks`, () => {

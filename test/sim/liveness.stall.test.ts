@@ -25,7 +25,8 @@ function loseToolResultsOf(task: string): void {
     return commands;
   });
   vi.spyOn(Kernel.prototype, 'feed').mockImplementation(function (this: Kernel, input, nowMs) {
-    if ((input.type === 'tool.done' || input.type === 'tool.failed') && calls.has(input.callId)) return { kind: 'applied' };
+    if ((input.type === 'tool.done' || input.type === 'tool.failed') && calls.has(input.callId))
+      return { kind: 'applied' };
     return feed.call(this, input, nowMs);
   });
 }
@@ -107,7 +108,9 @@ describe('the trace window of a LIVENESS violation', () => {
     const context = live.context;
     expect(live.message).toContain('2 task(s) still pending: stuck, late');
     // late was submitted long before the cut and did nothing since: its submission is its last event.
-    expect(context.filter((l) => l.includes('task.submitted'))).toEqual([expect.stringMatching(/task\.submitted\s+late /)]);
+    expect(context.filter((l) => l.includes('task.submitted'))).toEqual([
+      expect.stringMatching(/task\.submitted\s+late /),
+    ]);
     expect(context.some((l) => /tool\.start\s+stuck .*lookup/.test(l))).toBe(true);
     expect(context[context.length - 1]).toMatch(/agent\.stop\s+ended=\[stuck,late\]/);
     expect(context.some((l) => l.includes('skipped/agent_stopped'))).toBe(false);

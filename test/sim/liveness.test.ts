@@ -35,7 +35,8 @@ function ev(t: number, body: TraceBody): TraceEvent {
 }
 const submitted = (t: number, task: string): TraceEvent =>
   ev(t, { type: 'task.submitted', task, class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' });
-const ended = (t: number, task: string): TraceEvent => ev(t, { type: 'task.terminal', task, kind: 'done', reason: null, reply: 'ok' });
+const ended = (t: number, task: string): TraceEvent =>
+  ev(t, { type: 'task.terminal', task, kind: 'done', reason: null, reply: 'ok' });
 
 describe('LivenessWatch', () => {
   it('has no deadline before the faults heal', () => {

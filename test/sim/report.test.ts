@@ -4,7 +4,13 @@ import type { AgentDump, ContextEvent, KernelDump } from '../../src/kernel/agent
 import { InvariantMonitor, type Violation } from '../../src/kernel/trace/monitors.ts';
 import { Scheduler } from '../../src/kernel/scheduler/core.ts';
 import type { TraceBody, TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
-import { buildReport, finalizeReport, formatSummary, type ReportInput, type RunRecord } from '../../src/sim/report/index.ts';
+import {
+  buildReport,
+  finalizeReport,
+  formatSummary,
+  type ReportInput,
+  type RunRecord,
+} from '../../src/sim/report/index.ts';
 import type { Expect } from '../../src/sim/scenario/index.ts';
 import { formatTraceLine } from '../../src/trace-file/index.ts';
 
@@ -19,7 +25,15 @@ function trace(): TraceEvent[] {
     events.push({ seq: events.length + 1, t, agent: 'root', ...body });
   };
   const submit = (task: string, level: 1 | 2 | 3 | null, source = 'cli'): void =>
-    ev({ type: 'task.submitted', task, class: level === null ? 'queued' : 'interrupt', level, kernel: false, source, channel: source });
+    ev({
+      type: 'task.submitted',
+      task,
+      class: level === null ? 'queued' : 'interrupt',
+      level,
+      kernel: false,
+      source,
+      channel: source,
+    });
 
   // q1 starts its first model call.
   submit('q1', null);
@@ -35,7 +49,16 @@ function trace(): TraceEvent[] {
   ev({ type: 'preempt.armed', task: 'i1', victim: 'q1', level: 2, reason: 'register', evicted: null });
   ev({ type: 'model.cancel', task: 'q1', callId: 'm1', reason: 'preempt' });
   ev({ type: 'step.end', task: 'q1', step: 'Model' });
-  ev({ type: 'task.suspend', task: 'q1', by: 'i1', step: 'Model', level: null, eff: 0, depthAfter: 1, reason: 'preempt' });
+  ev({
+    type: 'task.suspend',
+    task: 'q1',
+    by: 'i1',
+    step: 'Model',
+    level: null,
+    eff: 0,
+    depthAfter: 1,
+    reason: 'preempt',
+  });
   ev({ type: 'task.start', task: 'i1', from: 'immediate' });
   ev({ type: 'step.begin', task: 'i1', step: 'Model', turn: 0 });
   ev({ type: 'model.start', task: 'i1', callId: 'm2', turn: 0, replyIndex: 0 });
@@ -77,11 +100,27 @@ function trace(): TraceEvent[] {
   at(55);
   ev({ type: 'preempt.deferred', task: 'i3', victim: 'i1', reason: 'critical' });
   at(70);
-  ev({ type: 'tool.end', task: 'i1', callId: 't1', name: 'search', ok: true, result: '😀'.repeat(600), panicked: false });
+  ev({
+    type: 'tool.end',
+    task: 'i1',
+    callId: 't1',
+    name: 'search',
+    ok: true,
+    result: '😀'.repeat(600),
+    panicked: false,
+  });
   ev({ type: 'critical.leave', task: 'i1' });
   ev({ type: 'step.end', task: 'i1', step: 'ToolExec' });
   ev({ type: 'tool.start', task: 'i1', callId: 't2', name: 'nope', args: 'not json' });
-  ev({ type: 'tool.end', task: 'i1', callId: 't2', name: 'nope', ok: false, result: 'unknown tool nope', panicked: false });
+  ev({
+    type: 'tool.end',
+    task: 'i1',
+    callId: 't2',
+    name: 'nope',
+    ok: false,
+    result: 'unknown tool nope',
+    panicked: false,
+  });
   ev({ type: 'step.begin', task: 'i1', step: 'Model', turn: 1 });
   ev({ type: 'model.start', task: 'i1', callId: 'm3', turn: 1, replyIndex: 1 });
   at(100);
@@ -198,9 +237,32 @@ describe('buildReport (docs/spec.md §12.3)', () => {
   it('lists the top-level fields in the spec order and serializes deterministically', () => {
     const report = finalizeReport(record());
     expect(Object.keys(report)).toEqual([
-      'reportVersion', 'scenario', 'seed', 'ok', 'traceHash', 'events', 'virtualMs', 'wallMs', 'command', 'config',
-      'violations', 'expectations', 'tasks', 'outputs', 'stops', 'drops', 'deferrals', 'triggers', 'suspendOrder',
-      'resumeOrder', 'finishOrder', 'terminalOrder', 'maxStackDepth', 'counters', 'agents', 'channels',
+      'reportVersion',
+      'scenario',
+      'seed',
+      'ok',
+      'traceHash',
+      'events',
+      'virtualMs',
+      'wallMs',
+      'command',
+      'config',
+      'violations',
+      'expectations',
+      'tasks',
+      'outputs',
+      'stops',
+      'drops',
+      'deferrals',
+      'triggers',
+      'suspendOrder',
+      'resumeOrder',
+      'finishOrder',
+      'terminalOrder',
+      'maxStackDepth',
+      'counters',
+      'agents',
+      'channels',
     ]);
     expect(report).toMatchObject({
       reportVersion: 1,
@@ -216,9 +278,30 @@ describe('buildReport (docs/spec.md §12.3)', () => {
       config: { kernel: { maxQueue: 1 } },
     });
     expect(Object.keys(report.tasks.q1 ?? {})).toEqual([
-      'agent', 'movedFrom', 'source', 'channel', 'outputChannel', 'class', 'level', 'effectiveLevelMax', 'terminal',
-      'reason', 'terminalCount', 'preemptCount', 'suspends', 'resumes', 'suspensions', 'modelCalls',
-      'modelCallsCancelled', 'modelCallLog', 'tools', 'toolCalls', 'submittedAt', 'startedAt', 'finishedAt', 'reply',
+      'agent',
+      'movedFrom',
+      'source',
+      'channel',
+      'outputChannel',
+      'class',
+      'level',
+      'effectiveLevelMax',
+      'terminal',
+      'reason',
+      'terminalCount',
+      'preemptCount',
+      'suspends',
+      'resumes',
+      'suspensions',
+      'modelCalls',
+      'modelCallsCancelled',
+      'modelCallLog',
+      'tools',
+      'toolCalls',
+      'submittedAt',
+      'startedAt',
+      'finishedAt',
+      'reply',
     ]);
     expect(JSON.stringify(finalizeReport(record()))).toBe(JSON.stringify(report));
   });
@@ -276,14 +359,26 @@ describe('buildReport (docs/spec.md §12.3)', () => {
     expect([...(search?.result ?? '')]).toHaveLength(500);
     expect(search?.result).toHaveLength(1000); // UTF-16 units: every emoji is a surrogate pair
     expect(search?.result).toBe('😀'.repeat(500));
-    expect(nope).toEqual({ name: 'nope', args: 'not json', ok: false, result: 'unknown tool nope', start: 70, end: 70 });
+    expect(nope).toEqual({
+      name: 'nope',
+      args: 'not json',
+      ok: false,
+      result: 'unknown tool nope',
+      start: 70,
+      end: 70,
+    });
     expect(i1).toMatchObject({ level: 2, effectiveLevelMax: 2, source: 'webui', startedAt: 20, finishedAt: 100 });
   });
 
   it('reports refused, dropped and never-submitted tasks; a stop without text is only under stops', () => {
     const report = buildReport(input());
     expect(Object.keys(report.tasks)).toEqual(['q1', 'w1', 'i1', 'q2', 'i2', 'i3', 'i4', 'q3']);
-    expect(report.tasks.q2).toMatchObject({ terminal: 'skipped', reason: 'queue_full', startedAt: null, finishedAt: 30 });
+    expect(report.tasks.q2).toMatchObject({
+      terminal: 'skipped',
+      reason: 'queue_full',
+      startedAt: null,
+      finishedAt: 30,
+    });
     expect(report.tasks.i2).toMatchObject({ terminal: 'dropped', reason: 'interrupt_overflow', startedAt: null });
     expect(report.tasks.w1).toMatchObject({
       agent: null,
@@ -359,7 +454,9 @@ describe('formatSummary', () => {
     const text = formatSummary(finalizeReport(record()));
     expect(text).toContain('scenario hand-made  seed 7  OK');
     expect(text).toContain('tasks: 8, by how they ended: done 3, never submitted 1, skipped 1, dropped 1, cancelled 2');
-    expect(text).toContain('preemptions (a running task suspended for a higher-level interrupt): 1\n  by level, suspended→interrupting: queued→L2 1');
+    expect(text).toContain(
+      'preemptions (a running task suspended for a higher-level interrupt): 1\n  by level, suspended→interrupting: queued→L2 1',
+    );
     expect(text).toContain('deepest suspend stack: 1 (at most 4)');
     expect(text).toContain(`trace hash ${'ab'.repeat(32)}`);
     expect(text).toContain('time: 170 ms simulated in 2 ms (85× faster than real time)');
@@ -393,8 +490,21 @@ describe('finalizeReport (the one owner of ok, expectations, outputs and channel
     const events = trace();
     const last = events[events.length - 1];
     if (last === undefined) throw new Error('fixture');
-    const sent = (seq: number, channel: string, text: string): TraceEvent => ({ seq, t: last.t, agent: 'root', type: 'output.sent', task: 'q1', channel, text });
-    const withOutputs = [...events, sent(last.seq + 1, 'chat', 'one'), sent(last.seq + 2, 'mail', 'two'), sent(last.seq + 3, 'chat', 'three')];
+    const sent = (seq: number, channel: string, text: string): TraceEvent => ({
+      seq,
+      t: last.t,
+      agent: 'root',
+      type: 'output.sent',
+      task: 'q1',
+      channel,
+      text,
+    });
+    const withOutputs = [
+      ...events,
+      sent(last.seq + 1, 'chat', 'one'),
+      sent(last.seq + 2, 'mail', 'two'),
+      sent(last.seq + 3, 'chat', 'three'),
+    ];
     const policy = { noMemory: false, cleaner: null, contextPolicy: null };
     const registry = [{ name: 'webui', plugin: 'web', owner: '', capacity: 0, output: 'chat', policy }];
     const report = finalizeReport({ ...record(), events: withOutputs, dump: { ...dump(), channels: registry } });
@@ -421,10 +531,18 @@ describe('finalizeReport (the one owner of ok, expectations, outputs and channel
     const same = finalizeReport(record([], checked), { determinism: { secondHash: HASH } });
     expect(same.ok).toBe(true);
     expect(same.expectations.map((x) => x.name)).toEqual(['terminal.q1', 'determinism']);
-    expect(same.expectations[1]).toEqual({ name: 'determinism', path: '--check-determinism', ok: true, expected: HASH, actual: HASH });
+    expect(same.expectations[1]).toEqual({
+      name: 'determinism',
+      path: '--check-determinism',
+      ok: true,
+      expected: HASH,
+      actual: HASH,
+    });
     const differs = finalizeReport(record(), { determinism: { secondHash: OTHER } });
     expect(differs.ok).toBe(false);
-    expect(differs.expectations).toEqual([{ name: 'determinism', path: '--check-determinism', ok: false, expected: HASH, actual: OTHER }]);
+    expect(differs.expectations).toEqual([
+      { name: 'determinism', path: '--check-determinism', ok: false, expected: HASH, actual: OTHER },
+    ]);
     expect(finalizeReport(record(), { determinism: { secondHash: null } }).ok).toBe(false);
   });
 
@@ -433,8 +551,13 @@ describe('finalizeReport (the one owner of ok, expectations, outputs and channel
     expect(finalizeReport(record([], expectExit(1))).expectations).toEqual([]);
     const passing = finalizeReport(record([], expectExit(1)), { exitCode: true });
     expect(passing.ok).toBe(true);
-    expect(passing.expectations).toEqual([{ name: 'exitCode', path: 'expect.exitCode', ok: false, expected: 1, actual: 0 }]);
-    const nondeterministic = finalizeReport(record([], expectExit(1)), { determinism: { secondHash: OTHER }, exitCode: true });
+    expect(passing.expectations).toEqual([
+      { name: 'exitCode', path: 'expect.exitCode', ok: false, expected: 1, actual: 0 },
+    ]);
+    const nondeterministic = finalizeReport(record([], expectExit(1)), {
+      determinism: { secondHash: OTHER },
+      exitCode: true,
+    });
     expect(nondeterministic.ok).toBe(false);
     expect(nondeterministic.expectations.map((x) => [x.name, x.ok, x.actual])).toEqual([
       ['determinism', false, OTHER],

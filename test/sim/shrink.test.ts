@@ -29,7 +29,13 @@ const LOOP: Json = {
   limits: { maxEvents: 3000 },
   inputs: [
     { id: 'a', class: 'queued', at: 100 },
-    { id: 'b', class: 'interrupt', level: 'L2', at: 300, replies: [{ tools: [{ name: 'other' }] }, { text: 'b done' }] },
+    {
+      id: 'b',
+      class: 'interrupt',
+      level: 'L2',
+      at: 300,
+      replies: [{ tools: [{ name: 'other' }] }, { text: 'b done' }],
+    },
     { id: 'c', class: 'queued', at: 700, replies: [{ tools: [{ name: 'loop' }] }] },
     { id: 'd', class: 'interrupt', level: 'L3', when: { task: 'c', step: 'Model', afterMs: 20 } },
     { id: 'e', class: 'queued', afterTerminal: 'a' },
@@ -55,7 +61,9 @@ describe('shrinkScenario', () => {
     if (result === null) throw new Error('the scenario did not fail');
     expect(result.signature).toMatchObject({ kind: 'violation', name: 'LIMIT' });
     expect(result.scenario.seed).toBe(3);
-    expect(result.scenario.inputs).toEqual([{ id: 'c', class: 'queued', at: 0, replies: [{ tools: [{ name: 'loop' }] }] }]);
+    expect(result.scenario.inputs).toEqual([
+      { id: 'c', class: 'queued', at: 0, replies: [{ tools: [{ name: 'loop' }] }] },
+    ]);
     expect(result.scenario.faults).toBeUndefined();
     expect(result.violations).toEqual(['LIMIT']);
     expect(result.runs).toBeGreaterThan(5);
@@ -79,7 +87,9 @@ describe('regression files', () => {
     const path = writeRegression(dir, name, doc);
     const written = JSON.parse(readFileSync(path, 'utf8')) as Json;
     expect(written).toMatchObject({ name, seed: 3, expect: { violations: ['LIMIT'] } });
-    expect(written.description).toContain('from test/loop.json with seed 3: it showed LIMIT: the run reached limits.maxEvents 3000');
+    expect(written.description).toContain(
+      'from test/loop.json with seed 3: it showed LIMIT: the run reached limits.maxEvents 3000',
+    );
     expect(written.description).toContain(`Run with: npx homeagent sim run ${path}`);
     const run = async (doc: Json) => {
       const ran = await runFile(doc, FLAGS);
@@ -91,14 +101,30 @@ describe('regression files', () => {
     const fixed = { ...written, inputs: [{ id: 'c', class: 'queued', at: 0 }] };
     const report = await run(fixed);
     expect(report.ok).toBe(false);
-    expect(report.expectations.find((x) => !x.ok)).toMatchObject({ name: 'invariants', path: 'expect.violations', expected: ['LIMIT'], actual: [] });
+    expect(report.expectations.find((x) => !x.ok)).toMatchObject({
+      name: 'invariants',
+      path: 'expect.violations',
+      expected: ['LIMIT'],
+      actual: [],
+    });
     // A second file of the same name gets a numbered one, never overwriting the first.
     expect(writeRegression(dir, name, doc)).toBe(join(dir, `${name}-2.json`));
   });
 
   it('carry the run flags a scenario cannot say in the command of their description', () => {
-    const result = { scenario: { version: 1, name: 'x', inputs: [] }, signature: { kind: 'violation', name: 'I5', message: 'lost' }, violations: ['I5'], allTerminal: false, runs: 1, shrinks: 0 } as const;
-    const { doc } = regressionDocument(result, { seed: 9, swarm: true, shuffleTies: true }, { from: 'x.json', by: 'test' });
+    const result = {
+      scenario: { version: 1, name: 'x', inputs: [] },
+      signature: { kind: 'violation', name: 'I5', message: 'lost' },
+      violations: ['I5'],
+      allTerminal: false,
+      runs: 1,
+      shrinks: 0,
+    } as const;
+    const { doc } = regressionDocument(
+      result,
+      { seed: 9, swarm: true, shuffleTies: true },
+      { from: 'x.json', by: 'test' },
+    );
     expect(doc.expect).toEqual({ allTerminal: false, violations: ['I5'] });
     expect(regressionFlags(doc.description as string)).toEqual({ swarm: true, shuffleTies: true });
     expect(regressionFlags('no command here --swarm')).toEqual({ swarm: false, shuffleTies: false });

@@ -52,7 +52,9 @@ describe('simulator agenda (docs/spec.md §12.2.1)', () => {
 
 describe('the default root stop (docs/spec.md §12.2 stopAt)', () => {
   it('stops the root when the last task ends, not when a cooldown timer that guards nothing would fire', async () => {
-    const trace = await traceOf(JSON.parse(readFileSync(join(import.meta.dirname, '../../scenarios/cooldown-timer-cleared.json'), 'utf8')));
+    const trace = await traceOf(
+      JSON.parse(readFileSync(join(import.meta.dirname, '../../scenarios/cooldown-timer-cleared.json'), 'utf8')),
+    );
     const stop = trace.find((e) => e.type === 'agent.stop');
     expect(stop?.t).toBe(350);
     expect(trace.at(-1)?.t).toBe(350);

@@ -68,8 +68,12 @@ function groups(r: Run, prefix: string): Map<string, number[]> {
 
 /** What each site leaves behind when it fired. */
 const EVIDENCE: Record<FaultSite, (r: Run) => boolean> = {
-  'model-error': (r) => of(r.events, 'model.end').some((e) => e.outcome === 'failed' && e.error === 'model error (injected)'),
-  'model-stall': (r) => of(r.events, 'model.end').some((e) => e.outcome === 'failed' && (e.error ?? '').includes('no completion within 3000 ms')),
+  'model-error': (r) =>
+    of(r.events, 'model.end').some((e) => e.outcome === 'failed' && e.error === 'model error (injected)'),
+  'model-stall': (r) =>
+    of(r.events, 'model.end').some(
+      (e) => e.outcome === 'failed' && (e.error ?? '').includes('no completion within 3000 ms'),
+    ),
   'model-late-chunks': (r) => lateAfterCancel(r),
   'model-ignores-cancel': (r) => lateAfterCancel(r),
   // The first piece twice, or the pieces in reverse order, in a task's reply.
@@ -78,7 +82,9 @@ const EVIDENCE: Record<FaultSite, (r: Run) => boolean> = {
   'tool-hang': (r) => of(r.events, 'tool.end').some((end) => toolMs(r, end) >= HANG_MIN_MS),
   'tool-panic': (r) =>
     of(r.events, 'tool.end').some((e) => e.panicked) &&
-    Object.values(r.report.tasks).some((t) => t.terminal === 'failed' && (t.reply ?? '').includes('tool lookup panicked')),
+    Object.values(r.report.tasks).some(
+      (t) => t.terminal === 'failed' && (t.reply ?? '').includes('tool lookup panicked'),
+    ),
   'tool-fail': (r) => of(r.events, 'tool.end').some((e) => !e.ok && !e.panicked && e.result === 'lookup failed'),
   // FLOOD_SIZE queued inputs at one instant, none of them skipped as a duplicate of another.
   'queue-flood': (r) =>
@@ -163,7 +169,8 @@ describe('every swarm fault site shows its effect on a seed that activates it al
     for (const site of FAULT_SITES) {
       for (const r of await swarmedRuns(site)) {
         for (const other of FAULT_SITES) {
-          if (other !== site && SAME_EVIDENCE[other] !== site && EVIDENCE[other](r)) shown.push(`${other} evidence on seed ${r.report.seed} (only ${site} active)`);
+          if (other !== site && SAME_EVIDENCE[other] !== site && EVIDENCE[other](r))
+            shown.push(`${other} evidence on seed ${r.report.seed} (only ${site} active)`);
         }
       }
     }

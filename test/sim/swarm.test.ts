@@ -41,23 +41,31 @@ describe('swarm', () => {
     expect(new Set(sets.map((s) => s.join(','))).size).toBeGreaterThan(50);
   });
 
-  it.each(Object.keys(EVIDENCE) as FaultSite[])('site %s shows in the trace of some seed where it is active, and never where it is not', async (site) => {
-    const scenario = load('scenarios/e1-long-tool.json');
-    const evidence = EVIDENCE[site] as (e: TraceEvent) => boolean;
-    let fired = 0;
-    for (let seed = 1; seed <= 60; seed += 1) {
-      const outcome = await run(scenario, seed, true);
-      const shows = outcome.record.events.some(evidence);
-      if (!Swarm.forSeed(seed).active.includes(site)) expect(shows).toBe(false);
-      else if (shows) fired += 1;
-    }
-    expect(fired).toBeGreaterThan(0);
-  });
+  it.each(Object.keys(EVIDENCE) as FaultSite[])(
+    'site %s shows in the trace of some seed where it is active, and never where it is not',
+    async (site) => {
+      const scenario = load('scenarios/e1-long-tool.json');
+      const evidence = EVIDENCE[site] as (e: TraceEvent) => boolean;
+      let fired = 0;
+      for (let seed = 1; seed <= 60; seed += 1) {
+        const outcome = await run(scenario, seed, true);
+        const shows = outcome.record.events.some(evidence);
+        if (!Swarm.forSeed(seed).active.includes(site)) expect(shows).toBe(false);
+        else if (shows) fired += 1;
+      }
+      expect(fired).toBeGreaterThan(0);
+    },
+  );
 
   it('writes the active sites in the report only under --swarm, and leaves runs without it untouched', async () => {
     const scenario = load('scenarios/e4-priority-stress.json');
-    const seed = Array.from({ length: 50 }, (_, s) => s).find((s) => Swarm.forSeed(s).active.includes('model-error')) ?? -1;
-    const [plain, again, swarmed] = await Promise.all([run(scenario, seed, false), run(scenario, seed, false), run(scenario, seed, true)]);
+    const seed =
+      Array.from({ length: 50 }, (_, s) => s).find((s) => Swarm.forSeed(s).active.includes('model-error')) ?? -1;
+    const [plain, again, swarmed] = await Promise.all([
+      run(scenario, seed, false),
+      run(scenario, seed, false),
+      run(scenario, seed, true),
+    ]);
     expect(plain.report.swarm).toBeUndefined();
     expect('swarm' in plain.report).toBe(false);
     expect(again.report.traceHash).toBe(plain.report.traceHash);

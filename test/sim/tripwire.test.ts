@@ -52,7 +52,11 @@ describe('determinism trip-wire: ambient sources throw inside a kernel reaction'
 describe('the simulator runs every kernel reaction under the trip-wire', () => {
   it('a kernel reaction that reads the wall clock fails the run as FATAL, naming the call', async () => {
     const original = Kernel.prototype.feed;
-    const spy = vi.spyOn(Kernel.prototype, 'feed').mockImplementation(function (this: InstanceType<typeof Kernel>, input, nowMs) {
+    const spy = vi.spyOn(Kernel.prototype, 'feed').mockImplementation(function (
+      this: InstanceType<typeof Kernel>,
+      input,
+      nowMs,
+    ) {
       if (input.type === 'model.done') Date.now(); // a kernel bug: ambient time inside a reaction
       return original.call(this, input, nowMs);
     });

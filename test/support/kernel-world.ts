@@ -21,7 +21,15 @@ import { Kernel, type KernelPorts } from '../../src/kernel/kernel.ts';
 import type { Message, ModelChunk, ModelRequest, ToolSpec } from '../../src/kernel/ports/provider.ts';
 import type { RegisterInput } from '../../src/kernel/channels/registry.ts';
 import type { MemoryPorts } from '../../src/kernel/ports/graph-memory.ts';
-import type { Command, Fact, FeedResult, KernelInput, ModelFailure, Submission, SubmitResult } from '../../src/kernel/protocol.ts';
+import type {
+  Command,
+  Fact,
+  FeedResult,
+  KernelInput,
+  ModelFailure,
+  Submission,
+  SubmitResult,
+} from '../../src/kernel/protocol.ts';
 import type { SchedulerDump } from '../../src/kernel/scheduler/core.ts';
 import { TraceRecorder, type TraceEvent, type TraceSink, type TraceType } from '../../src/kernel/trace/vocabulary.ts';
 import type { Terminal } from '../../src/kernel/task/terminal.ts';
@@ -80,7 +88,9 @@ export class KernelWorld {
 
   constructor(config: KernelConfigInput = {}, options: KernelWorldOptions = {}) {
     const base: KernelConfigInput =
-      options.defaults === false ? { verify: true } : { verify: true, tools: TEST_TOOLS, outputs: TEST_OUTPUTS, systemPrompt: SYSTEM_PROMPT };
+      options.defaults === false
+        ? { verify: true }
+        : { verify: true, tools: TEST_TOOLS, outputs: TEST_OUTPUTS, systemPrompt: SYSTEM_PROMPT };
     const extra = options.sink;
     const sink: TraceSink =
       extra === undefined
@@ -91,7 +101,10 @@ export class KernelWorld {
               extra.emit(e);
             },
           };
-    const ports: KernelPorts = { ...(options.memory === undefined ? {} : { memory: options.memory }), ...options.children };
+    const ports: KernelPorts = {
+      ...(options.memory === undefined ? {} : { memory: options.memory }),
+      ...options.children,
+    };
     this.kernel = new Kernel({ ...base, ...config }, sink, ports);
     this.onCommand = options.onCommand ?? null;
   }
@@ -106,7 +119,8 @@ export class KernelWorld {
   at(ms: number): this {
     // Checked before asserting: a driver moves the clock once per event, and an `expect` per move
     // would cost more than the kernel reaction it precedes.
-    if (ms < this.nowMs) expect(ms, `world time goes backwards: ${ms} < ${this.nowMs}`).toBeGreaterThanOrEqual(this.nowMs);
+    if (ms < this.nowMs)
+      expect(ms, `world time goes backwards: ${ms} < ${this.nowMs}`).toBeGreaterThanOrEqual(this.nowMs);
     this.nowMs = ms;
     return this;
   }
@@ -195,7 +209,10 @@ export class KernelWorld {
 
   answerCall(callId: string, text: string, calls: readonly CallSpec[] = []): void {
     if (text.length > 0) this.chunks(callId, [{ type: 'text', text }]);
-    this.chunks(callId, calls.map((c, index) => toolCallChunk(index, c)));
+    this.chunks(
+      callId,
+      calls.map((c, index) => toolCallChunk(index, c)),
+    );
     this.handle({ type: 'model.done', callId, usage: { inputTokens: 10, outputTokens: 5 } });
   }
 
@@ -208,7 +225,9 @@ export class KernelWorld {
 
   /** The open tool runs of a task, in the order they were issued. */
   openTools(task: string): CommandOf<'tool.run'>[] {
-    return [...this.openCalls.values()].filter((c): c is CommandOf<'tool.run'> => c.type === 'tool.run' && c.task === task);
+    return [...this.openCalls.values()].filter(
+      (c): c is CommandOf<'tool.run'> => c.type === 'tool.run' && c.task === task,
+    );
   }
 
   /** The single open tool run of a task. */

@@ -32,11 +32,20 @@ const TERMINAL: TraceEvent = {
 };
 const LINE_1 =
   '{"seq":1,"t":0,"agent":"root","type":"task.submitted","task":"q1","class":"queued","level":null,"kernel":false,"source":"cli","channel":"cli"}';
-const LINE_2 = '{"seq":2,"t":150,"agent":"root","type":"task.terminal","task":"q1","kind":"done","reason":null,"reply":"ok q1 “ü” 😀"}';
+const LINE_2 =
+  '{"seq":2,"t":150,"agent":"root","type":"task.terminal","task":"q1","kind":"done","reason":null,"reply":"ok q1 “ü” 😀"}';
 
 /** One sample body per event type; the mapped type makes a missing type a compile error. */
 const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
-  'task.submitted': { type: 'task.submitted', task: 'i3', class: 'interrupt', level: 2, kernel: true, source: 'kernel', channel: null },
+  'task.submitted': {
+    type: 'task.submitted',
+    task: 'i3',
+    class: 'interrupt',
+    level: 2,
+    kernel: true,
+    source: 'kernel',
+    channel: null,
+  },
   'task.rejected': { type: 'task.rejected', task: 'x', reason: 'invalid' },
   backpressure: { type: 'backpressure', task: 'q9', queueLen: 256 },
   'interrupt.registered': { type: 'interrupt.registered', task: 'i3', level: 2 },
@@ -45,7 +54,16 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'queue.drop': { type: 'queue.drop', victim: 'i1', for: 'i5', level: 1 },
   'cooldown.timer': { type: 'cooldown.timer', atMs: 3520 },
   'task.start': { type: 'task.start', task: 'q7', from: 'queue' },
-  'task.suspend': { type: 'task.suspend', task: 'q7', by: 'i3', step: 'Model', level: null, eff: 0, depthAfter: 1, reason: 'preempt' },
+  'task.suspend': {
+    type: 'task.suspend',
+    task: 'q7',
+    by: 'i3',
+    step: 'Model',
+    level: null,
+    eff: 0,
+    depthAfter: 1,
+    reason: 'preempt',
+  },
   'task.resume': { type: 'task.resume', task: 'q7', after: 'i3', level: null, eff: 0, depthAfter: 0 },
   'critical.enter': { type: 'critical.enter', task: 'q7' },
   'critical.leave': { type: 'critical.leave', task: 'q7' },
@@ -71,8 +89,21 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'context.overflow': { type: 'context.overflow', task: 'q7', pruned: 12, count: 1 },
   'kernel.event': { type: 'kernel.event', task: 'root:1', cause: 'q7', source: 'kernel', reason: 'panic' },
   'agent.stop': { type: 'agent.stop', ended: ['q1', 'i2'] },
-  'child.create': { type: 'child.create', parent: 'root', kind: 'resident', inputChs: ['qq/support'], taskPrompt: 'watch' },
-  'child.destroy': { type: 'child.destroy', parent: 'root', by: 'reclaim', residual: 'drop', channels: 'handback', released: ['qq/support'] },
+  'child.create': {
+    type: 'child.create',
+    parent: 'root',
+    kind: 'resident',
+    inputChs: ['qq/support'],
+    taskPrompt: 'watch',
+  },
+  'child.destroy': {
+    type: 'child.destroy',
+    parent: 'root',
+    by: 'reclaim',
+    residual: 'drop',
+    channels: 'handback',
+    released: ['qq/support'],
+  },
   'child.reclaim': { type: 'child.reclaim', parent: 'root', promoted: 2, skipped: 1 },
   'child.send': { type: 'child.send', task: 'w:2', parent: 'root' },
   'child.notify': { type: 'child.notify', task: 'q7', parent: 'root' },
@@ -81,7 +112,13 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'child.compress': { type: 'child.compress', task: 'w:3', older: 4, kept: 2, summarised: true, dropped: 0 },
   'child.record': { type: 'child.record', task: 'q7', inputch: 'qq/support', proactive: true },
   'task.moved': { type: 'task.moved', task: 'q8', to: 'root' },
-  'invariant.violation': { type: 'invariant.violation', invariant: 'STRICT', task: 'i2', message: 'i2 (eff 1) suspended q1 (eff 1)', cause: 41 },
+  'invariant.violation': {
+    type: 'invariant.violation',
+    invariant: 'STRICT',
+    task: 'i2',
+    message: 'i2 (eff 1) suspended q1 (eff 1)',
+    cause: 41,
+  },
 };
 
 describe('canonicalLine', () => {
@@ -91,7 +128,16 @@ describe('canonicalLine', () => {
   });
 
   it('the strict twin is stable whatever order the lead keys were built in', () => {
-    const shuffled = { type: 'task.terminal', agent: 'root', task: 'q1', kind: 'done', reason: null, reply: 'ok q1 “ü” 😀', t: 150, seq: 2 } as TraceEvent;
+    const shuffled = {
+      type: 'task.terminal',
+      agent: 'root',
+      task: 'q1',
+      kind: 'done',
+      reason: null,
+      reply: 'ok q1 “ü” 😀',
+      t: 150,
+      seq: 2,
+    } as TraceEvent;
     expect(strictCanonicalLine(shuffled)).toBe(LINE_2);
   });
 
@@ -152,7 +198,9 @@ describe('TraceHasher', () => {
       plain.emit(SUBMITTED);
       plain.emit(TERMINAL);
       expect(h.digest()).toBe(plain.digest());
-      expect(readFileSync(path, 'utf8')).toBe(`{"type":"trace.header","scenario":"demo","seed":7}\n${LINE_1}\n${LINE_2}\n`);
+      expect(readFileSync(path, 'utf8')).toBe(
+        `{"type":"trace.header","scenario":"demo","seed":7}\n${LINE_1}\n${LINE_2}\n`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -162,7 +210,9 @@ describe('TraceHasher', () => {
 describe('formatTraceLine', () => {
   it('formats the suspension as in STYLE.md', () => {
     const e: TraceEvent = { seq: 412, t: 1520, agent: 'root', ...SAMPLES['task.suspend'] };
-    expect(formatTraceLine(e)).toBe('t=1520ms #412 root  task.suspend      q7(queued,eff0) ← i3 at Model depth=1 reason=preempt');
+    expect(formatTraceLine(e)).toBe(
+      't=1520ms #412 root  task.suspend      q7(queued,eff0) ← i3 at Model depth=1 reason=preempt',
+    );
   });
 
   it('gives every event type one line naming its type and its task', () => {
@@ -181,7 +231,16 @@ describe('formatTraceLine', () => {
 
   it('cuts long texts by code points and quotes them', () => {
     const reply = '😀'.repeat(100);
-    const e: TraceEvent = { seq: 1, t: 0, agent: 'root', type: 'task.terminal', task: 'q', kind: 'done', reason: null, reply };
+    const e: TraceEvent = {
+      seq: 1,
+      t: 0,
+      agent: 'root',
+      type: 'task.terminal',
+      task: 'q',
+      kind: 'done',
+      reason: null,
+      reply,
+    };
     const line = formatTraceLine(e);
     expect(line).toContain(`"${'😀'.repeat(60)}…"`);
     expect(line).not.toContain('\uFFFD');

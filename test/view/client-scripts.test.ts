@@ -22,7 +22,18 @@ const source = (path: string): string => readFileSync(new URL(`../../src/${path}
 
 describe('the browser programs in their pages', () => {
   it('the timeline page inlines timeline.client.js whole', () => {
-    const { html } = renderTimeline(lines({ t: 0, type: 'task.submitted', task: 'q', class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' }));
+    const { html } = renderTimeline(
+      lines({
+        t: 0,
+        type: 'task.submitted',
+        task: 'q',
+        class: 'queued',
+        level: null,
+        kernel: false,
+        source: 'cli',
+        channel: 'cli',
+      }),
+    );
     expect(html).toContain(`<script>${source('view/timeline.client.js')}</script>`);
   });
 
@@ -31,7 +42,10 @@ describe('the browser programs in their pages', () => {
     expect(LIVE_PAGE_HTML).toContain(`<script>${script}</script>`);
     expect(LIVE_PAGE_HTML.match(/<script>/g)).toHaveLength(1);
     let headers: Record<string, string | number> = {};
-    const res = { writeHead: (_status: number, h: Record<string, string | number>) => (headers = h), end: () => undefined };
+    const res = {
+      writeHead: (_status: number, h: Record<string, string | number>) => (headers = h),
+      end: () => undefined,
+    };
     getLivePage(res as unknown as ServerResponse, true);
     const hash = createHash('sha256').update(script, 'utf8').digest('base64');
     expect(headers['content-security-policy']).toContain(`script-src 'sha256-${hash}'`);
@@ -40,7 +54,9 @@ describe('the browser programs in their pages', () => {
   it.each(['x = "</script>";', "x = '</SCRIPT';", 'x = "<!--";'])('refuses a program holding %s', (text) => {
     const file = join(tmp, 'bad.client.js');
     writeFileSync(file, text);
-    expect(() => inlineScript(pathToFileURL(file))).toThrow('a script inlined in a page cannot contain "</script" or "<!--"');
+    expect(() => inlineScript(pathToFileURL(file))).toThrow(
+      'a script inlined in a page cannot contain "</script" or "<!--"',
+    );
   });
 
   it('reads a program as it is', () => {

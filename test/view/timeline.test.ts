@@ -59,7 +59,12 @@ describe('E5 nested to the bound', () => {
   });
 
   it('draws one preemption per suspension, from the preempting task to the preempted one', () => {
-    expect(lane.preemptions.map((p) => `${id(lane, p.by)}→${id(lane, p.victim)}@${p.slot}`)).toEqual(['l1→q@1', 'l2→l1@2', 'l3→l2@3', 'l4→l3@4']);
+    expect(lane.preemptions.map((p) => `${id(lane, p.by)}→${id(lane, p.victim)}@${p.slot}`)).toEqual([
+      'l1→q@1',
+      'l2→l1@2',
+      'l3→l2@3',
+      'l4→l3@4',
+    ]);
     for (const p of lane.preemptions) expect(p.armedAtMs).toBe(p.atMs);
   });
 
@@ -88,7 +93,8 @@ describe('E4 priority stress', () => {
   it('packs lifetimes into tracks on which no two tasks overlap', () => {
     expect(lane.tracks).toBeLessThan(lane.tasks.length);
     const byTrack = new Map<number, { start: number; end: number }[]>();
-    for (const t of lane.tasks) byTrack.set(t.track, [...(byTrack.get(t.track) ?? []), { start: t.submittedAtMs, end: t.endAtMs }]);
+    for (const t of lane.tasks)
+      byTrack.set(t.track, [...(byTrack.get(t.track) ?? []), { start: t.submittedAtMs, end: t.endAtMs }]);
     for (const lives of byTrack.values()) {
       lives.sort((a, b) => a.start - b.start);
       for (let i = 1; i < lives.length; i += 1) expect(lives[i]?.start).toBeGreaterThan(lives[i - 1]?.end ?? Infinity);
@@ -99,7 +105,8 @@ describe('E4 priority stress', () => {
     const suspended = lane.tasks.reduce((n, t) => n + t.spans.filter((s) => s.state === 'suspended').length, 0);
     expect(lane.preemptions).toHaveLength(suspended);
     expect(lane.stack.flat()).toHaveLength(suspended);
-    for (let i = 1; i < lane.running.length; i += 1) expect(lane.running[i]?.startMs).toBeGreaterThanOrEqual(lane.running[i - 1]?.endMs ?? Infinity);
+    for (let i = 1; i < lane.running.length; i += 1)
+      expect(lane.running[i]?.startMs).toBeGreaterThanOrEqual(lane.running[i - 1]?.endMs ?? Infinity);
   });
 });
 
@@ -107,7 +114,16 @@ describe('traces the simulator does not write', () => {
   it('marks invariant violations, and keeps event types it does not know as "other" markers', () => {
     const m = model(
       lines(
-        { t: 0, type: 'task.submitted', task: 'a', class: 'interrupt', level: 2, kernel: false, source: 'qq', channel: 'qq' },
+        {
+          t: 0,
+          type: 'task.submitted',
+          task: 'a',
+          class: 'interrupt',
+          level: 2,
+          kernel: false,
+          source: 'qq',
+          channel: 'qq',
+        },
         { t: 0, type: 'task.start', task: 'a', from: 'level' },
         { t: 3, type: 'invariant.violation', invariant: 'STACK', task: 'a', message: 'depth 5 > 4', cause: 2 },
         { t: 4, type: 'child.spawn', child: 'r1' },
@@ -134,7 +150,16 @@ describe('traces the simulator does not write', () => {
       'not json',
       '[1,2]',
       '{"seq":2,"t":"soon","agent":"root","type":"task.start"}',
-      lines({ t: 5, type: 'task.submitted', task: 'q', class: 'queued', level: null, kernel: false, source: null, channel: null }),
+      lines({
+        t: 5,
+        type: 'task.submitted',
+        task: 'q',
+        class: 'queued',
+        level: null,
+        kernel: false,
+        source: null,
+        channel: null,
+      }),
     ].join('\n');
     const m = model(text);
     expect(m.title).toBe('cut  seed 3');
@@ -146,7 +171,16 @@ describe('traces the simulator does not write', () => {
     const lane = onlyLane(
       model(
         lines(
-          { t: 0, type: 'task.submitted', task: 'q', class: 'queued', level: null, kernel: false, source: null, channel: null },
+          {
+            t: 0,
+            type: 'task.submitted',
+            task: 'q',
+            class: 'queued',
+            level: null,
+            kernel: false,
+            source: null,
+            channel: null,
+          },
           { t: 2, type: 'task.start', task: 'q', from: 'queue' },
           { t: 9, type: 'step.begin', task: 'q', step: 'Model', turn: 0 },
         ),
@@ -165,7 +199,18 @@ describe('traces the simulator does not write', () => {
   it('replays lines in (t, seq) order whatever their order in the file', () => {
     const text = [
       JSON.stringify({ seq: 2, t: 4, agent: 'root', type: 'task.start', task: 'q', from: 'queue' }),
-      JSON.stringify({ seq: 1, t: 1, agent: 'root', type: 'task.submitted', task: 'q', class: 'queued', level: null, kernel: false, source: null, channel: null }),
+      JSON.stringify({
+        seq: 1,
+        t: 1,
+        agent: 'root',
+        type: 'task.submitted',
+        task: 'q',
+        class: 'queued',
+        level: null,
+        kernel: false,
+        source: null,
+        channel: null,
+      }),
     ].join('\n');
     const m = model(text);
     expect(m.instants).toEqual([
@@ -191,10 +236,38 @@ describe('traces the simulator does not write', () => {
     const lane = onlyLane(
       model(
         lines(
-          { t: 0, type: 'task.submitted', task: 'q', class: 'queued', level: null, kernel: false, source: null, channel: null },
+          {
+            t: 0,
+            type: 'task.submitted',
+            task: 'q',
+            class: 'queued',
+            level: null,
+            kernel: false,
+            source: null,
+            channel: null,
+          },
           { t: 0, type: 'task.start', task: 'q', from: 'queue' },
-          { t: 1, type: 'task.submitted', task: 'i', class: 'interrupt', level: 1, kernel: false, source: null, channel: null },
-          { t: 1, type: 'task.suspend', task: 'q', by: 'i', step: 'Model', level: null, eff: 0, depthAfter: 1, reason: 'preempt' },
+          {
+            t: 1,
+            type: 'task.submitted',
+            task: 'i',
+            class: 'interrupt',
+            level: 1,
+            kernel: false,
+            source: null,
+            channel: null,
+          },
+          {
+            t: 1,
+            type: 'task.suspend',
+            task: 'q',
+            by: 'i',
+            step: 'Model',
+            level: null,
+            eff: 0,
+            depthAfter: 1,
+            reason: 'preempt',
+          },
           { t: 1, type: 'task.start', task: 'i', from: 'immediate' },
           { t: 6, type: 'task.terminal', task: 'q', kind: 'cancelled', reason: 'agent_stopped', reply: null },
         ),

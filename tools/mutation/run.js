@@ -94,10 +94,14 @@ async function recordScores(report) {
   writeScores(scoresJson, { commit, measuredAt: new Date().toISOString(), folders });
   process.stdout.write(`scores.json: recorded ${rooms.join(', ')} at ${commit.slice(0, 12)}`);
   process.stdout.write(left.length > 0 ? `; kept ${left.join(', ')} (not mutated whole in this run)\n` : '\n');
-  const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'test', 'properties', 'scenarios', 'tools/mutation'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const dirty = execFileSync(
+    'git',
+    ['status', '--porcelain', '--', 'src', 'test', 'properties', 'scenarios', 'tools/mutation'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   if (dirty.trim() !== '') {
     process.stdout.write('scores.json: the sources or tests differ from that commit; commit them with the scores\n');
   }

@@ -66,7 +66,11 @@ export function isPrivilegedSource(source: string, builtinPlugins: readonly stri
   return head.length > 0 && builtinPlugins.includes(head);
 }
 
-export function resolveLevel(value: string | number | undefined, source: string, builtinPlugins: readonly string[]): Level {
+export function resolveLevel(
+  value: string | number | undefined,
+  source: string,
+  builtinPlugins: readonly string[],
+): Level {
   return clampLevel(declaredLevel(value), isPrivilegedSource(source, builtinPlugins));
 }
 

@@ -295,7 +295,10 @@ export class Agent implements StepHost {
 
   /** The offload notice (docs/spec.md §10.7): a kernel-created queued task at the head of the FIFO. */
   queueNotice(text: string, nowMs: number): void {
-    this.intake.createKernelTask({ level: null, source: 'kernel/offload', channel: 'kernel', text, front: true }, nowMs);
+    this.intake.createKernelTask(
+      { level: null, source: 'kernel/offload', channel: 'kernel', text, front: true },
+      nowMs,
+    );
   }
 
   /** When the running task first started, or null when nothing runs (busy time, docs/spec.md §10.7). */
@@ -473,7 +476,14 @@ export class Agent implements StepHost {
     if (seat.afterPrepare(tokens) !== 'signal') return;
     this.state = 'contextfull';
     this.trace(nowMs, { type: 'child.contextfull', parent: seat.parent, tokens, window: seat.windowTokens });
-    this.env.toParent(this, { reason: 'child_contextfull', text: `kernel event: child ${this.agentId} context full (${tokens} of ${seat.windowTokens} tokens)` }, nowMs);
+    this.env.toParent(
+      this,
+      {
+        reason: 'child_contextfull',
+        text: `kernel event: child ${this.agentId} context full (${tokens} of ${seat.windowTokens} tokens)`,
+      },
+      nowMs,
+    );
   }
 
   compressWindow(): number {
@@ -492,7 +502,14 @@ export class Agent implements StepHost {
       this.state = stateAfterCompress(this.context.accumulatedTokens(), seat.windowTokens);
     }
     // A summary is asked for only when there are older events.
-    this.trace(nowMs, { type: 'child.compress', task: task.id, older: plan.older, kept: plan.kept, summarised: summary !== null, dropped });
+    this.trace(nowMs, {
+      type: 'child.compress',
+      task: task.id,
+      older: plan.older,
+      kept: plan.kept,
+      summarised: summary !== null,
+      dropped,
+    });
   }
 
   memoryCommitted(task: Task, session: string, added: number, skipped: number, nowMs: number): void {
@@ -571,7 +588,10 @@ export class Agent implements StepHost {
       return;
     }
     // Stryker disable next-line StringLiteral: a done terminal always carries its reply
-    const record = table.roundDone({ task: task.id, inputch: task.channel, input: task.text, output: terminal.reply ?? '' }, nowMs);
+    const record = table.roundDone(
+      { task: task.id, inputch: task.channel, input: task.text, output: terminal.reply ?? '' },
+      nowMs,
+    );
     this.trace(nowMs, { type: 'child.record', task: task.id, inputch: record.inputch, proactive: record.proactive });
   }
 
@@ -633,7 +653,9 @@ export class Agent implements StepHost {
     this.state = 'stopped';
     // The residual policy concerns external inputs still waiting; kernel-created tasks never move.
     const fate =
-      residual === null ? null : (id: string) => (this.tasks.get(id).kernel ? null : residual === 'keep' ? 'take' : RESIDUAL_DROPPED);
+      residual === null
+        ? null
+        : (id: string) => (this.tasks.get(id).kernel ? null : residual === 'keep' ? 'take' : RESIDUAL_DROPPED);
     const { ended, moved } = this.core.stopAndTake(STOPPED, nowMs, fate);
     const movedTasks = moved.map((id) => this.tasks.remove(id));
     this.flushEffects();
@@ -681,7 +703,6 @@ export class Agent implements StepHost {
   get agentState(): AgentState {
     return this.state;
   }
-
 
   dump(): AgentDump {
     return buildAgentDump({

@@ -113,8 +113,20 @@ export class CallTracker {
     const callId = this.ports.newCallId('m');
     this.ports.bindCall(callId);
     this.waiting = { kind: 'model', task, callId, stream: new ModelStream() };
-    this.ports.trace(nowMs, { type: 'model.start', task: task.id, callId, turn: task.frame.turn, replyIndex: request.replyIndex });
-    this.ports.command({ type: 'model.start', callId, agent: this.agentId, task: task.id, request: { ...request, callId } });
+    this.ports.trace(nowMs, {
+      type: 'model.start',
+      task: task.id,
+      callId,
+      turn: task.frame.turn,
+      replyIndex: request.replyIndex,
+    });
+    this.ports.command({
+      type: 'model.start',
+      callId,
+      agent: this.agentId,
+      task: task.id,
+      request: { ...request, callId },
+    });
     this.ports.command({ type: 'timer.set', id: timeoutTimerId(callId), atMs: nowMs + this.modelTimeoutMs });
   }
 

@@ -39,7 +39,14 @@ export function modelCallDone(host: ModelHost, calls: CallTracker, callId: strin
     modelCallFailedNow(host, task, callId, 'malformed', result.error, nowMs);
     return;
   }
-  host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'done', toolCalls: result.calls.map(requested), error: null });
+  host.trace(nowMs, {
+    type: 'model.end',
+    task: task.id,
+    callId,
+    outcome: 'done',
+    toolCalls: result.calls.map(requested),
+    error: null,
+  });
   modelDone(host, task, result.text, result.calls, nowMs);
 }
 
@@ -64,7 +71,14 @@ export function modelCallTimedOut(host: ModelHost, calls: CallTracker, callId: s
   modelCallFailedNow(host, w.task, w.callId, 'error', `no completion within ${host.config.modelTimeoutMs} ms`, nowMs);
 }
 
-function modelCallFailedNow(host: ModelHost, task: Task, callId: string, failure: ModelFailure, error: string, nowMs: number): void {
+function modelCallFailedNow(
+  host: ModelHost,
+  task: Task,
+  callId: string,
+  failure: ModelFailure,
+  error: string,
+  nowMs: number,
+): void {
   host.trace(nowMs, { type: 'model.end', task: task.id, callId, outcome: 'failed', toolCalls: [], error });
   modelFailed(host, task, failure, error, nowMs);
 }
@@ -78,7 +92,14 @@ export function preemptModelCall(host: StepTrace, calls: CallTracker, nowMs: num
   modelCancelled(host, w.task, nowMs);
 }
 
-export function toolCallDone(host: ToolFactHost, calls: CallTracker, callId: string, ok: boolean, output: string, nowMs: number): void {
+export function toolCallDone(
+  host: ToolFactHost,
+  calls: CallTracker,
+  callId: string,
+  ok: boolean,
+  output: string,
+  nowMs: number,
+): void {
   const ended = calls.endTool(callId, 'result');
   if (ended.kind === 'tool') {
     assertAtStep(ended.task, 'ToolExec', 'tool.done');
@@ -91,7 +112,13 @@ export function toolCallDone(host: ToolFactHost, calls: CallTracker, callId: str
 }
 
 /** The tool threw: a panic. The task fails and a kernel L4 is raised, unless it is itself an L4. */
-export function toolCallPanicked(host: ToolFactHost, calls: CallTracker, callId: string, error: string, nowMs: number): void {
+export function toolCallPanicked(
+  host: ToolFactHost,
+  calls: CallTracker,
+  callId: string,
+  error: string,
+  nowMs: number,
+): void {
   const ended = calls.endTool(callId, 'panic');
   if (ended.kind === 'tool') {
     const task = ended.task;
@@ -117,7 +144,13 @@ export function batchMaybeComplete(host: ToolFactHost, calls: CallTracker, batch
 }
 
 /** A tool threw (a runner rejection or a built-in exception): a panic of the running task. */
-export function panicRunningTool(host: StepTrace & TaskEnding, task: Task, call: ToolCall, error: string, nowMs: number): void {
+export function panicRunningTool(
+  host: StepTrace & TaskEnding,
+  task: Task,
+  call: ToolCall,
+  error: string,
+  nowMs: number,
+): void {
   traceToolEnd(host, task, call, { ok: false, output: error, panicked: true }, nowMs);
   host.trace(nowMs, { type: 'step.end', task: task.id, step: task.frame.step });
   failPanicked(host, task, call.name, error, nowMs);

@@ -88,7 +88,8 @@ export class Intake {
         ? this.core.submitQueued(task.id, nowMs, { meta })
         : this.core.submitInterrupt(task.id, level, nowMs, { meta });
     // docs/spec.md §3.1: a submission refused for backpressure is not remembered, so a retry is admitted.
-    if (outcome.kind !== 'ended' || outcome.terminal.reason !== 'queue_full') this.dedup.record(sub.source, sub.text, nowMs);
+    if (outcome.kind !== 'ended' || outcome.terminal.reason !== 'queue_full')
+      this.dedup.record(sub.source, sub.text, nowMs);
     return this.afterSubmit(outcome, nowMs);
   }
 
@@ -141,20 +142,43 @@ export class Intake {
    */
   adopt(moved: Task, nowMs: number): SubmitResult {
     this.hooks.admitting(nowMs);
-    const task = this.tasks.add({ id: moved.id, level: null, source: moved.source, channel: moved.channel, text: moved.text, kernel: false });
-    return this.afterSubmit(this.core.submitQueued(task.id, nowMs, { meta: { source: task.source, channel: task.channel } }), nowMs);
+    const task = this.tasks.add({
+      id: moved.id,
+      level: null,
+      source: moved.source,
+      channel: moved.channel,
+      text: moved.text,
+      kernel: false,
+    });
+    return this.afterSubmit(
+      this.core.submitQueued(task.id, nowMs, { meta: { source: task.source, channel: task.channel } }),
+      nowMs,
+    );
   }
 
   /** docs/spec.md §3.7: a kernel-created consolidation task at the tail of the queued FIFO. */
   queueConsolidation(nowMs: number): void {
     const text = 'extract memory triples from the recent turns';
     const meta = { source: 'kernel', channel: CONSOLIDATION_CHANNEL };
-    const task = this.tasks.add({ id: this.tasks.nextKernelTaskId(), level: null, ...meta, text, kernel: true, consolidation: true });
+    const task = this.tasks.add({
+      id: this.tasks.nextKernelTaskId(),
+      level: null,
+      ...meta,
+      text,
+      kernel: true,
+      consolidation: true,
+    });
     this.afterSubmit(this.core.submitQueued(task.id, nowMs, { kernel: true, meta }), nowMs);
   }
 
   /** Why an external submission is refused, or null. A duplicate refreshes its dedup record (sliding window). */
-  private refusal(sub: Submission, level: Level | null, channel: string, stopped: boolean, nowMs: number): Refusal | null {
+  private refusal(
+    sub: Submission,
+    level: Level | null,
+    channel: string,
+    stopped: boolean,
+    nowMs: number,
+  ): Refusal | null {
     if (stopped) return 'agent_stopped';
     if (utf8Bytes(sub.text) > this.config.maxInputBytes) return 'invalid';
     // Consolidation is a queued path (docs/spec.md §3.7); an interrupt on its channel is invalid.

@@ -8,7 +8,8 @@ export function objectArgs(raw: unknown, tool: string, example: string): ArgsObj
   if (typeof raw === 'string' && raw.trim() === '') return {};
   const value = typeof raw === 'string' ? parsedOrText(raw) : raw;
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) return `${tool} arguments must be a JSON object such as ${example}`;
+  if (typeof value !== 'object' || Array.isArray(value))
+    return `${tool} arguments must be a JSON object such as ${example}`;
   return value as ArgsObject;
 }
 
@@ -24,6 +25,7 @@ function parsedOrText(raw: string): unknown {
 /** A required non-blank string field, or the error naming it. */
 export function requiredText(args: ArgsObject, field: string, tool: string): string | { readonly error: string } {
   const value = args[field];
-  if (typeof value !== 'string' || value.trim() === '') return { error: `${tool}: ${field} must be a non-empty string` };
+  if (typeof value !== 'string' || value.trim() === '')
+    return { error: `${tool}: ${field} must be a non-empty string` };
   return value;
 }

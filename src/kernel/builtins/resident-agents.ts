@@ -5,7 +5,12 @@
  * action, a missing id, a residual policy that does not exist) is a tool error that names the fix.
  */
 import { CONTROL_ACTIONS, type ChildControl, type ControlAction } from '../children/control.ts';
-import { CHANNEL_DISPOSITIONS, RESIDUAL_POLICIES, type ChannelDisposition, type ResidualPolicy } from '../children/dispositions.ts';
+import {
+  CHANNEL_DISPOSITIONS,
+  RESIDUAL_POLICIES,
+  type ChannelDisposition,
+  type ResidualPolicy,
+} from '../children/dispositions.ts';
 import type { ChildSpec, Disposal } from '../children/spec.ts';
 import type { ToolSpec } from '../ports/provider.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
@@ -53,7 +58,9 @@ export function runResidentAgents(control: ChildControl, raw: unknown, nowMs: nu
   if (typeof args === 'string') return err(args);
   const action = args.action;
   if (!isAction(action)) {
-    return err(`${RESIDENT_AGENTS_TOOL}: unknown action ${JSON.stringify(action ?? null)}; valid actions: ${CONTROL_ACTIONS.join(', ')}`);
+    return err(
+      `${RESIDENT_AGENTS_TOOL}: unknown action ${JSON.stringify(action ?? null)}; valid actions: ${CONTROL_ACTIONS.join(', ')}`,
+    );
   }
   if (action === 'list') return control.list();
   const id = requiredText(args, 'id', `${RESIDENT_AGENTS_TOOL} ${action}`);
@@ -75,8 +82,13 @@ export function runResidentAgents(control: ChildControl, raw: unknown, nowMs: nu
       const disposal = disposalOf(args, action);
       if (typeof disposal === 'string') return err(disposal);
       const keep = args.keep;
-      if (keep !== undefined && !(Array.isArray(keep) && keep.every((k) => Number.isInteger(k) && (k as number) >= 0))) {
-        return err(`${RESIDENT_AGENTS_TOOL} reclaim: keep must be an array of triple indexes (integers >= 0), as inspect lists them`);
+      if (
+        keep !== undefined &&
+        !(Array.isArray(keep) && keep.every((k) => Number.isInteger(k) && (k as number) >= 0))
+      ) {
+        return err(
+          `${RESIDENT_AGENTS_TOOL} reclaim: keep must be an array of triple indexes (integers >= 0), as inspect lists them`,
+        );
       }
       return control.reclaim(id, keep as number[] | undefined, disposal, nowMs);
     }
@@ -113,7 +125,8 @@ function childSpec(id: string, args: ArgsObject): ChildSpec | string {
   for (const field of ['contextWindowTokens', 'capacity'] as const) {
     const v = args[field];
     if (v === undefined) continue;
-    if (!Number.isInteger(v) || (v as number) < 1) return `${RESIDENT_AGENTS_TOOL} create: ${field} must be an integer >= 1`;
+    if (!Number.isInteger(v) || (v as number) < 1)
+      return `${RESIDENT_AGENTS_TOOL} create: ${field} must be an integer >= 1`;
     spec[field] = v;
   }
   return spec as unknown as ChildSpec;

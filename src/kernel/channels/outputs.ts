@@ -71,8 +71,7 @@ export function outputListView(
 }
 
 export type OutputSendCheck =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: string };
 
 /**
  * Point 3: validates an `output_send__<channel>` call before anything is sent. `args` is the parsed

@@ -30,7 +30,16 @@ export class ControlPlane implements ChildControl {
   list(): ToolResult {
     const rows = this.tree.children(this.parentId).map((c) => {
       const d = c.dump();
-      return { id: d.id, kind: d.kind, state: d.state, inputChs: d.inputChs, allowedOutputs: d.allowedOutputs, rounds: d.rounds, tableSize: d.tableSize, createdAt: c.seat?.createdAtMs ?? 0 };
+      return {
+        id: d.id,
+        kind: d.kind,
+        state: d.state,
+        inputChs: d.inputChs,
+        allowedOutputs: d.allowedOutputs,
+        rounds: d.rounds,
+        tableSize: d.tableSize,
+        createdAt: c.seat?.createdAtMs ?? 0,
+      };
     });
     return ok(rows.length === 0 ? 'no child agents' : JSON.stringify(rows));
   }
@@ -44,7 +53,10 @@ export class ControlPlane implements ChildControl {
   send(id: string, text: string, nowMs: number): ToolResult {
     const child = this.live(id, 'send');
     if (typeof child === 'string') return err(child);
-    const task = child.createTreeTask({ level: 4, source: parentSource(this.parentId), channel: homeChannel(child), text }, nowMs);
+    const task = child.createTreeTask(
+      { level: 4, source: parentSource(this.parentId), channel: homeChannel(child), text },
+      nowMs,
+    );
     // A live child always takes the message (`live` refused a stopped one).
     const taskId = (task as { readonly id: string }).id;
     this.trace(child.agentId, nowMs, { type: 'child.send', task: taskId, parent: this.parentId });
@@ -56,7 +68,8 @@ export class ControlPlane implements ChildControl {
     if (typeof child === 'string') return err(child);
     const d = child.dump();
     const s = d.scheduler;
-    const levelQueued = s.levelQueues[1].length + s.levelQueues[2].length + s.levelQueues[3].length + s.levelQueues[4].length;
+    const levelQueued =
+      s.levelQueues[1].length + s.levelQueues[2].length + s.levelQueues[3].length + s.levelQueues[4].length;
     const snapshot = {
       id: d.id,
       kind: d.kind,
@@ -64,7 +77,13 @@ export class ControlPlane implements ChildControl {
       table: d.table,
       // A stopped child's temp store was deleted with it: there is nothing left to list.
       tempTriples: child.isStopped() ? [] : (child.seat?.memory?.exportTriples(EXPORT_LIMIT) ?? []),
-      scheduler: { running: s.running?.id ?? null, immediate: s.immediate?.id ?? null, levelQueued, queued: s.queue.length, stackDepth: s.stack.length },
+      scheduler: {
+        running: s.running?.id ?? null,
+        immediate: s.immediate?.id ?? null,
+        levelQueued,
+        queued: s.queue.length,
+        stackDepth: s.stack.length,
+      },
       contextEvents: d.context.length,
       contextTokens: child.context.accumulatedTokens(),
       window: child.seat?.windowTokens ?? 0,
@@ -78,7 +97,13 @@ export class ControlPlane implements ChildControl {
     if (typeof child === 'string') return err(child);
     child.createTreeTask(
       // Stryker disable next-line StringLiteral: a compress task's text is never read: its Model step writes its own messages
-      { level: 4, source: parentSource(this.parentId), channel: COMPRESS_CHANNEL, text: 'compress the conversation context', compress: true },
+      {
+        level: 4,
+        source: parentSource(this.parentId),
+        channel: COMPRESS_CHANNEL,
+        text: 'compress the conversation context',
+        compress: true,
+      },
       nowMs,
     );
     return ok('compress scheduled');
@@ -97,12 +122,15 @@ export class ControlPlane implements ChildControl {
         const exported = memory.exportTriples(EXPORT_LIMIT).length;
         const bad = (keep ?? []).filter((k) => k >= exported);
         if (bad.length > 0) {
-          return err(`reclaim ${id}: keep indexes ${bad.join(', ')} are out of range; ${id} has ${exported} temp triples (0..${exported - 1}), see inspect`);
+          return err(
+            `reclaim ${id}: keep indexes ${bad.join(', ')} are out of range; ${id} has ${exported} temp triples (0..${exported - 1}), see inspect`,
+          );
         }
         result = memory.promote(this.main, keep, id, nowMs);
       } catch (e) {
         // A store failure is an expected outcome: the promotion is one transaction, so nothing moved.
-        if (e instanceof MemoryError) return err(`reclaim ${id}: memory error: ${e.message}; nothing was promoted and ${id} keeps running`);
+        if (e instanceof MemoryError)
+          return err(`reclaim ${id}: memory error: ${e.message}; nothing was promoted and ${id} keeps running`);
         throw e;
       }
       promoted = result.added;

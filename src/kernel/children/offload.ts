@@ -62,7 +62,8 @@ export class OffloadTriage {
     const running = root.runningSince();
     if (running === null) return;
     const queued = root.plainQueued();
-    if (nowMs - running.sinceMs >= this.config.busyAfterMs && queued.length >= this.config.minPending) this.offload(root, queued, nowMs);
+    if (nowMs - running.sinceMs >= this.config.busyAfterMs && queued.length >= this.config.minPending)
+      this.offload(root, queued, nowMs);
     this.arm(nowMs);
   }
 
@@ -84,7 +85,9 @@ export class OffloadTriage {
 
   /** An idle live helper, else a new one while fewer than `maxHelpers` live, else the least loaded. */
   private helper(nowMs: number): Agent | null {
-    const live = this.tree.children(this.tree.root.agentId).filter((c) => c.agentId.startsWith(HELPER_PREFIX) && !c.isStopped());
+    const live = this.tree
+      .children(this.tree.root.agentId)
+      .filter((c) => c.agentId.startsWith(HELPER_PREFIX) && !c.isStopped());
     const idle = live.find((c) => !c.hasPendingWork());
     if (idle !== undefined) return idle;
     if (live.length < this.config.maxHelpers) {

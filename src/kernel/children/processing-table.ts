@@ -36,7 +36,10 @@ export class ProcessingTable {
   }
 
   /** The round of `task` ended done: its note, else the automatic record, is appended. */
-  roundDone(round: { readonly task: string; readonly inputch: string; readonly input: string; readonly output: string }, atMs: number): TableRecord {
+  roundDone(
+    round: { readonly task: string; readonly inputch: string; readonly input: string; readonly output: string },
+    atMs: number,
+  ): TableRecord {
     const note = this.notes.get(round.task);
     this.notes.delete(round.task);
     const record: TableRecord =

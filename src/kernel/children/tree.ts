@@ -44,7 +44,8 @@ export type StopCause =
   | { readonly by: 'stop' }
   | { readonly by: 'destroy' | 'reclaim'; readonly residual: ResidualPolicy; readonly channels: ChannelDisposition };
 
-export type CreateResult = { readonly ok: true; readonly agent: Agent } | { readonly ok: false; readonly error: string };
+export type CreateResult =
+  { readonly ok: true; readonly agent: Agent } | { readonly ok: false; readonly error: string };
 
 export class AgentTree {
   /** Root first, then children in creation order (the dump's order). */
@@ -112,8 +113,14 @@ export class AgentTree {
       config,
       env: this.deps.env,
       registry: this.deps.registry,
-      memory: memory === null || this.deps.mainMemory === null ? null : { store: memory, parsers: this.deps.mainMemory.parsers },
-      allowedOutputs: spec.allowedOutputs !== undefined && spec.allowedOutputs.length > 0 ? spec.allowedOutputs : parent.allowedOutputs,
+      memory:
+        memory === null || this.deps.mainMemory === null
+          ? null
+          : { store: memory, parsers: this.deps.mainMemory.parsers },
+      allowedOutputs:
+        spec.allowedOutputs !== undefined && spec.allowedOutputs.length > 0
+          ? spec.allowedOutputs
+          : parent.allowedOutputs,
       seat,
     });
     this.agents.set(child.agentId, child);
@@ -125,12 +132,30 @@ export class AgentTree {
     else live.add(child.agentId);
 
     const inputChs = [...(spec.inputChs ?? [])];
-    this.trace(child.agentId, nowMs, { type: 'child.create', parent: parentId, kind: kind.name, inputChs, taskPrompt: spec.taskPrompt ?? null });
-    const inbound = this.deps.registry.register({ name: inboundChannel(child.agentId), plugin: 'child', owner: parentId });
-    this.trace(parentId, nowMs, { type: 'channel.register', name: inbound.name, plugin: inbound.plugin, owner: inbound.owner });
+    this.trace(child.agentId, nowMs, {
+      type: 'child.create',
+      parent: parentId,
+      kind: kind.name,
+      inputChs,
+      taskPrompt: spec.taskPrompt ?? null,
+    });
+    const inbound = this.deps.registry.register({
+      name: inboundChannel(child.agentId),
+      plugin: 'child',
+      owner: parentId,
+    });
+    this.trace(parentId, nowMs, {
+      type: 'channel.register',
+      name: inbound.name,
+      plugin: inbound.plugin,
+      owner: inbound.owner,
+    });
     for (const name of inputChs) this.deps.registry.assign(name, child.agentId);
     if (spec.taskPrompt !== undefined && spec.taskPrompt.length > 0) {
-      child.createTreeTask({ level: null, source: parentSource(parentId), channel: homeChannel(child), text: spec.taskPrompt }, nowMs);
+      child.createTreeTask(
+        { level: null, source: parentSource(parentId), channel: homeChannel(child), text: spec.taskPrompt },
+        nowMs,
+      );
     }
     return { ok: true, agent: child };
   }
@@ -141,29 +166,37 @@ export class AgentTree {
     if (!CHILD_ID_PATTERN.test(id)) return `child id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*`;
     if (this.agents.has(id)) return `an agent with id ${id} already exists; child ids are unique for the kernel's life`;
     const kindName = spec.kind ?? 'resident';
-    if (!this.deps.kinds.has(kindName)) return `unknown child kind ${JSON.stringify(kindName)}; known kinds: ${[...this.deps.kinds.keys()].join(', ')}`;
+    if (!this.deps.kinds.has(kindName))
+      return `unknown child kind ${JSON.stringify(kindName)}; known kinds: ${[...this.deps.kinds.keys()].join(', ')}`;
     const seen = new Set<string>();
     for (const name of spec.inputChs ?? []) {
       const channel = this.deps.registry.lookup(name);
-      if (channel === undefined) return `unknown inputch ${JSON.stringify(name)}; registered: ${this.registeredNames()}`;
-      if (channel.owner !== '' && channel.owner !== parent.agentId) return `inputch ${name} is owned by ${channel.owner}, not by ${parent.agentId}`;
+      if (channel === undefined)
+        return `unknown inputch ${JSON.stringify(name)}; registered: ${this.registeredNames()}`;
+      if (channel.owner !== '' && channel.owner !== parent.agentId)
+        return `inputch ${name} is owned by ${channel.owner}, not by ${parent.agentId}`;
       if (seen.has(name)) return `inputch ${name} is listed twice`;
       seen.add(name);
     }
     const devices = new Set(parent.config.outputs.map((o) => o.name));
     const parentGrant = parent.allowedOutputs;
     for (const name of spec.allowedOutputs ?? []) {
-      if (!devices.has(name)) return `unknown output ${JSON.stringify(name)}; devices: ${[...devices].join(', ') || 'none'}`;
-      if (parentGrant.length > 0 && !parentGrant.includes(name)) return `output ${name} is not in the parent's grant (${parentGrant.join(', ')})`;
+      if (!devices.has(name))
+        return `unknown output ${JSON.stringify(name)}; devices: ${[...devices].join(', ') || 'none'}`;
+      if (parentGrant.length > 0 && !parentGrant.includes(name))
+        return `output ${name} is not in the parent's grant (${parentGrant.join(', ')})`;
     }
     const tools = new Set(parent.config.tools.map((t) => t.name));
     for (const name of spec.tools ?? []) {
-      if (!tools.has(name)) return `unknown tool ${JSON.stringify(name)}; the parent's tools: ${[...tools].join(', ') || 'none'}`;
+      if (!tools.has(name))
+        return `unknown tool ${JSON.stringify(name)}; the parent's tools: ${[...tools].join(', ') || 'none'}`;
     }
     const window = spec.contextWindowTokens;
-    if (window !== undefined && !(Number.isInteger(window) && window >= 1)) return `contextWindowTokens must be an integer >= 1, got ${window}`;
+    if (window !== undefined && !(Number.isInteger(window) && window >= 1))
+      return `contextWindowTokens must be an integer >= 1, got ${window}`;
     const capacity = spec.capacity;
-    if (capacity !== undefined && !(Number.isInteger(capacity) && capacity >= 1)) return `capacity must be an integer >= 1, got ${capacity}`;
+    if (capacity !== undefined && !(Number.isInteger(capacity) && capacity >= 1))
+      return `capacity must be an integer >= 1, got ${capacity}`;
     return null;
   }
 
@@ -180,7 +213,11 @@ export class AgentTree {
    */
   dispose(child: Agent, by: 'destroy' | 'reclaim', disposal: Disposal, nowMs: number): void {
     const defaults = child.seat?.kind.dispose ?? { residual: 'keep', channels: 'release' };
-    this.stop(child.agentId, { by, residual: disposal.residual ?? defaults.residual, channels: disposal.channels ?? defaults.channels }, nowMs);
+    this.stop(
+      child.agentId,
+      { by, residual: disposal.residual ?? defaults.residual, channels: disposal.channels ?? defaults.channels },
+      nowMs,
+    );
   }
 
   /** docs/spec.md §10.2a: stops `id` and, first, every descendant (depth-first). Idempotent. */
@@ -193,7 +230,14 @@ export class AgentTree {
     const channels = cause.by === 'stop' ? (seat?.kind.dispose.channels ?? 'release') : cause.channels;
     if (seat !== null && cause.by !== 'stop') {
       const released = this.deps.registry.listByOwner(id).map((c) => c.name);
-      this.trace(id, nowMs, { type: 'child.destroy', parent: seat.parent, by: cause.by, residual: cause.residual, channels, released });
+      this.trace(id, nowMs, {
+        type: 'child.destroy',
+        parent: seat.parent,
+        by: cause.by,
+        residual: cause.residual,
+        channels,
+        released,
+      });
     }
     const moved = agent.stop(nowMs, cause.by === 'stop' ? null : cause.residual);
     if (agent.parent !== null) this.liveOf.get(agent.parent)?.delete(id);
@@ -205,7 +249,8 @@ export class AgentTree {
     if (seat === null) return;
     disposeChannels(this.deps.registry, id, seat.parent, channels);
     const inbound = inboundChannel(id);
-    if (this.deps.registry.unregister(inbound)) this.trace(seat.parent, nowMs, { type: 'channel.unregister', name: inbound });
+    if (this.deps.registry.unregister(inbound))
+      this.trace(seat.parent, nowMs, { type: 'channel.unregister', name: inbound });
     seat.memory?.discard();
   }
 

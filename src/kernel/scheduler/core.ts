@@ -504,15 +504,16 @@ export class Scheduler {
     }
     this.liveCount += 1;
     this.created += 1;
-    if (this.tracer !== null) this.emit(nowMs, {
-      type: 'task.submitted',
-      task: id,
-      class: cls,
-      level,
-      kernel,
-      source: meta?.source ?? null,
-      channel: meta?.channel ?? null,
-    });
+    if (this.tracer !== null)
+      this.emit(nowMs, {
+        type: 'task.submitted',
+        task: id,
+        class: cls,
+        level,
+        kernel,
+        source: meta?.source ?? null,
+        channel: meta?.channel ?? null,
+      });
     return task;
   }
 
@@ -533,7 +534,8 @@ export class Scheduler {
       deferral = 'level';
     }
     if (deferral !== null) {
-      if (this.tracer !== null) this.emit(nowMs, { type: 'preempt.deferred', task: task.id, victim: running.id, reason: deferral });
+      if (this.tracer !== null)
+        this.emit(nowMs, { type: 'preempt.deferred', task: task.id, victim: running.id, reason: deferral });
       return this.place(task, nowMs);
     }
     if (this.containersFull()) this.dropVictim(null, task, nowMs);
@@ -601,7 +603,8 @@ export class Scheduler {
   private dropTask(victim: SchedTask, cause: SchedTask, nowMs: number): void {
     this.counters.rejected += 1;
     this.counters.dropped += 1;
-    if (this.tracer !== null) this.emit(nowMs, { type: 'queue.drop', victim: victim.id, for: cause.id, level: victim.level as Level });
+    if (this.tracer !== null)
+      this.emit(nowMs, { type: 'queue.drop', victim: victim.id, for: cause.id, level: victim.level as Level });
     this.end(victim, OVERFLOW_DROP, nowMs);
   }
 
@@ -609,13 +612,16 @@ export class Scheduler {
     // Stryker disable ConditionalExpression,EqualityOperator,BlockStatement,StringLiteral: arm() restates what each caller has just checked; it fires only on a caller's bug
     if (task.cls !== 'interrupt') fail(`QUEUED: queued task ${task.id} cannot arm a preemption`);
     if (effectiveLevel(task) <= effectiveLevel(victim)) {
-      fail(`STRICT: ${task.id} (eff ${effectiveLevel(task)}) armed against ${victim.id} (eff ${effectiveLevel(victim)})`);
+      fail(
+        `STRICT: ${task.id} (eff ${effectiveLevel(task)}) armed against ${victim.id} (eff ${effectiveLevel(victim)})`,
+      );
     }
     // Stryker restore ConditionalExpression,EqualityOperator,BlockStatement,StringLiteral
     const level = task.level as Level;
     this.armed = task;
     this.counters.preemptsByLevel[level] += 1;
-    if (this.tracer !== null) this.emit(nowMs, { type: 'preempt.armed', task: task.id, victim: victim.id, level, reason, evicted });
+    if (this.tracer !== null)
+      this.emit(nowMs, { type: 'preempt.armed', task: task.id, victim: victim.id, level, reason, evicted });
   }
 
   /**
@@ -676,30 +682,32 @@ export class Scheduler {
     this.running = null;
     this.armed = null;
     this.clearCooldownTimer();
-    if (this.tracer !== null) this.emit(nowMs, {
-      type: 'task.suspend',
-      task: running.id,
-      by: by.id,
-      step,
-      level: running.level,
-      eff: effBefore,
-      depthAfter: this.stack.depth,
-      reason: 'preempt',
-    });
+    if (this.tracer !== null)
+      this.emit(nowMs, {
+        type: 'task.suspend',
+        task: running.id,
+        by: by.id,
+        step,
+        level: running.level,
+        eff: effBefore,
+        depthAfter: this.stack.depth,
+        reason: 'preempt',
+      });
   }
 
   private resume(nowMs: number): SchedTask {
     const entry = this.stack.pop();
     this.counters.resumed += 1;
     const task = entry.task;
-    if (this.tracer !== null) this.emit(nowMs, {
-      type: 'task.resume',
-      task: task.id,
-      after: this.lastFinished,
-      level: task.level,
-      eff: effectiveLevel(task),
-      depthAfter: this.stack.depth,
-    });
+    if (this.tracer !== null)
+      this.emit(nowMs, {
+        type: 'task.resume',
+        task: task.id,
+        after: this.lastFinished,
+        level: task.level,
+        eff: effectiveLevel(task),
+        depthAfter: this.stack.depth,
+      });
     return task;
   }
 
@@ -734,13 +742,14 @@ export class Scheduler {
     this.live?.delete(task.id);
     this.liveCount -= 1;
     this.terminals += 1;
-    if (this.tracer !== null) this.emit(nowMs, {
-      type: 'task.terminal',
-      task: task.id,
-      kind: terminal.kind,
-      reason: terminal.reason ?? null,
-      reply: terminal.reply ?? null,
-    });
+    if (this.tracer !== null)
+      this.emit(nowMs, {
+        type: 'task.terminal',
+        task: task.id,
+        kind: terminal.kind,
+        reason: terminal.reason ?? null,
+        reply: terminal.reply ?? null,
+      });
     if (this.onEnd !== null) this.onEnd(task, terminal, nowMs);
   }
 

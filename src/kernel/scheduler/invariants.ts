@@ -66,7 +66,8 @@ export function checkSchedulerInvariants<T extends CheckedTask>(v: InvariantView
   if (v.immediate !== null) {
     account(v, v.immediate, 'the immediate slot', mark);
     seen += 1;
-    if (v.immediate.cls !== 'interrupt') fail(`QUEUED: queued task ${v.immediate.id} in the immediate slot on ${v.agent}`);
+    if (v.immediate.cls !== 'interrupt')
+      fail(`QUEUED: queued task ${v.immediate.id} in the immediate slot on ${v.agent}`);
   }
   let interrupts = v.immediate === null ? 0 : 1;
   for (let level = 1 as Level; level <= 4; level = (level + 1) as Level) {
@@ -75,7 +76,8 @@ export function checkSchedulerInvariants<T extends CheckedTask>(v: InvariantView
     for (let i = 0; i < queue.length; i++) {
       const t = queue.at(i);
       account(v, t, 'a level queue', mark);
-      if (t.cls !== 'interrupt' || t.level !== level) fail(`QUEUED: ${t.id} misplaced in level queue ${level} on ${v.agent}`);
+      if (t.cls !== 'interrupt' || t.level !== level)
+        fail(`QUEUED: ${t.id} misplaced in level queue ${level} on ${v.agent}`);
     }
     seen += queue.length;
   }
@@ -112,6 +114,8 @@ export function checkSchedulerInvariants<T extends CheckedTask>(v: InvariantView
   }
   const movedOut = v.movedOut ?? 0;
   if (v.created !== v.terminals + movedOut + v.live.size) {
-    fail(`BALANCE: created ${v.created} != terminal ${v.terminals} + moved out ${movedOut} + pending ${v.live.size} on ${v.agent}`);
+    fail(
+      `BALANCE: created ${v.created} != terminal ${v.terminals} + moved out ${movedOut} + pending ${v.live.size} on ${v.agent}`,
+    );
   }
 }

@@ -46,9 +46,7 @@ export type SubmitOutcome =
 
 export type SafePointDecision = 'continue' | 'suspended';
 
-export type SchedulerEffect =
-  | { readonly type: 'timer.set'; readonly atMs: number }
-  | { readonly type: 'timer.clear' };
+export type SchedulerEffect = { readonly type: 'timer.set'; readonly atMs: number } | { readonly type: 'timer.clear' };
 
 export interface TaskView {
   readonly id: string;

@@ -48,7 +48,14 @@ export function compressModel(host: CompressHost & ModelCalls, task: Task, nowMs
   host.startModel(
     task,
     // Stryker disable next-line MethodExpression: the frame's messages are replaced after the call, never changed in place
-    { agent: host.agentId, task: task.id, replyIndex: frame.completedCalls, messages: frame.messages.slice(), tools: [], maxTokens: host.config.maxTokens },
+    {
+      agent: host.agentId,
+      task: task.id,
+      replyIndex: frame.completedCalls,
+      messages: frame.messages.slice(),
+      tools: [],
+      maxTokens: host.config.maxTokens,
+    },
     nowMs,
   );
   return 'wait';
@@ -65,6 +72,10 @@ export function compressDone(host: CompressHost, task: Task, summary: string, no
 export function compressFailed(host: CompressHost, task: Task, nowMs: number): StepOutcome {
   const plan = compressPlanOf(host);
   host.compressed(task, plan, null, nowMs);
-  host.finish(task, { kind: 'done', reply: `compressed: ${plan.older} events dropped (summary failed), ${plan.kept} kept` }, nowMs);
+  host.finish(
+    task,
+    { kind: 'done', reply: `compressed: ${plan.older} events dropped (summary failed), ${plan.kept} kept` },
+    nowMs,
+  );
   return 'ended';
 }

@@ -29,7 +29,13 @@ export function consolidationMessages(host: PrepareHost, task: Task): Message[] 
 export function consolidationDone(host: ConsolidationHost, task: Task, text: string, nowMs: number): StepOutcome {
   const memory = host.memory;
   if (memory === null) {
-    host.trace(nowMs, { type: 'memory.consolidate', task: task.id, added: 0, skipped: 0, malformed: 'no graph memory' });
+    host.trace(nowMs, {
+      type: 'memory.consolidate',
+      task: task.id,
+      added: 0,
+      skipped: 0,
+      malformed: 'no graph memory',
+    });
     host.finish(task, { kind: 'done', reply: consolidatedReply(0, 0) }, nowMs);
     return 'ended';
   }
@@ -50,7 +56,13 @@ export function consolidationDone(host: ConsolidationHost, task: Task, text: str
     return 'ended';
   }
   host.memoryCommitted(task, session, result.added, result.skipped, nowMs);
-  host.trace(nowMs, { type: 'memory.consolidate', task: task.id, added: result.added, skipped: result.skipped, malformed: null });
+  host.trace(nowMs, {
+    type: 'memory.consolidate',
+    task: task.id,
+    added: result.added,
+    skipped: result.skipped,
+    malformed: null,
+  });
   host.finish(task, { kind: 'done', reply: consolidatedReply(result.added, result.skipped) }, nowMs);
   return 'ended';
 }

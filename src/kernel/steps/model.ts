@@ -27,7 +27,9 @@ export function stepModel(host: ModelHost, task: Task, nowMs: number): StepOutco
   if (maxTurns > 0 && frame.turn >= maxTurns) {
     host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
     const reply =
-      frame.lastText.trim().length > 0 ? frame.lastText : `[system] maximum tool turns ${maxTurns} reached, task stopped`;
+      frame.lastText.trim().length > 0
+        ? frame.lastText
+        : `[system] maximum tool turns ${maxTurns} reached, task stopped`;
     host.finish(task, { kind: 'done', reply }, nowMs);
     return 'ended';
   }
@@ -73,7 +75,13 @@ export function modelDone(host: ModelHost, task: Task, text: string, calls: Tool
 }
 
 /** The call failed (error, malformed stream, timeout, or an upstream context-full). */
-export function modelFailed(host: ModelHost, task: Task, failure: ModelFailure, error: string, nowMs: number): StepOutcome {
+export function modelFailed(
+  host: ModelHost,
+  task: Task,
+  failure: ModelFailure,
+  error: string,
+  nowMs: number,
+): StepOutcome {
   host.trace(nowMs, { type: 'step.end', task: task.id, step: 'Model' });
   task.frame.completedCalls += 1;
   if (task.compress) return compressFailed(host, task, nowMs);
@@ -132,8 +140,12 @@ function handleOverflow(host: ModelHost, task: Task, cause: 'window' | 'upstream
 export function requestMessages(messages: readonly Message[]): readonly Message[] {
   const last = messages[messages.length - 1];
   // Stryker disable next-line ConditionalExpression: a frame never ends with an assistant message, so only the tool test decides
-  if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool')) return lazySnapshot(messages, messages.length);
-  const placeholder: Message = { role: 'user', content: onlyOutputSends(messages) ? PLACEHOLDER_FINISH : PLACEHOLDER_CONTINUE };
+  if (last === undefined || (last.role !== 'assistant' && last.role !== 'tool'))
+    return lazySnapshot(messages, messages.length);
+  const placeholder: Message = {
+    role: 'user',
+    content: onlyOutputSends(messages) ? PLACEHOLDER_FINISH : PLACEHOLDER_CONTINUE,
+  };
   return lazySnapshot(messages, messages.length, placeholder);
 }
 

@@ -67,7 +67,13 @@ function runGuarded(host: ToolHost, task: Task, call: ToolCall, run: BuiltinRun,
 }
 
 /** A ToolExec call returned (ok or tool error). */
-export function toolExecDone(host: StepTrace & CriticalSections, task: Task, ok: boolean, output: string, nowMs: number): StepOutcome {
+export function toolExecDone(
+  host: StepTrace & CriticalSections,
+  task: Task,
+  ok: boolean,
+  output: string,
+  nowMs: number,
+): StepOutcome {
   const frame = task.frame;
   const call = callAt(frame, frame.toolIdx);
   traceToolEnd(host, task, call, { ok, output, panicked: false }, nowMs);
@@ -181,7 +187,14 @@ function refuseCall(host: Pick<ToolCatalog, 'knowsTool'>, call: ToolCall): strin
   }
 }
 
-function recordImmediate(host: StepTrace, task: Task, index: number, call: ToolCall, error: string, nowMs: number): void {
+function recordImmediate(
+  host: StepTrace,
+  task: Task,
+  index: number,
+  call: ToolCall,
+  error: string,
+  nowMs: number,
+): void {
   host.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
   traceToolEnd(host, task, call, { ok: false, output: error, panicked: false }, nowMs);
   task.frame.outcomes[index] = { call, ok: false, output: error };
@@ -195,5 +208,9 @@ function appendToolMessage(task: Task, outcome: ToolOutcome): void {
     frame.messages.push({ role: 'assistant', content: frame.lastText, toolCalls: frame.pending.slice() });
     frame.assistantWritten = true;
   }
-  frame.messages.push({ role: 'tool', content: outcome.ok ? outcome.output : `error: ${outcome.output}`, toolCallId: outcome.call.id });
+  frame.messages.push({
+    role: 'tool',
+    content: outcome.ok ? outcome.output : `error: ${outcome.output}`,
+    toolCallId: outcome.call.id,
+  });
 }

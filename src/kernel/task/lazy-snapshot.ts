@@ -76,7 +76,8 @@ class SnapshotHandler<T> implements ProxyHandler<T[]> {
   private filled(): T[] {
     if (this.copied) return this.copy;
     const { source, length, copy } = this;
-    if (source.length < length) fail(`SNAPSHOT: the source shrank from ${length} to ${source.length} items before the copy`);
+    if (source.length < length)
+      fail(`SNAPSHOT: the source shrank from ${length} to ${source.length} items before the copy`);
     for (let i = 0; i < length; i += 1) copy.push(source[i] as T);
     if (this.last !== undefined) copy.push(this.last);
     this.copied = true;

@@ -45,7 +45,13 @@ export class MonitoredSink implements TraceSink {
     const stamp = this.stamp;
     for (; this.written < found.length; this.written += 1) {
       const v = found[this.written] as Violation;
-      stamp?.(v.agent, t, { type: 'invariant.violation', invariant: v.invariant, task: v.task ?? null, message: v.message, cause: v.seq });
+      stamp?.(v.agent, t, {
+        type: 'invariant.violation',
+        invariant: v.invariant,
+        task: v.task ?? null,
+        message: v.message,
+        cause: v.seq,
+      });
     }
   }
 }

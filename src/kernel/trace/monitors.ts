@@ -26,18 +26,7 @@ import type { Level, TaskClass } from '../scheduler/levels.ts';
 import type { TerminalReason, TraceEvent } from './vocabulary.ts';
 
 export type InvariantName =
-  | 'I1'
-  | 'I2'
-  | 'I4'
-  | 'I5'
-  | 'STACK'
-  | 'LIFO'
-  | 'STRICT'
-  | 'QUEUED'
-  | 'L4'
-  | 'DRAIN'
-  | 'BALANCE'
-  | 'CHILD';
+  'I1' | 'I2' | 'I4' | 'I5' | 'STACK' | 'LIFO' | 'STRICT' | 'QUEUED' | 'L4' | 'DRAIN' | 'BALANCE' | 'CHILD';
 
 export interface Violation {
   readonly invariant: string;
@@ -85,7 +74,10 @@ const AFTER_STOP_FORBIDDEN: ReadonlySet<TraceEvent['type']> = new Set([
 ] as const);
 
 /** Terminal reasons that legitimately end a suspended task: its agent is going away. */
-const STOP_REASONS: ReadonlySet<TerminalReason | null> = new Set(['agent_stopped', 'residual_dropped_by_parent'] as const);
+const STOP_REASONS: ReadonlySet<TerminalReason | null> = new Set([
+  'agent_stopped',
+  'residual_dropped_by_parent',
+] as const);
 
 interface TaskTrack {
   readonly agent: string;
@@ -147,7 +139,12 @@ export class InvariantMonitor {
     this.lastT = e.t;
     this.lastSeq = e.seq;
     if (AFTER_STOP_FORBIDDEN.has(e.type) && this.agents.get(e.agent)?.stopped === true) {
-      this.violate('CHILD', e, 'task' in e ? String(e.task) : undefined, `${e.type} on ${e.agent} after it stopped: nothing of a stopped agent may run`);
+      this.violate(
+        'CHILD',
+        e,
+        'task' in e ? String(e.task) : undefined,
+        `${e.type} on ${e.agent} after it stopped: nothing of a stopped agent may run`,
+      );
     }
     switch (e.type) {
       case 'task.submitted':
@@ -155,7 +152,8 @@ export class InvariantMonitor {
         return;
       case 'interrupt.registered': {
         const task = this.tasks.get(e.task);
-        if (task?.cls === 'queued') this.violate('QUEUED', e, e.task, `queued task ${e.task} was registered as an interrupt`);
+        if (task?.cls === 'queued')
+          this.violate('QUEUED', e, e.task, `queued task ${e.task} was registered as an interrupt`);
         return;
       }
       case 'preempt.armed':
@@ -250,7 +248,12 @@ export class InvariantMonitor {
   finish(final: MonitorFinal): void {
     // A task that left an agent and never arrived where it went has no terminal event anywhere.
     for (const [task, to] of this.inTransit) {
-      this.violateAt('I5', to, task, `task ${task} moved to ${to} but was never submitted there: it has no terminal event`);
+      this.violateAt(
+        'I5',
+        to,
+        task,
+        `task ${task} moved to ${to} but was never submitted there: it has no terminal event`,
+      );
     }
     const stopped = new Set(final.stoppedAgents);
     for (const [id, ag] of this.agents) {
@@ -259,7 +262,12 @@ export class InvariantMonitor {
     for (const [id, ag] of this.agents) {
       if (ag.pending.size > 0) {
         const first = ag.pending.values().next().value;
-        this.violateAt('I5', id, first, `${ag.pending.size} task(s) on ${id} never got a terminal event: ${names(ag.pending)}`);
+        this.violateAt(
+          'I5',
+          id,
+          first,
+          `${ag.pending.size} task(s) on ${id} never got a terminal event: ${names(ag.pending)}`,
+        );
       }
       if (!final.drained || stopped.has(id)) continue;
       const frames = ag.suspends - ag.resumes;
@@ -287,14 +295,20 @@ export class InvariantMonitor {
 
   private onSubmitted(e: Extract<TraceEvent, { type: 'task.submitted' }>): void {
     const previous = this.tasks.get(e.task);
-    const moved = previous !== undefined && previous.movedTo === e.agent && !previous.ended && this.inTransit.delete(e.task);
+    const moved =
+      previous !== undefined && previous.movedTo === e.agent && !previous.ended && this.inTransit.delete(e.task);
     if (previous !== undefined && !moved) {
       const state = previous.ended ? 'already ended' : `still pending on ${previous.agent}`;
       this.violate('I5', e, e.task, `task ${e.task} submitted again on ${e.agent} (${state}): one task, one terminal`);
     }
     const child = this.parentOf.has(e.agent);
     if (e.level === TOP_LEVEL && child && e.source?.startsWith('parent/') !== true) {
-      this.violate('L4', e, e.task, `task ${e.task} got L4 on child ${e.agent} from ${String(e.source)}: only its parent raises L4 on a child`);
+      this.violate(
+        'L4',
+        e,
+        e.task,
+        `task ${e.task} got L4 on child ${e.agent} from ${String(e.source)}: only its parent raises L4 on a child`,
+      );
     } else if (e.level === TOP_LEVEL && !e.kernel && !this.isKernelLevelSource(e.agent, e.source)) {
       this.violate(
         'L4',
@@ -314,7 +328,12 @@ export class InvariantMonitor {
     const task = this.tasks.get(e.task);
     const ag = this.agent(e.agent);
     if (task === undefined || task.ended || !ag.pending.delete(e.task)) {
-      this.violate('BALANCE', e, e.task, `${e.task} moved from ${e.agent} to ${e.to}, but it is not a pending task of ${e.agent}`);
+      this.violate(
+        'BALANCE',
+        e,
+        e.task,
+        `${e.task} moved from ${e.agent} to ${e.to}, but it is not a pending task of ${e.agent}`,
+      );
       return;
     }
     task.movedTo = e.to;
@@ -326,7 +345,12 @@ export class InvariantMonitor {
     this.agent(e.agent).stopped = true;
     for (const [child, parent] of this.parentOf) {
       if (parent === e.agent && this.agents.get(child)?.stopped !== true) {
-        this.violate('CHILD', e, undefined, `${e.agent} stopped while its child ${child} was still running: no child outlives its parent`);
+        this.violate(
+          'CHILD',
+          e,
+          undefined,
+          `${e.agent} stopped while its child ${child} was still running: no child outlives its parent`,
+        );
       }
     }
   }
@@ -355,7 +379,12 @@ export class InvariantMonitor {
   private onSuspend(e: Extract<TraceEvent, { type: 'task.suspend' }>): void {
     const ag = this.agent(e.agent);
     if (ag.running !== e.task) {
-      this.violate('I1', e, e.task, `${e.task} suspended on ${e.agent} but the running task is ${ag.running ?? 'none'}`);
+      this.violate(
+        'I1',
+        e,
+        e.task,
+        `${e.task} suspended on ${e.agent} but the running task is ${ag.running ?? 'none'}`,
+      );
     }
     if (ag.openStep !== null) {
       this.violate(
@@ -377,12 +406,22 @@ export class InvariantMonitor {
 
     const eff = task === undefined ? e.eff : effective(task);
     if (eff !== e.eff) {
-      this.violate('STACK', e, e.task, `${e.task} recorded effective level ${e.eff} at suspension; the trace implies ${eff}`);
+      this.violate(
+        'STACK',
+        e,
+        e.task,
+        `${e.task} recorded effective level ${e.eff} at suspension; the trace implies ${eff}`,
+      );
     }
     const below = ag.stack[ag.stack.length - 1];
     ag.stack.push({ task: e.task, eff });
     if (ag.stack.length > STACK_DEPTH_LIMIT) {
-      this.violate('STACK', e, e.task, `suspending ${e.task} makes the stack of ${e.agent} ${ag.stack.length} deep (bound ${STACK_DEPTH_LIMIT})`);
+      this.violate(
+        'STACK',
+        e,
+        e.task,
+        `suspending ${e.task} makes the stack of ${e.agent} ${ag.stack.length} deep (bound ${STACK_DEPTH_LIMIT})`,
+      );
     }
     if (below !== undefined && eff <= below.eff) {
       this.violate(
@@ -393,7 +432,12 @@ export class InvariantMonitor {
       );
     }
     if (e.depthAfter !== ag.stack.length) {
-      this.violate('STACK', e, e.task, `suspend of ${e.task} says depth ${e.depthAfter}, the trace implies ${ag.stack.length}`);
+      this.violate(
+        'STACK',
+        e,
+        e.task,
+        `suspend of ${e.task} says depth ${e.depthAfter}, the trace implies ${ag.stack.length}`,
+      );
     }
     if (task !== undefined) task.preemptCount += 1;
     ag.suspends += 1;
@@ -409,11 +453,21 @@ export class InvariantMonitor {
     if (top?.task === e.task) {
       ag.stack.pop();
       if (e.depthAfter !== ag.stack.length) {
-        this.violate('STACK', e, e.task, `resume of ${e.task} says depth ${e.depthAfter}, the trace implies ${ag.stack.length}`);
+        this.violate(
+          'STACK',
+          e,
+          e.task,
+          `resume of ${e.task} says depth ${e.depthAfter}, the trace implies ${ag.stack.length}`,
+        );
       }
     } else {
       const where = removeFrame(ag.stack, e.task) ? 'below the top' : 'not on the stack';
-      this.violate('LIFO', e, e.task, `${e.task} resumed on ${e.agent} but it is ${where}; the top is ${top?.task ?? 'none'}`);
+      this.violate(
+        'LIFO',
+        e,
+        e.task,
+        `${e.task} resumed on ${e.agent} but it is ${where}; the top is ${top?.task ?? 'none'}`,
+      );
     }
     ag.resumes += 1;
     ag.running = e.task;
@@ -433,7 +487,12 @@ export class InvariantMonitor {
     const ag = this.agent(e.agent);
     ag.terminals += 1;
     if (!ag.pending.delete(e.task)) {
-      this.violate('BALANCE', e, e.task, `${e.agent} emitted the terminal of ${e.task}, which is pending on ${task.agent}`);
+      this.violate(
+        'BALANCE',
+        e,
+        e.task,
+        `${e.agent} emitted the terminal of ${e.task}, which is pending on ${task.agent}`,
+      );
       this.agent(task.agent).pending.delete(e.task);
     }
     if (ag.running === e.task) {
@@ -442,7 +501,12 @@ export class InvariantMonitor {
       ag.openStep = null;
     } else if (removeFrame(ag.stack, e.task)) {
       if (!ag.stopped && !STOP_REASONS.has(e.reason)) {
-        this.violate('STACK', e, e.task, `${e.task} ended ${e.kind} while suspended on ${e.agent}, which is not stopping`);
+        this.violate(
+          'STACK',
+          e,
+          e.task,
+          `${e.task} ended ${e.kind} while suspended on ${e.agent}, which is not stopping`,
+        );
       }
     }
   }
@@ -478,7 +542,12 @@ export class InvariantMonitor {
   private requireRunning(e: TraceEvent & { readonly task: string }, what: string): void {
     const running = this.agent(e.agent).running;
     if (running !== e.task) {
-      this.violate('I2', e, e.task, `${what} for ${e.task} on ${e.agent}, but the running task is ${running ?? 'none'}`);
+      this.violate(
+        'I2',
+        e,
+        e.task,
+        `${what} for ${e.task} on ${e.agent}, but the running task is ${running ?? 'none'}`,
+      );
     }
   }
 
@@ -520,12 +589,21 @@ export class InvariantMonitor {
     this.record(invariant, this.lastT, this.lastSeq, agent, task, message);
   }
 
-  private record(invariant: InvariantName, t: number, seq: number, agent: string, task: string | undefined, message: string): void {
+  private record(
+    invariant: InvariantName,
+    t: number,
+    seq: number,
+    agent: string,
+    task: string | undefined,
+    message: string,
+  ): void {
     // JSON keeps "no task" (null) apart from every task id, the empty one too.
     const key = JSON.stringify([invariant, agent, task]);
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    this.found.push(task === undefined ? { invariant, t, seq, agent, message } : { invariant, t, seq, agent, task, message });
+    this.found.push(
+      task === undefined ? { invariant, t, seq, agent, message } : { invariant, t, seq, agent, task, message },
+    );
   }
 }
 

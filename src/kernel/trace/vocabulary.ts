@@ -50,7 +50,16 @@ export type TraceBody =
   | { type: 'queue.drop'; victim: string; for: string; level: Level }
   | { type: 'cooldown.timer'; atMs: number }
   | { type: 'task.start'; task: string; from: PickSource }
-  | { type: 'task.suspend'; task: string; by: string; step: string; level: Level | null; eff: number; depthAfter: number; reason: 'preempt' }
+  | {
+      type: 'task.suspend';
+      task: string;
+      by: string;
+      step: string;
+      level: Level | null;
+      eff: number;
+      depthAfter: number;
+      reason: 'preempt';
+    }
   | { type: 'task.resume'; task: string; after: string | null; level: Level | null; eff: number; depthAfter: number }
   | { type: 'critical.enter'; task: string }
   | { type: 'critical.leave'; task: string }
@@ -64,7 +73,14 @@ export type TraceBody =
    * A model call completed. `toolCalls` lists every call the model asked for, in order — also the
    * ones that will never start (after a panic or a stop), so the report can list them all (§3.8).
    */
-  | { type: 'model.end'; task: string; callId: string; outcome: 'done' | 'failed'; toolCalls: RequestedToolCall[]; error: string | null }
+  | {
+      type: 'model.end';
+      task: string;
+      callId: string;
+      outcome: 'done' | 'failed';
+      toolCalls: RequestedToolCall[];
+      error: string | null;
+    }
   | { type: 'model.cancel'; task: string; callId: string; reason: CancelReason }
   | { type: 'model.chunk.late'; task: string; callId: string }
   | { type: 'tool.start'; task: string; callId: string; name: string; args: string }
@@ -81,7 +97,14 @@ export type TraceBody =
   /** A child was created under `parent` (traced on the child). */
   | { type: 'child.create'; parent: string; kind: string; inputChs: string[]; taskPrompt: string | null }
   /** A child is being destroyed or reclaimed by its parent (traced on the child, before it stops). */
-  | { type: 'child.destroy'; parent: string; by: 'destroy' | 'reclaim'; residual: 'keep' | 'drop'; channels: 'release' | 'keep' | 'handback'; released: string[] }
+  | {
+      type: 'child.destroy';
+      parent: string;
+      by: 'destroy' | 'reclaim';
+      residual: 'keep' | 'drop';
+      channels: 'release' | 'keep' | 'handback';
+      released: string[];
+    }
   /** A reclaim promoted the selected temp triples into main (traced on the child). */
   | { type: 'child.reclaim'; parent: string; promoted: number; skipped: number }
   /** A parent message (`send`) became task `task` on the child (traced on the child). */
@@ -89,7 +112,13 @@ export type TraceBody =
   /** The child's running task `task` called `notify_parent` (traced on the child). */
   | { type: 'child.notify'; task: string; parent: string }
   /** A child's own event raised on its parent as task `task` (traced on the parent). */
-  | { type: 'child.event'; task: string; child: string; reason: 'notify' | 'child_panic' | 'child_contextfull'; level: Level }
+  | {
+      type: 'child.event';
+      task: string;
+      child: string;
+      reason: 'notify' | 'child_panic' | 'child_contextfull';
+      level: Level;
+    }
   /** The child's context reached 0.9 × its window and the latch was armed (traced on the child). */
   | { type: 'child.contextfull'; parent: string; tokens: number; window: number }
   /** A compress finished: `older` events summarised or (summary failed) `dropped`; `kept` untouched. */

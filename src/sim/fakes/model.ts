@@ -173,7 +173,10 @@ export class FakeProvider implements Provider {
     const stalls = ownStall || fires('model-stall');
     const fullMs = firstChunkMs + (model.chunks - 1) * chunkMs;
     const cancelLagMs = fires('model-late-chunks') ? Math.max(ownLagMs, fullMs) : ownLagMs;
-    const shape: PieceShape = { duplicateFirst: fires('model-duplicate-chunk'), reversed: fires('model-reorder-chunks') };
+    const shape: PieceShape = {
+      duplicateFirst: fires('model-duplicate-chunk'),
+      reversed: fires('model-reorder-chunks'),
+    };
 
     const failure = replyFailure(reply, injectedError);
     if (failure !== null) {
@@ -206,7 +209,14 @@ interface PieceShape {
 }
 
 /** The timeline of a normal reply, one slot per distinct due offset. */
-function replySlots(request: ModelRequest, reply: FakeReply, chunks: number, firstMs: number, chunkMs: number, shape: PieceShape): Slot[] {
+function replySlots(
+  request: ModelRequest,
+  reply: FakeReply,
+  chunks: number,
+  firstMs: number,
+  chunkMs: number,
+  shape: PieceShape,
+): Slot[] {
   const pieces = splitCodePoints(reply.text, chunks);
   if (shape.reversed) pieces.reverse();
   const slots: Slot[] = [];
@@ -218,17 +228,24 @@ function replySlots(request: ModelRequest, reply: FakeReply, chunks: number, fir
       slots.push(slot);
     }
     if (text !== '') slot.items.push({ kind: 'chunk', chunk: { type: 'text', text } });
-    if (text !== '' && k === 0 && shape.duplicateFirst) slot.items.push({ kind: 'chunk', chunk: { type: 'text', text } });
+    if (text !== '' && k === 0 && shape.duplicateFirst)
+      slot.items.push({ kind: 'chunk', chunk: { type: 'text', text } });
   });
   const last = slots[slots.length - 1];
   if (last === undefined) throw new RangeError('FakeProvider: a reply needs at least one chunk');
   const tools = reply.tools ?? [];
   tools.forEach((tool, index) => {
     const argsDelta = JSON.stringify(tool.args ?? {});
-    last.items.push({ kind: 'chunk', chunk: { type: 'tool_call', index, id: `${request.callId}_${index}`, name: tool.name, argsDelta } });
+    last.items.push({
+      kind: 'chunk',
+      chunk: { type: 'tool_call', index, id: `${request.callId}_${index}`, name: tool.name, argsDelta },
+    });
   });
   const usage: Usage = { inputTokens: inputLength(request), outputTokens: reply.text.length };
-  last.items.push({ kind: 'chunk', chunk: { type: 'done', finishReason: tools.length > 0 ? 'tool_calls' : 'stop', usage } });
+  last.items.push({
+    kind: 'chunk',
+    chunk: { type: 'done', finishReason: tools.length > 0 ? 'tool_calls' : 'stop', usage },
+  });
   last.items.push({ kind: 'end' });
   // Intermediate slots whose pieces were all empty carry nothing: no timer is needed for them.
   return slots.filter((slot) => slot.items.length > 0);

@@ -48,8 +48,7 @@ export interface FakeToolRunnerOptions {
 }
 
 type Outcome =
-  | { readonly kind: 'result'; readonly result: ToolResult }
-  | { readonly kind: 'panic'; readonly error: Error };
+  { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'panic'; readonly error: Error };
 
 export class FakeToolRunner implements ToolRunner {
   private readonly calls = new Map<string, number>();
@@ -122,7 +121,12 @@ export function toolSpecs(tools: Readonly<Record<string, FakeToolDef>>): ToolSpe
   for (const name of names) {
     const def = tools[name];
     if (def === undefined) continue;
-    specs.push({ name, description: `scenario tool ${name}`, parameters: { type: 'object' }, parallelSafe: def.parallelSafe });
+    specs.push({
+      name,
+      description: `scenario tool ${name}`,
+      parameters: { type: 'object' },
+      parallelSafe: def.parallelSafe,
+    });
   }
   return specs;
 }

@@ -25,7 +25,15 @@
  * them and they reach the queue and the interrupt levels.
  */
 import type { VirtualClock } from '../../clock/index.ts';
-import { assert, canPreempt, resolveLevel, type Kernel, type Level, type RegisterInput, type Submission } from '../../kernel/index.ts';
+import {
+  assert,
+  canPreempt,
+  resolveLevel,
+  type Kernel,
+  type Level,
+  type RegisterInput,
+  type Submission,
+} from '../../kernel/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import type { InputMeta } from '../report/index.ts';
 import type { Scenario, ScenarioEvent, ScenarioInput } from '../scenario/index.ts';
@@ -100,7 +108,10 @@ export class Agenda {
       };
       const created = this.ports.runtime.feed({ type: 'child.create', spec });
       // The scenario checks admit only residents the tree accepts: a refusal here is a simulator bug.
-      assert(created.kind === 'created', `SIM: resident ${r.id} refused: ${created.kind === 'refused' ? created.error : ''}`);
+      assert(
+        created.kind === 'created',
+        `SIM: resident ${r.id} refused: ${created.kind === 'refused' ? created.error : ''}`,
+      );
     }
     for (const { task, input } of this.ports.triggers.afterTerminalInputs()) {
       this.ports.runtime.feed({ type: 'submit.after', task, submission: submissionOf(input) });
@@ -147,12 +158,12 @@ export class Agenda {
   /** Everything external due now: runtime events, file inputs, generated inputs, then the root stop. */
   runDue(): void {
     const now = this.ports.clock.now();
-    for (let event = this.events[this.eventIndex]; event !== undefined && event.at <= now; ) {
+    for (let event = this.events[this.eventIndex]; event !== undefined && event.at <= now;) {
       this.eventIndex += 1;
       this.runEvent(event);
       event = this.events[this.eventIndex];
     }
-    for (let input = this.inputs[this.inputIndex]; input !== undefined && atOf(input) <= now; ) {
+    for (let input = this.inputs[this.inputIndex]; input !== undefined && atOf(input) <= now;) {
       this.inputIndex += 1;
       this.injectInput(input);
       input = this.inputs[this.inputIndex];
@@ -197,7 +208,12 @@ export class Agenda {
       submitted: this.submitted.has(input.id),
     }));
     for (const gen of this.generator?.all() ?? []) {
-      meta.push({ id: gen.id, declaredClass: gen.cls, declaredLevel: gen.level, submitted: this.submitted.has(gen.id) });
+      meta.push({
+        id: gen.id,
+        declaredClass: gen.cls,
+        declaredLevel: gen.level,
+        submitted: this.submitted.has(gen.id),
+      });
     }
     meta.push(...this.swarmInputs);
     return meta;
@@ -208,7 +224,10 @@ export class Agenda {
   /** The schema admits only channels the registry accepts: a refusal here is a simulator bug. */
   private registerChannel(channel: RegisterInput): void {
     const result = this.ports.runtime.feed({ type: 'channel.register', channel });
-    assert(result.kind === 'registered', `SIM: channel ${channel.name} refused: ${result.kind === 'refused' ? result.error : ''}`);
+    assert(
+      result.kind === 'registered',
+      `SIM: channel ${channel.name} refused: ${result.kind === 'refused' ? result.error : ''}`,
+    );
   }
 
   private runEvent(event: ScenarioEvent): void {
@@ -220,7 +239,8 @@ export class Agenda {
         ...(reg.owner !== undefined ? { owner: reg.owner } : {}),
       });
     }
-    if (event.unregisterChannel !== undefined) this.ports.runtime.feed({ type: 'channel.unregister', name: event.unregisterChannel });
+    if (event.unregisterChannel !== undefined)
+      this.ports.runtime.feed({ type: 'channel.unregister', name: event.unregisterChannel });
     // A destroy or stop of a child that has already stopped (its parent went first) changes nothing.
     const destroy = event.destroy;
     if (destroy !== undefined) {
@@ -271,23 +291,63 @@ export class Agenda {
     if (swarm === null) return;
     if (swarm.fires('queue-flood', sub.id)) {
       for (let k = 1; k <= FLOOD_SIZE; k += 1) {
-        this.submitSwarm({ id: `sw_flood_${sub.id}_${k}`, cls: 'queued', source: 'swarm', channel: 'swarm', text: `flood ${sub.id} ${k}` }, null);
+        this.submitSwarm(
+          {
+            id: `sw_flood_${sub.id}_${k}`,
+            cls: 'queued',
+            source: 'swarm',
+            channel: 'swarm',
+            text: `flood ${sub.id} ${k}`,
+          },
+          null,
+        );
       }
     }
     if (swarm.fires('interrupt-burst', sub.id)) {
       for (const level of [1, 2, 3, 4] as const) {
-        this.submitSwarm({ id: `sw_burst_${sub.id}_L${level}`, cls: 'interrupt', level, source: 'swarm', channel: 'swarm', text: `burst ${sub.id} L${level}` }, level);
+        this.submitSwarm(
+          {
+            id: `sw_burst_${sub.id}_L${level}`,
+            cls: 'interrupt',
+            level,
+            source: 'swarm',
+            channel: 'swarm',
+            text: `burst ${sub.id} L${level}`,
+          },
+          level,
+        );
       }
     }
     if (swarm.fires('user-stop', sub.id)) {
-      this.submitSwarm({ id: `sw_stop_${sub.id}`, cls: 'interrupt', level: 1, source: 'swarm', channel: 'swarm', text: `stop ${sub.id}`, stop: true }, 1);
+      this.submitSwarm(
+        {
+          id: `sw_stop_${sub.id}`,
+          cls: 'interrupt',
+          level: 1,
+          source: 'swarm',
+          channel: 'swarm',
+          text: `stop ${sub.id}`,
+          stop: true,
+        },
+        1,
+      );
     }
     const residents = this.scenario.residents;
     if (residents.length > 0 && swarm.fires('child-context-flood', sub.id)) {
       const child = residents[this.submitted.size % residents.length]?.id ?? 'root';
       const filler = 'x'.repeat(CHILD_FLOOD_TEXT_POINTS);
       for (let k = 1; k <= CHILD_FLOOD_SIZE; k += 1) {
-        this.submitSwarm({ id: `sw_cflood_${sub.id}_${k}`, cls: 'queued', source: 'swarm', channel: 'swarm', agent: child, text: `flood ${sub.id} ${k} ${filler}` }, null);
+        this.submitSwarm(
+          {
+            id: `sw_cflood_${sub.id}_${k}`,
+            cls: 'queued',
+            source: 'swarm',
+            channel: 'swarm',
+            agent: child,
+            text: `flood ${sub.id} ${k} ${filler}`,
+          },
+          null,
+        );
       }
     }
   }
@@ -318,7 +378,9 @@ function generatedSubmission(gen: GeneratedInput): Submission {
 
 function victimRank(eff: number): { cls: 'queued' | 'interrupt'; level: Level | null; preemptCount: number } {
   // An effective level is enough to rank the victim: 0 is a queued task, 1..4 an interrupt.
-  return eff === 0 ? { cls: 'queued', level: null, preemptCount: 0 } : { cls: 'interrupt', level: eff as Level, preemptCount: 0 };
+  return eff === 0
+    ? { cls: 'queued', level: null, preemptCount: 0 }
+    : { cls: 'interrupt', level: eff as Level, preemptCount: 0 };
 }
 
 function atOf(input: ScenarioInput): number {

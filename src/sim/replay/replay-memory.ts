@@ -8,7 +8,14 @@
  * replay has left the production run: it is recorded as a divergence and answered with a MemoryError,
  * which the kernel treats as a failing store, so the replay goes on and its hash tells the rest.
  */
-import { MemoryError, type CommitResult, type ExportedTriple, type GraphMemory, type Recall, type Triple } from '../../kernel/index.ts';
+import {
+  MemoryError,
+  type CommitResult,
+  type ExportedTriple,
+  type GraphMemory,
+  type Recall,
+  type Triple,
+} from '../../kernel/index.ts';
 import type { JournalMemory, MemoryCall } from '../../journal/index.ts';
 
 export class ReplayMemory implements GraphMemory {
@@ -26,7 +33,8 @@ export class ReplayMemory implements GraphMemory {
 
   /** Recorded calls the replay never made count as a divergence. */
   leftOver(where: string): void {
-    for (const call of this.expected) this.divergences.push(`${where}: the journal has a memory ${call.call} the replay did not make`);
+    for (const call of this.expected)
+      this.divergences.push(`${where}: the journal has a memory ${call.call} the replay did not make`);
     this.expected = [];
   }
 
@@ -62,7 +70,10 @@ export class ReplayMemory implements GraphMemory {
   }
 
   promote(keep: readonly number[] | undefined, child: string, nowMs: number): CommitResult {
-    const recorded = this.answer({ call: 'promote', args: { keep: keep === undefined ? null : [...keep], child, nowMs } });
+    const recorded = this.answer({
+      call: 'promote',
+      args: { keep: keep === undefined ? null : [...keep], child, nowMs },
+    });
     if (recorded.call !== 'promote' || recorded.result === undefined) throw this.mismatch('promote');
     return recorded.result;
   }
@@ -77,7 +88,9 @@ export class ReplayMemory implements GraphMemory {
     const next = this.expected.shift();
     if (next === undefined) throw this.diverge(`memory ${call.call} #${this.calls} is not in the journal`);
     if (next.call !== call.call || sortedJson(next.args) !== sortedJson(call.args)) {
-      throw this.diverge(`memory ${call.call} #${this.calls} differs from the journal's ${next.call} ${JSON.stringify(next.args)}`);
+      throw this.diverge(
+        `memory ${call.call} #${this.calls} differs from the journal's ${next.call} ${JSON.stringify(next.args)}`,
+      );
     }
     if (next.error !== undefined) {
       if (next.error.name === 'MemoryError') throw new MemoryError(next.error.message);
@@ -101,6 +114,10 @@ function sortedJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
     const record = v as Readonly<Record<string, unknown>>;
-    return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
+    return Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((k) => [k, record[k]]),
+    );
   });
 }

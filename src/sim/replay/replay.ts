@@ -12,17 +12,18 @@
  * Nothing here throws for a bad journal: unusable input is `unusable` with its problems (exit 2), a
  * replay that diverged or a kernel that threw is a result with `ok: false` (exit 1).
  */
-import {
-  InvariantMonitor,
-  Kernel,
-  MonitoredSink,
-  type KernelConfigInput,
-  type Violation,
-} from '../../kernel/index.ts';
+import { InvariantMonitor, Kernel, MonitoredSink, type KernelConfigInput, type Violation } from '../../kernel/index.ts';
 import { memoryPorts } from '../../memory/parsers.ts';
 import type { Problem } from '../scenario/index.ts';
 import { TraceHasher } from '../../trace-file/index.ts';
-import { openJournal, type BodyLine, type JournalHeader, type JournalInput, type JournalMemory, type JournalTrailer } from '../../journal/index.ts';
+import {
+  openJournal,
+  type BodyLine,
+  type JournalHeader,
+  type JournalInput,
+  type JournalMemory,
+  type JournalTrailer,
+} from '../../journal/index.ts';
 import { ReplayStores } from './replay-stores.ts';
 
 export interface ReplayOptions {
@@ -58,14 +59,19 @@ export function replayJournal(path: string, version: string, opts: ReplayOptions
   try {
     session = new ReplaySession(opened.header, path, opts);
   } catch (err) {
-    return { kind: 'unusable', problems: [{ path: opts.tracePath === undefined ? 'header.kernel' : '--trace', message: errorText(err) }] };
+    return {
+      kind: 'unusable',
+      problems: [{ path: opts.tracePath === undefined ? 'header.kernel' : '--trace', message: errorText(err) }],
+    };
   }
   try {
     for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
       const item = next.value;
       if (item.kind === 'problem') return { kind: 'unusable', problems: [item.problem] };
       if (item.kind === 'cut') {
-        session.warn(`line ${item.number} is cut short (${item.bytes} bytes, no newline): the server stopped while writing it; replayed the ${item.number - 1} complete lines before it`);
+        session.warn(
+          `line ${item.number} is cut short (${item.bytes} bytes, no newline): the server stopped while writing it; replayed the ${item.number - 1} complete lines before it`,
+        );
         break;
       }
       const problem = session.take(item.line, item.number);
@@ -93,11 +99,17 @@ class ReplaySession {
     this.hasher = new TraceHasher(
       opts.tracePath === undefined
         ? {}
-        : { path: opts.tracePath, header: { replayOf: path, homeagent: header.homeagent, startedAtMs: header.startedAtMs } },
+        : {
+            path: opts.tracePath,
+            header: { replayOf: path, homeagent: header.homeagent, startedAtMs: header.startedAtMs },
+          },
     );
     this.monitored = new MonitoredSink(this.hasher, new InvariantMonitor({ builtinPlugins: header.builtinPlugins }));
     // The header's kernel configuration is the resolved one production ran with.
-    this.kernel = new Kernel(header.kernel as KernelConfigInput, this.monitored, { memory: memoryPorts(this.memory.main), childMemory: this.memory.childMemory() });
+    this.kernel = new Kernel(header.kernel as KernelConfigInput, this.monitored, {
+      memory: memoryPorts(this.memory.main),
+      childMemory: this.memory.childMemory(),
+    });
   }
 
   warn(message: string): void {
@@ -106,10 +118,15 @@ class ReplaySession {
 
   /** One body line; a problem when the journal's structure is broken there. */
   take(line: BodyLine, number: number): Problem | null {
-    if (this.trailer !== null) return { path: `line ${number}`, message: 'a line after the trailer; the trailer is the last line of a journal' };
+    if (this.trailer !== null)
+      return { path: `line ${number}`, message: 'a line after the trailer; the trailer is the last line of a journal' };
     switch (line.type) {
       case 'memory':
-        if (this.pending === null) return { path: `line ${number}`, message: 'a memory call before any input; memory is only used while the kernel handles an input' };
+        if (this.pending === null)
+          return {
+            path: `line ${number}`,
+            message: 'a memory call before any input; memory is only used while the kernel handles an input',
+          };
         this.memoryLines.push(line);
         return null;
       case 'input':
@@ -118,7 +135,8 @@ class ReplaySession {
         return null;
       case 'finish':
         this.flush();
-        if (this.fatal === null) this.monitored.finish({ drained: line.drained, stoppedAgents: line.stoppedAgents }, line.nowMs);
+        if (this.fatal === null)
+          this.monitored.finish({ drained: line.drained, stoppedAgents: line.stoppedAgents }, line.nowMs);
         return null;
       case 'journal.trailer':
         this.flush();
@@ -134,7 +152,8 @@ class ReplaySession {
     const events = this.hasher.events;
     const trailer = this.trailer === null ? null : { traceHash: this.trailer.traceHash, events: this.trailer.events };
     const matches = trailer === null ? null : trailer.traceHash === traceHash && trailer.events === events;
-    if (trailer === null) this.warnings.push('no trailer: the server did not shut down cleanly, so there is no final hash to compare with');
+    if (trailer === null)
+      this.warnings.push('no trailer: the server did not shut down cleanly, so there is no final hash to compare with');
     const divergences = this.memory.divergenceList;
     return {
       ok: matches !== false && divergences.length === 0 && this.fatal === null,

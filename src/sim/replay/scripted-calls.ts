@@ -68,7 +68,8 @@ export function scriptCalls(
   const chunkText = new Map<string, string>();
   const failures = new Map<string, ProviderFailure>();
   for (const input of inputs) {
-    if (input.type === 'model.chunk' && input.chunk.type === 'text') chunkText.set(input.callId, (chunkText.get(input.callId) ?? '') + input.chunk.text);
+    if (input.type === 'model.chunk' && input.chunk.type === 'text')
+      chunkText.set(input.callId, (chunkText.get(input.callId) ?? '') + input.chunk.text);
     if (input.type === 'model.failed') failures.set(input.callId, input.failure);
   }
   const runs = toolRuns(events);
@@ -89,14 +90,18 @@ export function scriptCalls(
           ? { text: chunkText.get(e.callId) ?? '', firstChunkMs: durationMs }
           : failedReply(failures.get(e.callId) ?? null, e.error, durationMs, modelTimeoutMs);
       if (e.outcome === 'done' && e.toolCalls.length > 0) {
-        reply.tools = e.toolCalls.map((c, k) => ({ name: variants.nameFor(c.name, runs.get(`${e.callId}#${k}`)), args: parsedArgs(c.args) }));
+        reply.tools = e.toolCalls.map((c, k) => ({
+          name: variants.nameFor(c.name, runs.get(`${e.callId}#${k}`)),
+          args: parsedArgs(c.args),
+        }));
       }
       const list = replies.get(call.task) ?? [];
       list[call.replyIndex] = reply;
       replies.set(call.task, list);
     }
   }
-  for (const list of replies.values()) for (let i = 0; i < list.length; i += 1) list[i] ??= { text: '', firstChunkMs: 0 };
+  for (const list of replies.values())
+    for (let i = 0; i < list.length; i += 1) list[i] ??= { text: '', firstChunkMs: 0 };
   return { replies, tools: variants.defs, modelCalls, toolCalls: variants.count };
 }
 
@@ -130,7 +135,12 @@ function toolRuns(events: readonly TraceEvent[]): Map<string, ToolRun> {
   return runs;
 }
 
-function failedReply(failure: ProviderFailure | null, error: string | null, durationMs: number, modelTimeoutMs: number): ReplyJson {
+function failedReply(
+  failure: ProviderFailure | null,
+  error: string | null,
+  durationMs: number,
+  modelTimeoutMs: number,
+): ReplyJson {
   if (failure === 'context_full') return { text: '', error: 'context_full', firstChunkMs: durationMs };
   if (failure !== null) return { text: '', error: 'fail', firstChunkMs: durationMs };
   // No failure came from the provider: the kernel's timeout ended the call. One ms later than the

@@ -27,7 +27,15 @@ import { replayJournal, type ReplayOptions, type ReplayResult } from './replay.t
 import { scriptCalls, type ReplyJson, type ToolJson } from './scripted-calls.ts';
 
 /** The scenario's `kernel` block: the header's values of the settings a scenario may give. */
-const KERNEL_KEYS = ['maxQueue', 'cooldownMs', 'dedupWindowMs', 'maxToolTurns', 'contextWindowTokens', 'consolidateEveryTurns', 'modelTimeoutMs'] as const;
+const KERNEL_KEYS = [
+  'maxQueue',
+  'cooldownMs',
+  'dedupWindowMs',
+  'maxToolTurns',
+  'contextWindowTokens',
+  'consolidateEveryTurns',
+  'modelTimeoutMs',
+] as const;
 
 type Json = Record<string, unknown>;
 
@@ -38,7 +46,12 @@ export interface ToScenarioSummary {
 }
 
 export type ToScenarioOutcome =
-  | { readonly kind: 'scenario'; readonly scenario: Json; readonly summary: ToScenarioSummary; readonly replay: ReplayResult }
+  | {
+      readonly kind: 'scenario';
+      readonly scenario: Json;
+      readonly summary: ToScenarioSummary;
+      readonly replay: ReplayResult;
+    }
   | { readonly kind: 'unusable'; readonly problems: readonly Problem[] };
 
 interface TimedInput {
@@ -63,7 +76,12 @@ export function journalToScenario(path: string, version: string, opts: ReplayOpt
   }
 }
 
-function fromReplay(path: string, version: string, replay: ReplayResult, events: readonly TraceEvent[]): ToScenarioOutcome {
+function fromReplay(
+  path: string,
+  version: string,
+  replay: ReplayResult,
+  events: readonly TraceEvent[],
+): ToScenarioOutcome {
   const opened = openJournal(path, version);
   if (!opened.ok) return { kind: 'unusable', problems: opened.problems };
   const inputs: TimedInput[] = [];
@@ -78,10 +96,18 @@ function fromReplay(path: string, version: string, replay: ReplayResult, events:
 /** The events of a trace file: every line after its header. */
 function readTrace(tracePath: string): TraceEvent[] {
   const lines = readFileSync(tracePath, 'utf8').split('\n');
-  return lines.slice(1).filter((l) => l !== '').map((l) => JSON.parse(l) as TraceEvent);
+  return lines
+    .slice(1)
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as TraceEvent);
 }
 
-function buildScenario(path: string, header: JournalHeader, inputs: readonly TimedInput[], events: readonly TraceEvent[]): { scenario: Json; summary: ToScenarioSummary } {
+function buildScenario(
+  path: string,
+  header: JournalHeader,
+  inputs: readonly TimedInput[],
+  events: readonly TraceEvent[],
+): { scenario: Json; summary: ToScenarioSummary } {
   const startMs = Math.min(header.startedAtMs, ...inputs.map((i) => i.nowMs));
   const at = (nowMs: number): number => Math.max(0, Math.round(nowMs - startMs));
   const ids = new IdMap();
@@ -89,7 +115,12 @@ function buildScenario(path: string, header: JournalHeader, inputs: readonly Tim
     runner: new Set(header.kernel.tools.map((t) => t.name)),
     parallelSafe: new Set(header.kernel.tools.filter((t) => t.parallelSafe === true).map((t) => t.name)),
   };
-  const scripted = scriptCalls(inputs.map((i) => i.input), events, tools, header.kernel.modelTimeoutMs);
+  const scripted = scriptCalls(
+    inputs.map((i) => i.input),
+    events,
+    tools,
+    header.kernel.modelTimeoutMs,
+  );
 
   const scenarioInputs: Json[] = [];
   const channels: Json[] = [];
@@ -101,11 +132,17 @@ function buildScenario(path: string, header: JournalHeader, inputs: readonly Tim
         scenarioInputs.push(scenarioInput(input.submission, ids, { at: at(nowMs) }, scripted.replies));
         break;
       case 'submit.after':
-        scenarioInputs.push(scenarioInput(input.submission, ids, { afterTerminal: ids.existing(input.task) }, scripted.replies));
+        scenarioInputs.push(
+          scenarioInput(input.submission, ids, { afterTerminal: ids.existing(input.task) }, scripted.replies),
+        );
         break;
       case 'channel.register': {
         const { name, plugin, owner, output } = input.channel;
-        const def: Json = { name, ...(plugin === undefined ? {} : { plugin }), ...(owner === undefined ? {} : { owner }) };
+        const def: Json = {
+          name,
+          ...(plugin === undefined ? {} : { plugin }),
+          ...(owner === undefined ? {} : { owner }),
+        };
         if (at(nowMs) === 0) channels.push(output === undefined ? def : { ...def, output });
         else timeline.push({ at: at(nowMs), registerChannel: def });
         break;
@@ -136,14 +173,19 @@ function buildScenario(path: string, header: JournalHeader, inputs: readonly Tim
     model: { firstChunkMs: 0, chunkMs: 0, chunks: 1 },
     ...(Object.keys(scripted.tools).length === 0 ? {} : { tools: scripted.tools as Record<string, ToolJson> }),
     ...(channels.length === 0 ? {} : { channels }),
-    ...(header.kernel.outputs.length === 0 ? {} : { outputs: header.kernel.outputs.map((o) => ({ name: o.name, caps: [...o.caps] })) }),
+    ...(header.kernel.outputs.length === 0
+      ? {}
+      : { outputs: header.kernel.outputs.map((o) => ({ name: o.name, caps: [...o.caps] })) }),
     ...(timeline.length === 0 ? {} : { events: timeline }),
     ...(stopAt === null ? {} : { stopAt }),
     inputs: scenarioInputs,
     ...(Object.keys(kernelReplies).length === 0 ? {} : { kernelReplies }),
     expect: expectBlock(scenarioInputs, ids, events),
   };
-  return { scenario, summary: { inputs: scenarioInputs.length, modelReplies: scripted.modelCalls, toolResults: scripted.toolCalls } };
+  return {
+    scenario,
+    summary: { inputs: scenarioInputs.length, modelReplies: scripted.modelCalls, toolResults: scripted.toolCalls },
+  };
 }
 
 function scenarioInput(s: Submission, ids: IdMap, timing: Json, replies: ReadonlyMap<string, ReplyJson[]>): Json {
@@ -191,7 +233,10 @@ class IdMap {
   private readonly used = new Set<string>();
 
   clean(raw: string): string {
-    return raw.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+/, '');
+    return raw
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+/, '');
   }
 
   fresh(task: string): string {

@@ -9,7 +9,14 @@
  * before the others in an object; that order is still the same on every run.)
  */
 import { createHash } from 'node:crypto';
-import { type AgentDump, effectiveLevel, type KernelDump, type SchedulerCounters, type TraceEvent, type Violation } from '../../kernel/index.ts';
+import {
+  type AgentDump,
+  effectiveLevel,
+  type KernelDump,
+  type SchedulerCounters,
+  type TraceEvent,
+  type Violation,
+} from '../../kernel/index.ts';
 import { formatTraceLine } from '../../trace-file/index.ts';
 import { scanTrace, type TaskAcc } from './scan.ts';
 import { sortedJson } from './text.ts';

@@ -32,7 +32,14 @@
  *    false). Triggers live on inputs, not in the expect block, so its path is `expect.triggers.<id>`
  *    (`expect.triggers["<id>"]` when the id is not an identifier), a synthetic location.
  */
-import type { CounterExpect, CounterExpects, Expect, LevelKey, OutputExpect, TaskFieldExpect } from '../scenario/index.ts';
+import type {
+  CounterExpect,
+  CounterExpects,
+  Expect,
+  LevelKey,
+  OutputExpect,
+  TaskFieldExpect,
+} from '../scenario/index.ts';
 import { formatPath } from '../scenario/index.ts';
 import type { ReportExpectation, ReportOutput, UncheckedReport } from './types.ts';
 
@@ -52,7 +59,12 @@ export function evaluateExpectations(expect: Expect, report: UncheckedReport, ex
   if (expect.terminal !== undefined) checkTerminal(expect.terminal, report, out);
   if (expect.replyContains !== undefined) checkReplyContains(expect.replyContains, report, out);
   if (expect.maxStackDepth !== undefined) {
-    out.add(['maxStackDepth'], report.maxStackDepth === expect.maxStackDepth, expect.maxStackDepth, report.maxStackDepth);
+    out.add(
+      ['maxStackDepth'],
+      report.maxStackDepth === expect.maxStackDepth,
+      expect.maxStackDepth,
+      report.maxStackDepth,
+    );
   }
   if (expect.suspendOrder !== undefined) checkOrder('suspendOrder', expect.suspendOrder, report.suspendOrder, out);
   if (expect.resumeOrder !== undefined) checkOrder('resumeOrder', expect.resumeOrder, report.resumeOrder, out);
@@ -108,14 +120,23 @@ function checkTerminal(terminal: NonNullable<Expect['terminal']>, report: Unchec
   }
 }
 
-function checkReplyContains(replyContains: Readonly<Record<string, string>>, report: UncheckedReport, out: Collector): void {
+function checkReplyContains(
+  replyContains: Readonly<Record<string, string>>,
+  report: UncheckedReport,
+  out: Collector,
+): void {
   for (const [id, text] of Object.entries(replyContains)) {
     const actual = own(report.tasks, id)?.reply ?? null;
     out.add(['replyContains', id], actual !== null && actual.includes(text), text, actual);
   }
 }
 
-function checkOrder(key: 'suspendOrder' | 'resumeOrder' | 'finishOrder', expected: readonly string[], actual: readonly string[], out: Collector): void {
+function checkOrder(
+  key: 'suspendOrder' | 'resumeOrder' | 'finishOrder',
+  expected: readonly string[],
+  actual: readonly string[],
+  out: Collector,
+): void {
   out.add([key], deepEqual(expected, actual), expected, actual);
 }
 
@@ -182,7 +203,11 @@ function checkEqual(pairs: readonly (readonly [string, string])[], report: Unche
   });
 }
 
-function checkOutputs(outputs: Readonly<Record<string, readonly OutputExpect[]>>, report: UncheckedReport, out: Collector): void {
+function checkOutputs(
+  outputs: Readonly<Record<string, readonly OutputExpect[]>>,
+  report: UncheckedReport,
+  out: Collector,
+): void {
   for (const [channel, expected] of Object.entries(outputs)) {
     const actual: readonly ReportOutput[] = own(report.outputs, channel) ?? [];
     const ok = actual.length === expected.length && expected.every((want, i) => outputMatches(want, actual[i]));
@@ -249,7 +274,9 @@ function fieldHolds(want: TaskFieldExpect, actual: unknown): boolean {
       return deepEqual(want.value, actual);
     case 'range':
       return (
-        typeof actual === 'number' && (want.min === undefined || actual >= want.min) && (want.max === undefined || actual <= want.max)
+        typeof actual === 'number' &&
+        (want.min === undefined || actual >= want.min) &&
+        (want.max === undefined || actual <= want.max)
       );
   }
 }
@@ -266,7 +293,9 @@ function fieldExpected(want: TaskFieldExpect): unknown {
 function outputMatches(want: OutputExpect, actual: ReportOutput | undefined): boolean {
   // Stryker disable next-line BooleanLiteral: unreachable, checkOutputs compares only lists of the same length
   if (actual === undefined) return false;
-  return (want.task === undefined || want.task === actual.task) && (want.text === undefined || want.text === actual.text);
+  return (
+    (want.task === undefined || want.task === actual.task) && (want.text === undefined || want.text === actual.text)
+  );
 }
 
 /** An own entry of a record: inherited names (`constructor`, `toString`) are never found. */

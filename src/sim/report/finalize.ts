@@ -24,7 +24,15 @@ import type { ResponseBoundReport } from '../response/report.ts';
 import type { Expect } from '../scenario/index.ts';
 import { buildReport } from './build.ts';
 import { evaluateExpectations } from './expect.ts';
-import type { Report, ReportChannel, ReportExpectation, ReportInput, ReportOutput, ReportSwarm, UncheckedReport } from './types.ts';
+import type {
+  Report,
+  ReportChannel,
+  ReportExpectation,
+  ReportInput,
+  ReportOutput,
+  ReportSwarm,
+  UncheckedReport,
+} from './types.ts';
 
 /** Everything a finished run hands to its report. */
 export interface RunRecord extends ReportInput {
@@ -59,7 +67,8 @@ export function finalizeReport(run: RunRecord, checks: CommandChecks = {}): Repo
   const unchecked: UncheckedReport = { ...body, outputs: outputsOf(run.events), channels: channelsOf(run) };
   const evaluated = evaluateExpectations(run.expect, unchecked, { unfiredTriggers: run.unfiredTriggers });
   const swarm = run.swarm ?? null;
-  const expectations = swarm === null ? evaluated : [...evaluated.filter((e) => SWARM_VERDICTS.has(e.name)), oneTerminal(unchecked)];
+  const expectations =
+    swarm === null ? evaluated : [...evaluated.filter((e) => SWARM_VERDICTS.has(e.name)), oneTerminal(unchecked)];
   let ok = expectations.every((e) => e.ok) && unexpectedViolations(run, run.violations).length === 0;
   if (checks.determinism !== undefined) {
     const actual = checks.determinism.secondHash;
@@ -71,7 +80,13 @@ export function finalizeReport(run: RunRecord, checks: CommandChecks = {}): Repo
   if (checks.exitCode === true && expectedExit !== undefined) {
     // Informative only (see the file comment): `ok`, and so the exit code, stay as they are.
     const exitCode = exitCodeOf({ ok });
-    expectations.push({ name: 'exitCode', path: 'expect.exitCode', ok: exitCode === expectedExit, expected: expectedExit, actual: exitCode });
+    expectations.push({
+      name: 'exitCode',
+      path: 'expect.exitCode',
+      ok: exitCode === expectedExit,
+      expected: expectedExit,
+      actual: exitCode,
+    });
   }
   return {
     reportVersion: body.reportVersion,

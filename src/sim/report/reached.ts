@@ -47,7 +47,10 @@ export type ReachedState = (typeof REACHED_STATES)[number];
 const CONSOLIDATION_CHANNEL = '_consolidation_';
 
 /** The listed states this run reached, in list order. */
-export function reachedStates(report: Pick<Report, 'maxStackDepth' | 'deferrals' | 'drops' | 'tasks'>, events: readonly TraceEvent[]): ReachedState[] {
+export function reachedStates(
+  report: Pick<Report, 'maxStackDepth' | 'deferrals' | 'drops' | 'tasks'>,
+  events: readonly TraceEvent[],
+): ReachedState[] {
   const reached = new Set<ReachedState>();
   if (report.maxStackDepth >= 4) reached.add('depth-4');
   if (report.deferrals.cooldown > 0) reached.add('cooldown-deferral');
@@ -89,7 +92,8 @@ export function reachedStates(report: Pick<Report, 'maxStackDepth' | 'deferrals'
         break;
       case 'preempt.deferred':
         if (e.reason === 'critical' && report.tasks[e.task]?.level === 4) reached.add('l4-deferred-critical');
-        if (e.victim !== null && report.tasks[e.victim]?.channel === CONSOLIDATION_CHANNEL) reached.add('consolidation-deferral');
+        if (e.victim !== null && report.tasks[e.victim]?.channel === CONSOLIDATION_CHANNEL)
+          reached.add('consolidation-deferral');
         break;
       // Stryker disable next-line ConditionalExpression: the other event types reach no listed state
       default:

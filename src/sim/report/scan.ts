@@ -112,7 +112,13 @@ export function scanTrace(events: readonly TraceEvent[]): { tasks: Map<string, T
         if (running.get(e.agent) === e.task) running.set(e.agent, null);
         orders.suspendOrder.push(e.task);
         orders.maxStackDepth = Math.max(orders.maxStackDepth, e.depthAfter);
-        taskOf(e.task)?.suspensions.push({ t: e.t, step: e.step, by: e.by, effBefore: e.eff, depthAfter: e.depthAfter });
+        taskOf(e.task)?.suspensions.push({
+          t: e.t,
+          step: e.step,
+          by: e.by,
+          effBefore: e.eff,
+          depthAfter: e.depthAfter,
+        });
         break;
       }
       case 'task.terminal': {
@@ -178,7 +184,8 @@ export function scanTrace(events: readonly TraceEvent[]): { tasks: Map<string, T
         const task = taskOf(e.task);
         if (task === undefined) break;
         const requested = task.toolCallsById.get(e.callId);
-        const call = requested !== undefined && requested.start === null ? requested : requestCall(task, e.callId, e.name, e.args);
+        const call =
+          requested !== undefined && requested.start === null ? requested : requestCall(task, e.callId, e.name, e.args);
         call.ok = null;
         call.start = e.t;
         break;

@@ -30,12 +30,18 @@ export function formatSummary(report: Report): string {
     `times an interrupt had to wait: ${d.critical} during a tool call or other uninterruptible step, ` +
       `${d.cooldown} in the cooldown after a preemption, ${d.level} not outranking the running task`,
   );
-  lines.push(`dropped because the interrupt queues were full: ${report.drops.length}; stop button presses: ${report.stops.length}`);
+  lines.push(
+    `dropped because the interrupt queues were full: ${report.drops.length}; stop button presses: ${report.stops.length}`,
+  );
   lines.push(`deepest suspend stack: ${report.maxStackDepth} (at most ${STACK_DEPTH_MAX})`);
   if (report.responseBound !== undefined) lines.push(formatResponseBound(report.responseBound));
-  if (report.swarm !== undefined) lines.push(`swarm sites: ${report.swarm.sites.length === 0 ? '(none active)' : report.swarm.sites.join(', ')}`);
+  if (report.swarm !== undefined)
+    lines.push(`swarm sites: ${report.swarm.sites.length === 0 ? '(none active)' : report.swarm.sites.join(', ')}`);
   lines.push(`trace hash ${report.traceHash}  (${report.events} events)`);
-  const speed = report.wallMs > 0 ? `${Math.round(report.virtualMs / report.wallMs)}× faster than real time` : 'too fast to measure the speed-up';
+  const speed =
+    report.wallMs > 0
+      ? `${Math.round(report.virtualMs / report.wallMs)}× faster than real time`
+      : 'too fast to measure the speed-up';
   lines.push(`time: ${report.virtualMs} ms simulated in ${report.wallMs} ms (${speed})`);
 
   const failed = report.expectations.filter((x) => !x.ok);

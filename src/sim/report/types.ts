@@ -6,7 +6,15 @@
  * from the object literals in build.ts (nested objects) and finalize.ts (the top level), not from these
  * types, so they must be kept in step.
  */
-import type { AgentDump, KernelDump, SchedulerCounters, TerminalKind, TerminalReason, TraceEvent, Violation } from '../../kernel/index.ts';
+import type {
+  AgentDump,
+  KernelDump,
+  SchedulerCounters,
+  TerminalKind,
+  TerminalReason,
+  TraceEvent,
+  Violation,
+} from '../../kernel/index.ts';
 import type { ResponseBoundReport } from '../response/report.ts';
 
 export interface InputMeta {

@@ -50,21 +50,34 @@ export type BoundAnalysis =
 export type BoundLevel = 3 | 4;
 
 /** The static half: whether the run is within the assumptions, and with which durations. */
-export function analyzeBound(scenario: Scenario, config: KernelConfig, swarmSites: readonly FaultSite[] | null): BoundAnalysis {
+export function analyzeBound(
+  scenario: Scenario,
+  config: KernelConfig,
+  swarmSites: readonly FaultSite[] | null,
+): BoundAnalysis {
   if (config.maxToolTurns === 0) {
-    return { applicable: false, reason: 'kernel.maxToolTurns is 0 (unlimited): the model calls of one task have no bound' };
+    return {
+      applicable: false,
+      reason: 'kernel.maxToolTurns is 0 (unlimited): the model calls of one task have no bound',
+    };
   }
   if (scenario.residents.length > 0) {
     return { applicable: false, reason: 'the scenario has child agents; the bound is derived for one agent' };
   }
   const swarm = new Set(swarmSites ?? []);
   const replies = replyLists(scenario);
-  const firstMax = Math.max(rangeMax(scenario.model.firstChunkMs), ...replies.flat().map((r) => (r.firstChunkMs === undefined ? 0 : rangeMax(r.firstChunkMs))));
+  const firstMax = Math.max(
+    rangeMax(scenario.model.firstChunkMs),
+    ...replies.flat().map((r) => (r.firstChunkMs === undefined ? 0 : rangeMax(r.firstChunkMs))),
+  );
   const streamMs = firstMax + (scenario.model.chunks - 1) * rangeMax(scenario.model.chunkMs);
   const stalls = scenario.faults.modelStallRate > 0 || swarm.has('model-stall');
   const modelCallMs = stalls ? config.modelTimeoutMs : Math.min(config.modelTimeoutMs, streamMs);
   const longestTool = Math.max(0, ...scenario.tools.map((t) => rangeMax(t.durationMs)));
-  const toolMs = swarm.has('tool-hang') && scenario.tools.length > 0 ? Math.max(longestTool, HANG_MIN_MS, HANG_FACTOR * longestTool) : longestTool;
+  const toolMs =
+    swarm.has('tool-hang') && scenario.tools.length > 0
+      ? Math.max(longestTool, HANG_MIN_MS, HANG_FACTOR * longestTool)
+      : longestTool;
   const taskMs = Math.max(...replies.map((list) => listWorkMs(list, config.maxToolTurns, modelCallMs, toolMs)));
   const parameters: BoundParameters = {
     modelCallMs,
@@ -82,7 +95,9 @@ export function analyzeBound(scenario: Scenario, config: KernelConfig, swarmSite
 /** R4(c) or R3(c) of the file comment. */
 export function responseBoundMs(p: BoundParameters, level: BoundLevel, competitors: number): number {
   const w = p.taskMs;
-  return level === 4 ? w + Math.max(w, p.blockingMs) + competitors * w : w + Math.max(2 * w, p.blockingMs) + competitors * (w + p.modelCallMs);
+  return level === 4
+    ? w + Math.max(w, p.blockingMs) + competitors * w
+    : w + Math.max(2 * w, p.blockingMs) + competitors * (w + p.modelCallMs);
 }
 
 /** The assumed competitor count of a level. */

@@ -17,7 +17,14 @@
  * Cost: O(1) per event, plus O(waiting) when the waiting set or a competitor count changes.
  */
 import type { TraceEvent, Violation } from '../../kernel/index.ts';
-import { analyzeBound, competitorsMax, responseBoundMs, type BoundAnalysis, type BoundLevel, type BoundParameters } from './bound.ts';
+import {
+  analyzeBound,
+  competitorsMax,
+  responseBoundMs,
+  type BoundAnalysis,
+  type BoundLevel,
+  type BoundParameters,
+} from './bound.ts';
 
 export const RESPONSE = 'RESPONSE';
 const ROOT = 'root';
@@ -125,7 +132,12 @@ export class ResponseMonitor {
       tally.worstMs = Math.max(tally.worstMs ?? 0, waitedMs);
       const bound = this.boundOf(w);
       if (!w.late && waitedMs > bound) {
-        this.violate(w, e.t, e.seq, `started ${waitedMs}ms after its submission at t=${w.submittedAtMs}ms, ${this.explain(w, bound)}`);
+        this.violate(
+          w,
+          e.t,
+          e.seq,
+          `started ${waitedMs}ms after its submission at t=${w.submittedAtMs}ms, ${this.explain(w, bound)}`,
+        );
       }
     }
     this.refreshDeadline();
@@ -141,14 +153,26 @@ export class ResponseMonitor {
       if (w.late || w.competitors > competitorsMax(w.level)) continue;
       const bound = this.boundOf(w);
       if (t <= w.submittedAtMs + bound) continue;
-      this.violate(w, t, seq, `has not started at t=${t}ms, ${t - w.submittedAtMs}ms after its submission at t=${w.submittedAtMs}ms, ${this.explain(w, bound)}`);
+      this.violate(
+        w,
+        t,
+        seq,
+        `has not started at t=${t}ms, ${t - w.submittedAtMs}ms after its submission at t=${w.submittedAtMs}ms, ${this.explain(w, bound)}`,
+      );
     }
     this.refreshDeadline();
   }
 
   private violate(w: Waiting, t: number, seq: number, what: string): void {
     w.late = true;
-    this.found.push({ invariant: RESPONSE, t, seq, agent: ROOT, task: w.task, message: `L${w.level} task ${w.task} ${what}` });
+    this.found.push({
+      invariant: RESPONSE,
+      t,
+      seq,
+      agent: ROOT,
+      task: w.task,
+      message: `L${w.level} task ${w.task} ${what}`,
+    });
   }
 
   private explain(w: Waiting, bound: number): string {

@@ -31,7 +31,8 @@ export interface ResponseBoundReport {
 export function responseBoundReport(monitor: ResponseMonitor): ResponseBoundReport {
   const parameters = monitor.boundParameters;
   const reason = monitor.reason;
-  if (parameters === null || reason !== null) return { applicable: false, reason, parameters: null, L4: null, L3: null };
+  if (parameters === null || reason !== null)
+    return { applicable: false, reason, parameters: null, L4: null, L3: null };
   const level = (l: BoundLevel): ResponseLevelReport => {
     const tally = monitor.levelTally(l);
     return {
@@ -47,7 +48,8 @@ export function responseBoundReport(monitor: ResponseMonitor): ResponseBoundRepo
 
 /** One readable line for the run summary. */
 export function formatResponseBound(r: ResponseBoundReport): string {
-  if (!r.applicable || r.L4 === null || r.L3 === null) return `response bound (how soon an interrupt starts): not applicable (${r.reason ?? 'unknown'})`;
+  if (!r.applicable || r.L4 === null || r.L3 === null)
+    return `response bound (how soon an interrupt starts): not applicable (${r.reason ?? 'unknown'})`;
   const part = (name: string, l: ResponseLevelReport): string =>
     `${name} within ${l.boundMs} ms (${l.checked} checked${l.worstMs === null ? '' : `, slowest ${l.worstMs} ms`}` +
     `${l.outside > 0 ? `, ${l.outside} not checked: more competing interrupts than assumed` : ''})`;

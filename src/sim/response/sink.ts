@@ -8,7 +8,15 @@
  * stamped by the kernel's Tracer right after the event that revealed them. A run without a violation
  * therefore has exactly the trace it had without this monitor, and its golden hash.
  */
-import { MonitoredSink, type InvariantMonitor, type MonitorFinal, type TraceEvent, type TraceSink, type TraceStamp, type Violation } from '../../kernel/index.ts';
+import {
+  MonitoredSink,
+  type InvariantMonitor,
+  type MonitorFinal,
+  type TraceEvent,
+  type TraceSink,
+  type TraceStamp,
+  type Violation,
+} from '../../kernel/index.ts';
 import { responseBoundReport, type ResponseBoundReport } from './report.ts';
 import type { ResponseMonitor } from './monitor.ts';
 
@@ -57,7 +65,13 @@ export class SimMonitors implements TraceSink {
     const found = this.response.violations;
     for (; this.written < found.length; this.written += 1) {
       const v = found[this.written] as Violation;
-      this.stamp?.(v.agent, t, { type: 'invariant.violation', invariant: v.invariant, task: v.task ?? null, message: v.message, cause: v.seq });
+      this.stamp?.(v.agent, t, {
+        type: 'invariant.violation',
+        invariant: v.invariant,
+        task: v.task ?? null,
+        message: v.message,
+        cause: v.seq,
+      });
     }
   }
 }

@@ -13,7 +13,6 @@ import { entries, isObj, unknownAgentMessage, unknownTaskMessage, type Obj, type
 import { EVENT_ACTIONS, KERNEL_TASK, TIMING_KEYS } from './schema.ts';
 import { residentIssues } from './resident-checks.ts';
 
-
 /** Every cross-field issue of the raw document; `[]` when it is not even an object. */
 export function crossFieldIssues(raw: unknown): Issue[] {
   if (!isObj(raw)) return [];
@@ -29,7 +28,8 @@ export function crossFieldIssues(raw: unknown): Issue[] {
   if (isObj(raw.kernelReplies)) {
     for (const key of Object.keys(raw.kernelReplies)) {
       const agent = KERNEL_TASK.exec(key)?.[1];
-      if (agent !== undefined && !agents.has(agent)) issues.push({ path: ['kernelReplies', key], message: unknownAgentMessage(agent, residents) });
+      if (agent !== undefined && !agents.has(agent))
+        issues.push({ path: ['kernelReplies', key], message: unknownAgentMessage(agent, residents) });
     }
   }
   entries(raw.events).forEach((entry, i) => {
@@ -58,7 +58,8 @@ function generatedCount(generate: unknown): number {
   if (!isObj(generate)) return 0;
   // A count that is itself out of bounds is the shape pass's problem; it adds nothing here. A negative
   // one is clamped to 0 (rather than tested with `>= 0`, whose `> 0` twin could never be told apart).
-  const countOf = (v: unknown): number => (Number.isSafeInteger(v) && (v as number) <= INPUTS_MAX ? Math.max(v as number, 0) : 0);
+  const countOf = (v: unknown): number =>
+    Number.isSafeInteger(v) && (v as number) <= INPUTS_MAX ? Math.max(v as number, 0) : 0;
   const levels = isObj(generate.interrupts) ? generate.interrupts : {};
   return countOf(generate.queued) + countOf(levels.L1) + countOf(levels.L2) + countOf(levels.L3) + countOf(levels.L4);
 }
@@ -69,7 +70,11 @@ function residentIds(raw: unknown, issues: Issue[]): string[] {
     if (!isObj(entry) || typeof entry.id !== 'string') return;
     const earlier = first.get(entry.id);
     if (earlier === undefined) first.set(entry.id, i);
-    else issues.push({ path: ['residents', i, 'id'], message: `duplicate resident id '${entry.id}' (first declared at residents[${earlier}])` });
+    else
+      issues.push({
+        path: ['residents', i, 'id'],
+        message: `duplicate resident id '${entry.id}' (first declared at residents[${earlier}])`,
+      });
   });
   return [...first.keys()].filter((id) => id !== 'root'); // "root" is reported by the shape pass
 }
@@ -80,7 +85,11 @@ function inputIds(raw: unknown, issues: Issue[]): Set<string> {
     if (!isObj(entry) || typeof entry.id !== 'string') return;
     const earlier = first.get(entry.id);
     if (earlier === undefined) first.set(entry.id, i);
-    else issues.push({ path: ['inputs', i, 'id'], message: `duplicate id '${entry.id}' (first used by inputs[${earlier}]); ids must be unique` });
+    else
+      issues.push({
+        path: ['inputs', i, 'id'],
+        message: `duplicate id '${entry.id}' (first used by inputs[${earlier}]); ids must be unique`,
+      });
   });
   return new Set(first.keys());
 }
@@ -94,25 +103,41 @@ function checkInput(entry: Obj, i: number, ctx: TaskContext, issues: Issue[]): v
     issues.push({ path: at('level'), message: 'allowed only on interrupts: remove it, or set class to "interrupt"' });
   }
   if (entry.class === 'queued' && entry.stop !== undefined) {
-    issues.push({ path: at('stop'), message: 'allowed only on interrupts: remove it, or set class to "interrupt" with a level' });
+    issues.push({
+      path: at('stop'),
+      message: 'allowed only on interrupts: remove it, or set class to "interrupt" with a level',
+    });
   }
   const timings = TIMING_KEYS.filter((k) => entry[k] !== undefined);
   for (const key of timings.slice(1)) {
     // Stryker disable next-line StringLiteral: unreachable fallback, a second timing implies a first
-    issues.push({ path: at(key), message: `conflicts with '${timings[0] ?? ''}': give at most one of at, when, afterTerminal` });
+    issues.push({
+      path: at(key),
+      message: `conflicts with '${timings[0] ?? ''}': give at most one of at, when, afterTerminal`,
+    });
   }
   if (typeof entry.agent === 'string' && entry.agent !== '' && !ctx.agents.has(entry.agent)) {
     issues.push({ path: at('agent'), message: unknownAgentMessage(entry.agent, ctx.residents) });
   }
   const self = typeof entry.id === 'string' ? entry.id : undefined;
-  if (isObj(entry.when) && typeof entry.when.task === 'string') checkTarget(entry.when.task, self, at('when', 'task'), ctx, issues);
+  if (isObj(entry.when) && typeof entry.when.task === 'string')
+    checkTarget(entry.when.task, self, at('when', 'task'), ctx, issues);
   if (typeof entry.afterTerminal === 'string') checkTarget(entry.afterTerminal, self, at('afterTerminal'), ctx, issues);
 }
 
-function checkTarget(target: string, self: string | undefined, path: Segment[], ctx: TaskContext, issues: Issue[]): void {
+function checkTarget(
+  target: string,
+  self: string | undefined,
+  path: Segment[],
+  ctx: TaskContext,
+  issues: Issue[],
+): void {
   if (target === '') return; // the shape pass reports it
   if (target === self) {
-    issues.push({ path, message: 'an input cannot trigger on itself: name another input or a kernel task "<agent>:<n>"' });
+    issues.push({
+      path,
+      message: 'an input cannot trigger on itself: name another input or a kernel task "<agent>:<n>"',
+    });
     return;
   }
   const message = unknownTaskMessage(target, ctx);

@@ -66,7 +66,11 @@ function checkTaskFields(tasks: Obj, issues: Issue[]): void {
   for (const [id, fields] of Object.entries(tasks)) {
     if (!isObj(fields)) continue;
     for (const field of Object.keys(fields)) {
-      if (!known.has(field)) issues.push({ path: ['expect', 'tasks', id, field], message: unknownNameMessage('task field', field, TASK_FIELDS) });
+      if (!known.has(field))
+        issues.push({
+          path: ['expect', 'tasks', id, field],
+          message: unknownNameMessage('task field', field, TASK_FIELDS),
+        });
     }
   }
 }
@@ -78,7 +82,10 @@ function checkCounters(names: Obj, at: readonly Segment[], issues: Issue[]): voi
     if (!COUNTER_NAMES.includes(name)) {
       issues.push({ path, message: unknownNameMessage('counter', name, COUNTER_NAMES) });
     } else if (PER_LEVEL_COUNTERS.has(name) && typeof value === 'number') {
-      issues.push({ path, message: `'${name}' is counted per level: write {"1": n, …, "4": n} with the levels to check` });
+      issues.push({
+        path,
+        message: `'${name}' is counted per level: write {"1": n, …, "4": n} with the levels to check`,
+      });
     } else if (!PER_LEVEL_COUNTERS.has(name) && isObj(value)) {
       issues.push({ path, message: `'${name}' is not counted per level: write a number` });
     }

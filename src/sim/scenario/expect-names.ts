@@ -34,7 +34,8 @@ export const TASK_FIELDS = [
   'reply',
 ] as const satisfies readonly (keyof ReportTask)[];
 // The compiler proves TASK_FIELDS lists every report task field: this line breaks when one is added.
-const taskFieldsComplete: [Exclude<keyof ReportTask, (typeof TASK_FIELDS)[number]>] extends [never] ? true : false = true;
+const taskFieldsComplete: [Exclude<keyof ReportTask, (typeof TASK_FIELDS)[number]>] extends [never] ? true : false =
+  true;
 void taskFieldsComplete;
 
 /**
@@ -68,5 +69,6 @@ export const INVARIANT_NAMES = [
   'LIMIT',
 ] as const satisfies readonly (InvariantName | 'RUNTIME' | 'LIMIT')[];
 // The compiler proves INVARIANT_NAMES lists every monitor invariant: this line breaks when one is added.
-const invariantsComplete: [Exclude<InvariantName, (typeof INVARIANT_NAMES)[number]>] extends [never] ? true : false = true;
+const invariantsComplete: [Exclude<InvariantName, (typeof INVARIANT_NAMES)[number]>] extends [never] ? true : false =
+  true;
 void invariantsComplete;

@@ -93,7 +93,10 @@ export function loadScenarioFile(path: string): ParseResult {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return { ok: false, problems: [{ path: '', message: `scenario file ${path} is not valid JSON: ${errorText(err)}` }] };
+    return {
+      ok: false,
+      problems: [{ path: '', message: `scenario file ${path} is not valid JSON: ${errorText(err)}` }],
+    };
   }
   return parseScenario(json);
 }

@@ -9,7 +9,17 @@ import { assert, type Level, type TaskClass } from '../../kernel/index.ts';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_VIRTUAL_MS } from './bounds.ts';
 import { isObj } from './refs.ts';
 import type { CountersIn, ExpectIn, FieldExpectIn, InputIn, ReplyIn, ScenarioIn } from './schema.ts';
-import type { CounterExpects, Expect, InputCommon, Range, Reply, Scenario, ScenarioInput, TaskFieldExpect, Timing } from './types.ts';
+import type {
+  CounterExpects,
+  Expect,
+  InputCommon,
+  Range,
+  Reply,
+  Scenario,
+  ScenarioInput,
+  TaskFieldExpect,
+  Timing,
+} from './types.ts';
 import { DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
 
 /** `{key: value}` when the value is present, `{}` otherwise (exactOptionalPropertyTypes). */
@@ -68,17 +78,29 @@ function normalizeInput(i: InputIn): ScenarioInput {
   if (cls === 'queued') return { ...common, class: 'queued', level: null, stop: false, text: i.text ?? defaultText };
   assert(i.level !== undefined, 'SCENARIO: the cross-field pass guarantees a level on every interrupt');
   const level = LEVEL_OF[i.level];
-  if (i.stop === true) return { ...common, class: 'interrupt', level, stop: true, text: i.text === undefined || i.text === '' ? null : i.text };
+  if (i.stop === true)
+    return {
+      ...common,
+      class: 'interrupt',
+      level,
+      stop: true,
+      text: i.text === undefined || i.text === '' ? null : i.text,
+    };
   return { ...common, class: 'interrupt', level, stop: false, text: i.text ?? defaultText };
 }
 
 function normalizeExpect(e: ExpectIn | undefined): Expect {
   const x = e ?? {};
   const counterMap = (c: CountersIn | undefined): CounterExpects | undefined =>
-    c === undefined ? undefined : record(c, (names) => record(names, (v) =>
-          typeof v === 'number' ? v : { ...opt('1', v['1']), ...opt('2', v['2']), ...opt('3', v['3']), ...opt('4', v['4']) },
-        ),
-      );
+    c === undefined
+      ? undefined
+      : record(c, (names) =>
+          record(names, (v) =>
+            typeof v === 'number'
+              ? v
+              : { ...opt('1', v['1']), ...opt('2', v['2']), ...opt('3', v['3']), ...opt('4', v['4']) },
+          ),
+        );
   return {
     allTerminal: x.allTerminal ?? true,
     invariants: x.invariants ?? true,
@@ -90,10 +112,26 @@ function normalizeExpect(e: ExpectIn | undefined): Expect {
     ...opt('finishOrder', x.finishOrder === undefined ? undefined : [...x.finishOrder]),
     ...opt('counters', counterMap(x.counters)),
     ...opt('countersMin', counterMap(x.countersMin)),
-    ...opt('tasks', x.tasks === undefined ? undefined : record(x.tasks, (fields) => record(fields, normalizeFieldExpect))),
-    ...opt('equal', x.equal?.map(([a, b]): readonly [string, string] => [a, b])),
-    ...opt('outputs', x.outputs === undefined ? undefined : record(x.outputs, (list) => list.map((o) => ({ ...opt('task', o.task), ...opt('text', o.text) })))),
-    ...opt('agents', x.agents === undefined ? undefined : record(x.agents, (a) => ({ ...opt('state', a.state), ...opt('tableSize', a.tableSize) }))),
+    ...opt(
+      'tasks',
+      x.tasks === undefined ? undefined : record(x.tasks, (fields) => record(fields, normalizeFieldExpect)),
+    ),
+    ...opt(
+      'equal',
+      x.equal?.map(([a, b]): readonly [string, string] => [a, b]),
+    ),
+    ...opt(
+      'outputs',
+      x.outputs === undefined
+        ? undefined
+        : record(x.outputs, (list) => list.map((o) => ({ ...opt('task', o.task), ...opt('text', o.text) }))),
+    ),
+    ...opt(
+      'agents',
+      x.agents === undefined
+        ? undefined
+        : record(x.agents, (a) => ({ ...opt('state', a.state), ...opt('tableSize', a.tableSize) })),
+    ),
     ...opt('violations', x.violations === undefined ? undefined : [...x.violations]),
     ...opt('exitCode', x.exitCode),
   };
@@ -152,8 +190,16 @@ export function normalize(s: ScenarioIn): Scenario {
       panics: t.panics ?? false,
       parallelSafe: t.parallelSafe ?? false,
     })),
-    channels: (s.channels ?? []).map((c) => ({ name: c.name, ...opt('plugin', c.plugin), ...opt('owner', c.owner), ...opt('output', c.output) })),
-    outputs: (s.outputs ?? []).map((o) => ({ name: o.name, ...opt('caps', o.caps === undefined ? undefined : [...o.caps]) })),
+    channels: (s.channels ?? []).map((c) => ({
+      name: c.name,
+      ...opt('plugin', c.plugin),
+      ...opt('owner', c.owner),
+      ...opt('output', c.output),
+    })),
+    outputs: (s.outputs ?? []).map((o) => ({
+      name: o.name,
+      ...opt('caps', o.caps === undefined ? undefined : [...o.caps]),
+    })),
     residents: (s.residents ?? []).map((r) => ({
       id: r.id,
       ...opt('kind', r.kind),
@@ -169,12 +215,18 @@ export function normalize(s: ScenarioIn): Scenario {
         'registerChannel',
         e.registerChannel === undefined
           ? undefined
-          : { name: e.registerChannel.name, ...opt('plugin', e.registerChannel.plugin), ...opt('owner', e.registerChannel.owner) },
+          : {
+              name: e.registerChannel.name,
+              ...opt('plugin', e.registerChannel.plugin),
+              ...opt('owner', e.registerChannel.owner),
+            },
       ),
       ...opt('unregisterChannel', e.unregisterChannel),
       ...opt(
         'destroy',
-        e.destroy === undefined ? undefined : { id: e.destroy.id, ...opt('residual', e.destroy.residual), ...opt('channels', e.destroy.channels) },
+        e.destroy === undefined
+          ? undefined
+          : { id: e.destroy.id, ...opt('residual', e.destroy.residual), ...opt('channels', e.destroy.channels) },
       ),
       ...opt('stopAgent', e.stopAgent),
     })),

@@ -12,7 +12,9 @@ export function residentIssues(raw: Obj, residents: readonly string[]): Issue[] 
   const issues: Issue[] = [];
   const channels = new Map<string, unknown>();
   for (const c of entries(raw.channels)) if (isObj(c) && typeof c.name === 'string') channels.set(c.name, c.owner);
-  const outputs = new Set(entries(raw.outputs).flatMap((o) => (isObj(o) && typeof o.name === 'string' ? [o.name] : [])));
+  const outputs = new Set(
+    entries(raw.outputs).flatMap((o) => (isObj(o) && typeof o.name === 'string' ? [o.name] : [])),
+  );
   const tools = new Set(isObj(raw.tools) ? Object.keys(raw.tools) : []);
   const claimed = new Map<string, string>();
   entries(raw.residents).forEach((r, i) => {
@@ -22,25 +24,38 @@ export function residentIssues(raw: Obj, residents: readonly string[]): Issue[] 
       if (typeof name !== 'string') return;
       const at = ['residents', i, 'inputChs', j];
       if (!channels.has(name)) {
-        issues.push({ path: at, message: `inputch '${name}' is not declared in channels (declared: ${[...channels.keys()].join(', ') || 'none'})` });
+        issues.push({
+          path: at,
+          message: `inputch '${name}' is not declared in channels (declared: ${[...channels.keys()].join(', ') || 'none'})`,
+        });
         return;
       }
       const owner = channels.get(name);
       if (typeof owner === 'string' && owner !== '' && owner !== 'root') {
-        issues.push({ path: at, message: `inputch '${name}' is owned by '${owner}' in channels; a resident takes only unassigned inputchs` });
+        issues.push({
+          path: at,
+          message: `inputch '${name}' is owned by '${owner}' in channels; a resident takes only unassigned inputchs`,
+        });
       }
       const other = claimed.get(name);
-      if (other !== undefined) issues.push({ path: at, message: `inputch '${name}' is already taken by resident '${other}'` });
+      if (other !== undefined)
+        issues.push({ path: at, message: `inputch '${name}' is already taken by resident '${other}'` });
       else claimed.set(name, id);
     });
     entries(r.allowedOutputs).forEach((name, j) => {
       if (typeof name === 'string' && !outputs.has(name)) {
-        issues.push({ path: ['residents', i, 'allowedOutputs', j], message: `output '${name}' is not declared in outputs (declared: ${[...outputs].join(', ') || 'none'})` });
+        issues.push({
+          path: ['residents', i, 'allowedOutputs', j],
+          message: `output '${name}' is not declared in outputs (declared: ${[...outputs].join(', ') || 'none'})`,
+        });
       }
     });
     entries(r.tools).forEach((name, j) => {
       if (typeof name === 'string' && !tools.has(name)) {
-        issues.push({ path: ['residents', i, 'tools', j], message: `tool '${name}' is not declared in tools (declared: ${[...tools].join(', ') || 'none'})` });
+        issues.push({
+          path: ['residents', i, 'tools', j],
+          message: `tool '${name}' is not declared in tools (declared: ${[...tools].join(', ') || 'none'})`,
+        });
       }
     });
   });

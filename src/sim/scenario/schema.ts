@@ -8,7 +8,15 @@
  */
 import { z } from 'zod';
 import { STACK_DEPTH_MAX, type StepName } from '../../kernel/index.ts';
-import { ARGS_DEPTH_MAX, EXPECT_VALUE_DEPTH_MAX, INPUTS_MAX, MODEL_CHUNKS_MAX, nestsDeeperThan, SEED_MAX, TIME_MS_MAX } from './bounds.ts';
+import {
+  ARGS_DEPTH_MAX,
+  EXPECT_VALUE_DEPTH_MAX,
+  INPUTS_MAX,
+  MODEL_CHUNKS_MAX,
+  nestsDeeperThan,
+  SEED_MAX,
+  TIME_MS_MAX,
+} from './bounds.ts';
 import { INVARIANT_NAMES } from './expect-names.ts';
 import { ALLOWED_PREFIX, show } from './problems.ts';
 
@@ -19,7 +27,15 @@ const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** A kernel task name `<agent>:<n>`; group 1 is the agent. */
 export const KERNEL_TASK = /^([A-Za-z0-9][A-Za-z0-9_-]*):([1-9][0-9]*)$/;
 const COUNTER_REF = /^[^.]+\..+$/;
-const STEP_NAMES = ['Prepare', 'Model', 'ToolBatch', 'ToolBegin', 'ToolExec', 'ToolAfter', 'TurnEnd'] as const satisfies readonly StepName[];
+const STEP_NAMES = [
+  'Prepare',
+  'Model',
+  'ToolBatch',
+  'ToolBegin',
+  'ToolExec',
+  'ToolAfter',
+  'TurnEnd',
+] as const satisfies readonly StepName[];
 // The compiler proves STEP_NAMES lists every StepName: this line breaks when the trace gains a step.
 const stepNamesComplete: [Exclude<StepName, (typeof STEP_NAMES)[number]>] extends [never] ? true : false = true;
 void stepNamesComplete;
@@ -44,7 +60,8 @@ function isRange(v: unknown): boolean {
 
 type RangeIn = number | [number, number];
 const range = z.custom<RangeIn>(isRange, {
-  error: (iss) => (iss.input === undefined ? `required: ${RANGE_RULE}` : `must be ${RANGE_RULE}, got ${show(iss.input)}`),
+  error: (iss) =>
+    iss.input === undefined ? `required: ${RANGE_RULE}` : `must be ${RANGE_RULE}, got ${show(iss.input)}`,
 });
 const ms = z.int().min(0).max(TIME_MS_MAX);
 const count = z.int().min(0);
@@ -54,8 +71,12 @@ const nonEmpty = z.string().min(1);
 const rate = z.number().min(0).max(1);
 const inputId = z
   .string()
-  .regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")' });
-const agentId = z.string().regex(AGENT_ID, { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });
+  .regex(INPUT_ID, {
+    error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")',
+  });
+const agentId = z
+  .string()
+  .regex(AGENT_ID, { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });
 
 const args = z.unknown().refine((v) => !nestsDeeperThan(v, ARGS_DEPTH_MAX), {
   error: `must nest at most ${ARGS_DEPTH_MAX} levels of objects and arrays; flatten the arguments`,
@@ -120,7 +141,12 @@ const tool = strictObj({
   parallelSafe: z.boolean().optional(),
 });
 
-const channel = strictObj({ name: nonEmpty, plugin: nonEmpty.optional(), owner: z.string().optional(), output: nonEmpty.optional() });
+const channel = strictObj({
+  name: nonEmpty,
+  plugin: nonEmpty.optional(),
+  owner: z.string().optional(),
+  output: nonEmpty.optional(),
+});
 const output = strictObj({ name: nonEmpty, caps: z.array(nonEmpty).optional() });
 const resident = strictObj({
   id: agentId.refine((id) => id !== 'root', { error: '"root" is the root agent; choose another resident id' }),
@@ -187,9 +213,13 @@ const counterRef = z.string().regex(COUNTER_REF, { error: 'must be "<agent>.<cou
 const expect = strictObj({
   allTerminal: z.boolean().optional(),
   invariants: z.boolean().optional(),
-  terminal: z.record(z.string(), z.enum(['done', 'failed', 'skipped', 'cancelled', 'dropped', 'superseded'])).optional(),
+  terminal: z
+    .record(z.string(), z.enum(['done', 'failed', 'skipped', 'cancelled', 'dropped', 'superseded']))
+    .optional(),
   replyContains: z.record(z.string(), z.string()).optional(),
-  maxStackDepth: count.max(STACK_DEPTH_MAX, { error: `must be 0 … ${STACK_DEPTH_MAX}: the suspend stack never holds more` }).optional(),
+  maxStackDepth: count
+    .max(STACK_DEPTH_MAX, { error: `must be 0 … ${STACK_DEPTH_MAX}: the suspend stack never holds more` })
+    .optional(),
   suspendOrder: z.array(z.string()).optional(),
   resumeOrder: z.array(z.string()).optional(),
   finishOrder: z.array(z.string()).optional(),
@@ -197,9 +227,14 @@ const expect = strictObj({
   countersMin: counters.optional(),
   tasks: z.record(z.string(), z.record(z.string(), fieldExpect)).optional(),
   equal: z.array(z.tuple([counterRef, counterRef])).optional(),
-  outputs: z.record(z.string(), z.array(strictObj({ task: z.string().optional(), text: z.string().optional() }))).optional(),
+  outputs: z
+    .record(z.string(), z.array(strictObj({ task: z.string().optional(), text: z.string().optional() })))
+    .optional(),
   agents: z
-    .record(z.string(), strictObj({ state: z.enum(['running', 'contextfull', 'stopped']).optional(), tableSize: count.optional() }))
+    .record(
+      z.string(),
+      strictObj({ state: z.enum(['running', 'contextfull', 'stopped']).optional(), tableSize: count.optional() }),
+    )
     .optional(),
   violations: z.array(z.enum(INVARIANT_NAMES)).optional(),
   exitCode: z.literal([0, 1, 2]).optional(),

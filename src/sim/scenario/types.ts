@@ -15,7 +15,8 @@ export type Range = number | readonly [number, number];
 export type { Problem };
 
 /** A valid scenario, normalized; or every problem the file has. */
-export type ParseResult = { readonly ok: true; readonly scenario: Scenario } | { readonly ok: false; readonly problems: Problem[] };
+export type ParseResult =
+  { readonly ok: true; readonly scenario: Scenario } | { readonly ok: false; readonly problems: Problem[] };
 
 export interface ReplyToolCall {
   readonly name: string;
@@ -93,7 +94,11 @@ export interface ScenarioEvent {
   readonly at: number;
   readonly registerChannel?: { readonly name: string; readonly plugin?: string; readonly owner?: string };
   readonly unregisterChannel?: string;
-  readonly destroy?: { readonly id: string; readonly residual?: 'keep' | 'drop'; readonly channels?: 'release' | 'keep' | 'handback' };
+  readonly destroy?: {
+    readonly id: string;
+    readonly residual?: 'keep' | 'drop';
+    readonly channels?: 'release' | 'keep' | 'handback';
+  };
   readonly stopAgent?: string;
 }
 
@@ -230,5 +235,11 @@ export interface Scenario {
 }
 
 export const DEFAULT_SEED = 1;
-export const DEFAULT_MODEL: ModelConfig = { firstChunkMs: 50, chunkMs: 10, chunks: 2, cancelAware: true, cancelLagMs: 0 };
+export const DEFAULT_MODEL: ModelConfig = {
+  firstChunkMs: 50,
+  chunkMs: 10,
+  chunks: 2,
+  cancelAware: true,
+  cancelLagMs: 0,
+};
 export const DEFAULT_VICTIM_TIMEOUT_MS = 5000;

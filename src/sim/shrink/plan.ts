@@ -46,7 +46,9 @@ export function shrinkSpace(doc: Json): { readonly arbitrary: fc.Arbitrary<Plan>
     return { at: num(input.at), afterMs: num(when?.afterMs), replies: Math.max(1, list(input.replies).length) };
   });
   const generate = generateCounts(doc);
-  const tools = Object.values(record(doc.tools) ?? {}).map((t) => (typeof record(t)?.durationMs === 'number' ? num(record(t)?.durationMs) : 0));
+  const tools = Object.values(record(doc.tools) ?? {}).map((t) =>
+    typeof record(t)?.durationMs === 'number' ? num(record(t)?.durationMs) : 0,
+  );
   const faults = Object.keys(record(doc.faults) ?? {});
   const kernel = Object.keys(record(doc.kernel) ?? {});
   const model = record(doc.model);
@@ -66,16 +68,26 @@ export function shrinkSpace(doc: Json): { readonly arbitrary: fc.Arbitrary<Plan>
     inputs: fc.subarray([...fullPlan.inputs]),
     inputShape: fc.tuple(
       ...shapes.map((s) =>
-        fc.record({ at: fc.integer({ min: 0, max: s.at }), afterMs: fc.integer({ min: 0, max: s.afterMs }), replies: fc.integer({ min: 1, max: s.replies }) }),
+        fc.record({
+          at: fc.integer({ min: 0, max: s.at }),
+          afterMs: fc.integer({ min: 0, max: s.afterMs }),
+          replies: fc.integer({ min: 1, max: s.replies }),
+        }),
       ),
     ),
     events: fc.subarray([...fullPlan.events]),
-    generate: generate === null ? fc.constant(null) : fc.record(Object.fromEntries(Object.entries(generate).map(([k, n]) => [k, fc.integer({ min: 0, max: n })]))),
+    generate:
+      generate === null
+        ? fc.constant(null)
+        : fc.record(Object.fromEntries(Object.entries(generate).map(([k, n]) => [k, fc.integer({ min: 0, max: n })]))),
     tools: fc.tuple(...tools.map((ms) => fc.integer({ min: 0, max: ms }))),
     toolKeep: fc.tuple(...tools.map(() => fc.boolean())),
     faults: fc.tuple(...faults.map(() => fc.boolean())),
     kernel: fc.tuple(...kernel.map(() => fc.boolean())),
-    model: fc.record({ chunks: fc.integer({ min: 1, max: fullPlan.model.chunks }), firstChunkMs: fc.integer({ min: 0, max: fullPlan.model.firstChunkMs }) }),
+    model: fc.record({
+      chunks: fc.integer({ min: 1, max: fullPlan.model.chunks }),
+      firstChunkMs: fc.integer({ min: 0, max: fullPlan.model.firstChunkMs }),
+    }),
     stopAt: fc.boolean(),
   });
   return { arbitrary, fullPlan };
@@ -118,7 +130,11 @@ export function applyPlan(doc: Json, plan: Plan): Json {
   // A block emptied by the plan goes, so the file says no more than it needs to.
   for (const key of ['faults', 'kernel', 'tools', 'events']) {
     const value = out[key];
-    if ((Array.isArray(value) && value.length === 0) || (record(value) !== null && Object.keys(record(value) ?? {}).length === 0)) delete out[key];
+    if (
+      (Array.isArray(value) && value.length === 0) ||
+      (record(value) !== null && Object.keys(record(value) ?? {}).length === 0)
+    )
+      delete out[key];
   }
   return out;
 }
@@ -153,7 +169,8 @@ function generateCounts(doc: Json): Record<string, number> | null {
   const interrupts = record(generate.interrupts) ?? {};
   const counts: Record<string, number> = {};
   if (typeof generate.queued === 'number') counts.queued = generate.queued;
-  for (const key of GENERATE_COUNTS) if (key !== 'queued' && typeof interrupts[key] === 'number') counts[key] = interrupts[key];
+  for (const key of GENERATE_COUNTS)
+    if (key !== 'queued' && typeof interrupts[key] === 'number') counts[key] = interrupts[key];
   return counts;
 }
 

@@ -29,7 +29,12 @@ export interface RegressionOrigin {
 }
 
 /** The regression file of a shrunk failure: its name (also its file name) and its JSON. */
-export function regressionDocument(result: ShrinkResult, flags: RunFlags, origin: RegressionOrigin, dir = REGRESSIONS_DIR): { name: string; doc: Json } {
+export function regressionDocument(
+  result: ShrinkResult,
+  flags: RunFlags,
+  origin: RegressionOrigin,
+  dir = REGRESSIONS_DIR,
+): { name: string; doc: Json } {
   const sourceName = typeof result.scenario.name === 'string' ? result.scenario.name : 'scenario';
   const name = `${sourceName.slice(0, NAME_BASE_MAX).replace(/-+$/, '')}-seed-${flags.seed}-${slug(result.signature.name)}`;
   const message = oneLine(result.signature.message);
@@ -59,20 +64,29 @@ export function writeRegression(dir: string, name: string, doc: Json): string {
   let file = name;
   for (let n = 2; existsSync(join(dir, `${file}.json`)); n += 1) file = `${name}-${n}`;
   const path = join(dir, `${file}.json`);
-  const description = typeof doc.description === 'string' ? doc.description.replace(`${name}.json`, `${file}.json`) : doc.description;
+  const description =
+    typeof doc.description === 'string' ? doc.description.replace(`${name}.json`, `${file}.json`) : doc.description;
   writeFileSync(path, `${JSON.stringify({ ...doc, name: file, description }, null, 2)}\n`);
   return path;
 }
 
 /** The run flags a regression file's description names after "Run with:". */
-export function regressionFlags(description: string | undefined): { readonly swarm: boolean; readonly shuffleTies: boolean } {
+export function regressionFlags(description: string | undefined): {
+  readonly swarm: boolean;
+  readonly shuffleTies: boolean;
+} {
   const at = description?.lastIndexOf(RUN_WITH) ?? -1;
   const words = at < 0 ? [] : (description ?? '').slice(at + RUN_WITH.length).split(/\s+/);
   return { swarm: words.includes('--swarm'), shuffleTies: words.includes('--shuffle-ties') };
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'failure';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'failure'
+  );
 }
 
 function oneLine(text: string): string {

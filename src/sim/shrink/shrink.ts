@@ -68,7 +68,11 @@ export function failureSignature(scenario: Pick<Scenario, 'expect'>, report: Rep
   if (violation !== undefined) return { kind: 'violation', name: violation.invariant, message: violation.message };
   const failed = report.expectations.find((x) => !x.ok);
   if (failed === undefined) return null;
-  return { kind: 'expectation', name: failed.name, message: `expected ${JSON.stringify(failed.expected)}, got ${JSON.stringify(failed.actual)}` };
+  return {
+    kind: 'expectation',
+    name: failed.name,
+    message: `expected ${JSON.stringify(failed.expected)}, got ${JSON.stringify(failed.actual)}`,
+  };
 }
 
 export type FileRun =
@@ -80,7 +84,11 @@ export async function runFile(doc: Json, flags: RunFlags): Promise<FileRun | nul
   const parsed = parseScenario(doc);
   if (!parsed.ok) return null;
   try {
-    const outcome = await runScenario(parsed.scenario, { seed: flags.seed, swarm: flags.swarm, shuffleTies: flags.shuffleTies });
+    const outcome = await runScenario(parsed.scenario, {
+      seed: flags.seed,
+      swarm: flags.swarm,
+      shuffleTies: flags.shuffleTies,
+    });
     return outcome.kind === 'report' ? { kind: 'report', scenario: parsed.scenario, report: outcome.report } : null;
   } catch (err) {
     return { kind: 'crash', signature: crashSignature(err) };
@@ -101,12 +109,17 @@ function crashSignature(err: unknown): FailureSignature {
 }
 
 /** Shrinks `doc`, which fails with `flags`; null when it does not fail at all. */
-export async function shrinkScenario(doc: Json, flags: RunFlags, budget: ShrinkBudget = DEFAULT_SHRINK_BUDGET): Promise<ShrinkResult | null> {
+export async function shrinkScenario(
+  doc: Json,
+  flags: RunFlags,
+  budget: ShrinkBudget = DEFAULT_SHRINK_BUDGET,
+): Promise<ShrinkResult | null> {
   const base: Json = { ...doc, seed: flags.seed };
   const signature = runFailure(await runFile(base, flags));
   if (signature === null) return null;
   const expect = record(base.expect) ?? {};
-  const candidateExpect = signature.kind === 'violation' ? pick(expect, ['invariants', 'violations', 'allTerminal']) : expect;
+  const candidateExpect =
+    signature.kind === 'violation' ? pick(expect, ['invariants', 'violations', 'allTerminal']) : expect;
   const space = shrinkSpace(base);
   const started = performance.now();
   let runs = 0;
@@ -116,7 +129,10 @@ export async function shrinkScenario(doc: Json, flags: RunFlags, budget: ShrinkB
     const got = runFailure(await runFile(candidate, flags));
     return got !== null && got.kind === signature.kind && got.name === signature.name;
   };
-  const build = (plan: Parameters<typeof applyPlan>[1]): Json => ({ ...applyPlan(base, plan), expect: candidateExpect });
+  const build = (plan: Parameters<typeof applyPlan>[1]): Json => ({
+    ...applyPlan(base, plan),
+    expect: candidateExpect,
+  });
   const details = await fc.check(
     fc.asyncProperty(space.arbitrary, async (plan) => !(await sameFailure(build(plan)))),
     { examples: [[space.fullPlan]], numRuns: 1, endOnFailure: false },
@@ -125,7 +141,10 @@ export async function shrinkScenario(doc: Json, flags: RunFlags, budget: ShrinkB
   const smallest = build(shrunk ?? space.fullPlan);
   const final = await runFile(smallest, flags);
   const report = final?.kind === 'report' ? final : null;
-  const violations = report === null ? [] : [...new Set(unexpectedViolations(report.scenario, report.report.violations).map((v) => v.invariant))];
+  const violations =
+    report === null
+      ? []
+      : [...new Set(unexpectedViolations(report.scenario, report.report.violations).map((v) => v.invariant))];
   const allTerminal = report?.report.expectations.find((x) => x.name === 'allTerminal')?.ok ?? true;
   const shown = runFailure(final) ?? signature;
   return { scenario: smallest, signature: shown, violations, allTerminal, runs, shrinks: details.numShrinks };

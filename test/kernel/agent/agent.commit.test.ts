@@ -9,7 +9,10 @@ import { memoryPorts } from '../../../src/memory/parsers.ts';
 import { KernelWorld } from '../../support/kernel-world.ts';
 
 /** A main memory that stores nothing and remembers each commit's triples and turn. */
-function recordingMemory(): { readonly store: GraphMemory; readonly commits: { triples: readonly Triple[]; turn: number }[] } {
+function recordingMemory(): {
+  readonly store: GraphMemory;
+  readonly commits: { triples: readonly Triple[]; turn: number }[];
+} {
   const commits: { triples: readonly Triple[]; turn: number }[] = [];
   const store: GraphMemory = {
     recall: () => ({ entities: [], relations: [] }),
@@ -22,7 +25,11 @@ function recordingMemory(): { readonly store: GraphMemory; readonly commits: { t
   return { store, commits };
 }
 
-const kernelTasks = (h: KernelWorld): string[] => h.events('task.submitted').filter((e) => e.kernel).map((e) => e.task);
+const kernelTasks = (h: KernelWorld): string[] =>
+  h
+    .events('task.submitted')
+    .filter((e) => e.kernel)
+    .map((e) => e.task);
 
 describe('consolidation after committed turns (docs/spec.md §3.7)', () => {
   it('a consolidation commits its triples at the turn count reached: 2 after two turns, 4 after four', () => {

@@ -17,7 +17,7 @@ import { TraceRecorder, Tracer } from '../../../src/kernel/trace/vocabulary.ts';
 import { memoryPorts } from '../../../src/memory/parsers.ts';
 import { KernelWorld } from '../../support/kernel-world.ts';
 
-describe('the deepest stack (the dump\'s maxStackDepth)', () => {
+describe("the deepest stack (the dump's maxStackDepth)", () => {
   it('counts the frames suspended at once, and keeps the deepest after they resume', () => {
     const h = new KernelWorld();
     expect(h.dump().maxStackDepth).toBe(0);
@@ -53,7 +53,9 @@ describe('kernel events and the recursion guard (docs/spec.md §5, §3.9)', () =
     h.queued('q', 'remember');
     h.answer('q', '', [{ name: 'memory_recall', args: '{"keywords":["alice"]}' }]);
     expect(h.stepsOf('q')).toContain('ToolExec');
-    expect(h.events('tool.end')).toMatchObject([{ task: 'q', name: 'memory_recall', ok: false, panicked: true, result: 'recall index corrupt' }]);
+    expect(h.events('tool.end')).toMatchObject([
+      { task: 'q', name: 'memory_recall', ok: false, panicked: true, result: 'recall index corrupt' },
+    ]);
     expect(h.replyOf('q').kind).toBe('failed');
     expect(h.events('kernel.event')).toMatchObject([{ cause: 'q', source: 'kernel', reason: 'panic' }]);
   });
@@ -84,23 +86,43 @@ function soloAgent(): { readonly agent: Agent; readonly rec: TraceRecorder; read
     flushHooks: () => undefined,
     toParent: () => undefined,
   };
-  const agent = new Agent({ id: 'solo', role: rootRole(config), parent: null, config, env, registry: new ChannelRegistry(), memory: null, allowedOutputs: [] });
+  const agent = new Agent({
+    id: 'solo',
+    role: rootRole(config),
+    parent: null,
+    config,
+    env,
+    registry: new ChannelRegistry(),
+    memory: null,
+    allowedOutputs: [],
+  });
   return { agent, rec, commands };
 }
 
-describe('one agent\'s own rules', () => {
+describe("one agent's own rules", () => {
   it('I1: finishing a task that is not the running one is a bug, named with the task and the agent', () => {
     const { agent } = soloAgent();
     agent.submit({ id: 'q', cls: 'queued', text: 'work', source: 'user' }, 0);
     agent.advance(0);
-    const other = new TaskTable('solo').add({ id: 'ghost', level: null, source: 'user', channel: 'user', text: 'never ran', kernel: false });
-    expect(() => agent.finish(other, { kind: 'done', reply: 'no' }, 1)).toThrow('I1: finish of ghost, which is not running on solo');
+    const other = new TaskTable('solo').add({
+      id: 'ghost',
+      level: null,
+      source: 'user',
+      channel: 'user',
+      text: 'never ran',
+      kernel: false,
+    });
+    expect(() => agent.finish(other, { kind: 'done', reply: 'no' }, 1)).toThrow(
+      'I1: finish of ghost, which is not running on solo',
+    );
     expect(agent.runningView(1)?.task).toBe('q');
   });
 
-  it('TIMER: another agent\'s cooldown timer fired here is a bug, named with both agents', () => {
+  it("TIMER: another agent's cooldown timer fired here is a bug, named with both agents", () => {
     const { agent } = soloAgent();
-    expect(() => agent.timerFired({ kind: 'cooldown', agent: 'c7' }, 0)).toThrow('TIMER: cooldown timer of c7 fired on solo');
+    expect(() => agent.timerFired({ kind: 'cooldown', agent: 'c7' }, 0)).toThrow(
+      'TIMER: cooldown timer of c7 fired on solo',
+    );
   });
 
   it('docs/spec.md §10.2a: stopping a stopped agent does nothing: no second stop, nothing moved', () => {
@@ -115,7 +137,9 @@ describe('one agent\'s own rules', () => {
   it('a stopped agent takes no task of the tree', () => {
     const { agent, rec } = soloAgent();
     agent.stop(0);
-    expect(agent.createTreeTask({ level: 3, source: 'child/c1', channel: 'child/c1', text: 'late notify' }, 1)).toBeNull();
+    expect(
+      agent.createTreeTask({ level: 3, source: 'child/c1', channel: 'child/c1', text: 'late notify' }, 1),
+    ).toBeNull();
     expect(rec.events.filter((e) => e.type === 'task.submitted')).toEqual([]);
     expect(agent.hasPendingWork()).toBe(false);
   });

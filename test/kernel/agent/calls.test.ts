@@ -47,7 +47,14 @@ function tracker(): { readonly calls: CallTracker; readonly commands: Command[] 
 
 /** A queued task whose cursor is on its Model step. */
 function atModel(): Task {
-  const task = new TaskTable('root').add({ id: 'q1', level: null, source: 'user', channel: 'user', text: 'hello', kernel: false });
+  const task = new TaskTable('root').add({
+    id: 'q1',
+    level: null,
+    source: 'user',
+    channel: 'user',
+    text: 'hello',
+    kernel: false,
+  });
   moveTo(task.frame, 'Model');
   return task;
 }
@@ -66,13 +73,24 @@ describe('facts for calls that are not live (CALL:)', () => {
       new AssertionError('CALL: chunk for m9, which is not the live model call'),
     );
     expect(() => calls.endModel('m9')).toThrow(new AssertionError('CALL: end of m9, which is not the live model call'));
-    expect(() => calls.endTool('t9', 'result')).toThrow(new AssertionError('CALL: tool result for t9, which is not live'));
-    expect(() => calls.endTool('t9', 'panic')).toThrow(new AssertionError('CALL: tool panic for t9, which is not live'));
+    expect(() => calls.endTool('t9', 'result')).toThrow(
+      new AssertionError('CALL: tool result for t9, which is not live'),
+    );
+    expect(() => calls.endTool('t9', 'panic')).toThrow(
+      new AssertionError('CALL: tool panic for t9, which is not live'),
+    );
   });
 
   it('a chunk for the live call reaching a task whose cursor left the Model step is a STEP assertion', () => {
     const { calls } = tracker();
-    const task = new TaskTable('root').add({ id: 'q1', level: null, source: 'user', channel: 'user', text: 'hello', kernel: false });
+    const task = new TaskTable('root').add({
+      id: 'q1',
+      level: null,
+      source: 'user',
+      channel: 'user',
+      text: 'hello',
+      kernel: false,
+    });
     const callId = startModel(calls, task);
     expect(() => calls.modelChunk(callId, { type: 'text', text: 'hi' })).toThrow(
       new AssertionError('STEP: model.chunk for q1 arrived at its Prepare step, not at Model'),

@@ -46,7 +46,14 @@ function newCalls(): CallTracker {
 
 /** Task q1 with its cursor walked to `steps` (moveTo is the cursor's only writer). */
 function taskAt(...steps: StepName[]): Task {
-  const task = new TaskTable('root').add({ id: 'q1', level: null, source: 'user', channel: 'user', text: 'hello', kernel: false });
+  const task = new TaskTable('root').add({
+    id: 'q1',
+    level: null,
+    source: 'user',
+    channel: 'user',
+    text: 'hello',
+    kernel: false,
+  });
   for (const step of steps) moveTo(task.frame, step);
   return task;
 }
@@ -111,9 +118,21 @@ describe('tool facts of a ToolBatch step (docs/spec.md §3.8, §5)', () => {
 describe('a fact that reaches the wrong step is named in its STEP assertion', () => {
   const host = hostWith();
   const cases: readonly (readonly [string, (calls: CallTracker) => void, string])[] = [
-    ['model.done', (calls) => modelCallDone(host, calls, startModel(calls, taskAt()), { inputTokens: 1, outputTokens: 1 }, 0), 'model.done for q1 arrived at its Prepare step, not at Model'],
-    ['model.failed', (calls) => modelCallFailed(host, calls, startModel(calls, taskAt()), 'error', 'down', 0), 'model.failed for q1 arrived at its Prepare step, not at Model'],
-    ['a model timeout', (calls) => modelCallTimedOut(host, calls, startModel(calls, taskAt()), 0), 'a model timeout for q1 arrived at its Prepare step, not at Model'],
+    [
+      'model.done',
+      (calls) => modelCallDone(host, calls, startModel(calls, taskAt()), { inputTokens: 1, outputTokens: 1 }, 0),
+      'model.done for q1 arrived at its Prepare step, not at Model',
+    ],
+    [
+      'model.failed',
+      (calls) => modelCallFailed(host, calls, startModel(calls, taskAt()), 'error', 'down', 0),
+      'model.failed for q1 arrived at its Prepare step, not at Model',
+    ],
+    [
+      'a model timeout',
+      (calls) => modelCallTimedOut(host, calls, startModel(calls, taskAt()), 0),
+      'a model timeout for q1 arrived at its Prepare step, not at Model',
+    ],
     [
       'a preemption cancel',
       (calls) => {
@@ -138,8 +157,16 @@ describe('a fact that reaches the wrong step is named in its STEP assertion', ()
       },
       'tool.failed for q1 arrived at its Prepare step, not at ToolExec',
     ],
-    ['a ToolBatch tool.done', (calls) => toolCallDone(host, calls, batchLeftBehind(calls), true, 'found', 0), 'tool.done for q1 arrived at its TurnEnd step, not at ToolBatch'],
-    ['a ToolBatch tool.failed', (calls) => toolCallPanicked(host, calls, batchLeftBehind(calls), 'boom', 0), 'tool.failed for q1 arrived at its TurnEnd step, not at ToolBatch'],
+    [
+      'a ToolBatch tool.done',
+      (calls) => toolCallDone(host, calls, batchLeftBehind(calls), true, 'found', 0),
+      'tool.done for q1 arrived at its TurnEnd step, not at ToolBatch',
+    ],
+    [
+      'a ToolBatch tool.failed',
+      (calls) => toolCallPanicked(host, calls, batchLeftBehind(calls), 'boom', 0),
+      'tool.failed for q1 arrived at its TurnEnd step, not at ToolBatch',
+    ],
   ];
 
   it.each(cases)('%s', (_fact, deliver, message) => {

@@ -16,13 +16,19 @@ describe('the duplicate window (docs/spec.md §3.1)', () => {
     h.interrupt('running', 'L3', 'long job');
     h.interrupt('waiting', 'L2', 'fills the containers');
     // The containers are full and the newcomer is the lowest level: it is the overflow victim.
-    expect(h.interrupt('low', 'L1', 'ping')).toMatchObject({ kind: 'ended', terminal: { kind: 'dropped', reason: 'interrupt_overflow' } });
-    expect(h.at(10).interrupt('low-again', 'L1', 'ping')).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'duplicate' } });
+    expect(h.interrupt('low', 'L1', 'ping')).toMatchObject({
+      kind: 'ended',
+      terminal: { kind: 'dropped', reason: 'interrupt_overflow' },
+    });
+    expect(h.at(10).interrupt('low-again', 'L1', 'ping')).toMatchObject({
+      kind: 'ended',
+      terminal: { kind: 'skipped', reason: 'duplicate' },
+    });
   });
 });
 
 describe('kernel-created tasks (docs/spec.md §12.2)', () => {
-  it('a child\'s task prompt is a kernel-created queued task on the child', () => {
+  it("a child's task prompt is a kernel-created queued task on the child", () => {
     const w = new TreeWorld();
     w.child({ id: 'c1', taskPrompt: 'watch the logs' });
     expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', class: 'queued', kernel: true, source: 'parent/root' });
@@ -35,13 +41,19 @@ describe('kernel-created tasks (docs/spec.md §12.2)', () => {
     expect(h.events('task.submitted').filter((e) => e.task === 'root:1')).toMatchObject([
       { class: 'queued', kernel: true, source: 'kernel', channel: '_consolidation_' },
     ]);
-    expect(h.modelCall('root:1').request.messages.at(-1)).toEqual({ role: 'user', content: expect.stringMatching(/memory triples/) });
+    expect(h.modelCall('root:1').request.messages.at(-1)).toEqual({
+      role: 'user',
+      content: expect.stringMatching(/memory triples/),
+    });
   });
 });
 
 describe('what moves: external inputs only (docs/spec.md §10.7, §10.2a)', () => {
   it('T2: the offload moves the plain queued inputs; a waiting consolidation stays, and the notice goes ahead of it', () => {
-    const w = new TreeWorld({ consolidateEveryTurns: 1, offload: { enabled: true, busyAfterMs: 5_000, minPending: 3, maxHelpers: 2 } });
+    const w = new TreeWorld({
+      consolidateEveryTurns: 1,
+      offload: { enabled: true, busyAfterMs: 5_000, minPending: 3, maxHelpers: 2 },
+    });
     w.queued('first', 'a short job');
     w.queued('busy', 'a long job');
     // The first turn's commit queues consolidation root:1 behind `busy`, which starts now (busy from 100 ms).
@@ -68,7 +80,12 @@ describe('what moves: external inputs only (docs/spec.md §10.7, §10.2a)', () =
     w.queued('later', 'waits on g1', { agent: 'g1' });
     expect(w.destroy('g1', { residual: 'keep' })).toEqual({ kind: 'destroyed' });
     expect(w.destroy('c1', { residual: 'keep' })).toEqual({ kind: 'destroyed' });
-    expect(w.events('task.moved').filter((m) => m.task === 'later').map((m) => [m.agent, m.to])).toEqual([
+    expect(
+      w
+        .events('task.moved')
+        .filter((m) => m.task === 'later')
+        .map((m) => [m.agent, m.to]),
+    ).toEqual([
       ['g1', 'c1'],
       ['c1', 'root'],
     ]);

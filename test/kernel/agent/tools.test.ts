@@ -12,7 +12,9 @@ describe('the tools an agent offers its model (docs/spec.md §3.8, §8.4)', () =
   it('a runner tool with a built-in’s name is left out: the built-in owns the name', () => {
     // `output_send__pager` is not granted, but every output_send__<x> name resolves to the built-in
     // (refused at the call site), so a runner tool of that name could never be reached either.
-    const h = new KernelWorld({ tools: [...TEST_TOOLS, runnerTool('input_channels'), runnerTool('output_send__pager')] });
+    const h = new KernelWorld({
+      tools: [...TEST_TOOLS, runnerTool('input_channels'), runnerTool('output_send__pager')],
+    });
     h.queued('q1', 'which channels?');
     const offered = h.modelCall('q1').request.tools;
     const names = offered.map((t) => t.name);

@@ -46,7 +46,8 @@ class RecordingControl implements ChildControl {
 }
 
 const RA_SHAPE = 'resident_agents arguments must be a JSON object such as {"action":"list"}';
-const RA_UNKNOWN = 'resident_agents: unknown action null; valid actions: list, create, send, inspect, compress, reclaim, destroy';
+const RA_UNKNOWN =
+  'resident_agents: unknown action null; valid actions: list, create, send, inspect, compress, reclaim, destroy';
 
 function ra(raw: unknown): { result: ToolResult; calls: unknown[][] } {
   const control = new RecordingControl();
@@ -79,14 +80,26 @@ describe('resident_agents reads its arguments (docs/spec.md §10.6)', () => {
   });
 
   it('an id must be a non-blank string', () => {
-    expect(ra({ action: 'inspect', id: '   ' }).result).toEqual(refused('resident_agents inspect: id must be a non-empty string'));
-    expect(ra({ action: 'inspect', id: 3 }).result).toEqual(refused('resident_agents inspect: id must be a non-empty string'));
-    expect(ra('{"action":"inspect","id":"kid"}')).toEqual({ result: { ok: true, output: 'ok inspect' }, calls: [['inspect', 'kid']] });
+    expect(ra({ action: 'inspect', id: '   ' }).result).toEqual(
+      refused('resident_agents inspect: id must be a non-empty string'),
+    );
+    expect(ra({ action: 'inspect', id: 3 }).result).toEqual(
+      refused('resident_agents inspect: id must be a non-empty string'),
+    );
+    expect(ra('{"action":"inspect","id":"kid"}')).toEqual({
+      result: { ok: true, output: 'ok inspect' },
+      calls: [['inspect', 'kid']],
+    });
   });
 
   it('send needs a non-blank text, and passes it on as written', () => {
-    expect(ra({ action: 'send', id: 'kid' })).toEqual({ result: refused('resident_agents send: text must be a non-empty string'), calls: [] });
-    expect(ra({ action: 'send', id: 'kid', text: ' \t' }).result).toEqual(refused('resident_agents send: text must be a non-empty string'));
+    expect(ra({ action: 'send', id: 'kid' })).toEqual({
+      result: refused('resident_agents send: text must be a non-empty string'),
+      calls: [],
+    });
+    expect(ra({ action: 'send', id: 'kid', text: ' \t' }).result).toEqual(
+      refused('resident_agents send: text must be a non-empty string'),
+    );
     expect(ra({ action: 'send', id: 'kid', text: ' hi ' }).calls).toEqual([['send', 'kid', ' hi ', 7]]);
   });
 
@@ -102,8 +115,12 @@ describe('resident_agents reads its arguments (docs/spec.md §10.6)', () => {
   });
 
   it('create: kind and taskPrompt must be strings', () => {
-    expect(ra({ action: 'create', id: 'kid', kind: 5 }).result).toEqual(refused('resident_agents create: kind must be a string'));
-    expect(ra({ action: 'create', id: 'kid', taskPrompt: ['watch'] }).result).toEqual(refused('resident_agents create: taskPrompt must be a string'));
+    expect(ra({ action: 'create', id: 'kid', kind: 5 }).result).toEqual(
+      refused('resident_agents create: kind must be a string'),
+    );
+    expect(ra({ action: 'create', id: 'kid', taskPrompt: ['watch'] }).result).toEqual(
+      refused('resident_agents create: taskPrompt must be a string'),
+    );
   });
 
   it('create: contextWindowTokens must be an integer of at least 1', () => {
@@ -113,7 +130,9 @@ describe('resident_agents reads its arguments (docs/spec.md §10.6)', () => {
         calls: [],
       });
     }
-    expect(ra({ action: 'create', id: 'kid', contextWindowTokens: 1 }).calls).toEqual([['create', { id: 'kid', contextWindowTokens: 1 }, 7]]);
+    expect(ra({ action: 'create', id: 'kid', contextWindowTokens: 1 }).calls).toEqual([
+      ['create', { id: 'kid', contextWindowTokens: 1 }, 7],
+    ]);
   });
 
   it('create: a full spec reaches the control plane field for field, an empty one carries only the id', () => {
@@ -129,14 +148,24 @@ describe('resident_agents reads its arguments (docs/spec.md §10.6)', () => {
     };
     const { action: _action, ...spec } = full;
     expect(ra(JSON.stringify(full)).calls).toEqual([['create', spec, 7]]);
-    expect(ra({ action: 'create', id: 'kid', inputChs: [] }).calls).toEqual([['create', { id: 'kid', inputChs: [] }, 7]]);
+    expect(ra({ action: 'create', id: 'kid', inputChs: [] }).calls).toEqual([
+      ['create', { id: 'kid', inputChs: [] }, 7],
+    ]);
   });
 
   it('destroy and reclaim: a residual policy and a channel disposition are passed on; others are refused', () => {
-    expect(ra({ action: 'destroy', id: 'kid', residual: 'drop', channels: 'keep' }).calls).toEqual([['destroy', 'kid', { residual: 'drop', channels: 'keep' }, 7]]);
-    expect(ra({ action: 'destroy', id: 'kid', channels: 'handback' }).calls).toEqual([['destroy', 'kid', { channels: 'handback' }, 7]]);
-    expect(ra({ action: 'reclaim', id: 'kid', residual: 'keep', keep: [0, 2] }).calls).toEqual([['reclaim', 'kid', [0, 2], { residual: 'keep' }, 7]]);
-    expect(ra({ action: 'destroy', id: 'kid', residual: 'later' }).result).toEqual(refused('resident_agents destroy: residual must be one of keep, drop'));
+    expect(ra({ action: 'destroy', id: 'kid', residual: 'drop', channels: 'keep' }).calls).toEqual([
+      ['destroy', 'kid', { residual: 'drop', channels: 'keep' }, 7],
+    ]);
+    expect(ra({ action: 'destroy', id: 'kid', channels: 'handback' }).calls).toEqual([
+      ['destroy', 'kid', { channels: 'handback' }, 7],
+    ]);
+    expect(ra({ action: 'reclaim', id: 'kid', residual: 'keep', keep: [0, 2] }).calls).toEqual([
+      ['reclaim', 'kid', [0, 2], { residual: 'keep' }, 7],
+    ]);
+    expect(ra({ action: 'destroy', id: 'kid', residual: 'later' }).result).toEqual(
+      refused('resident_agents destroy: residual must be one of keep, drop'),
+    );
     expect(ra({ action: 'reclaim', id: 'kid', channels: 'give' }).result).toEqual(
       refused('resident_agents reclaim: channels must be one of release, keep, handback'),
     );
@@ -152,19 +181,31 @@ describe('the child-only tools read their arguments (docs/spec.md §10.3, §10.4
 
   it('arguments that are not an object are refused with an example, and nothing reaches the parent', () => {
     for (const raw of ['["hi"]', 'hi', 5]) {
-      expect(child('notify_parent', raw)).toEqual({ result: refused('notify_parent arguments must be a JSON object such as {"text":"..."}'), seen: [] });
+      expect(child('notify_parent', raw)).toEqual({
+        result: refused('notify_parent arguments must be a JSON object such as {"text":"..."}'),
+        seen: [],
+      });
     }
   });
 
   it('no arguments, or a blank text, is refused naming the field', () => {
     for (const raw of ['', ' ', 'null', undefined, { text: '  ' }, { text: 1 }]) {
-      expect(child('inputch_note', raw)).toEqual({ result: refused('inputch_note: text must be a non-empty string'), seen: [] });
+      expect(child('inputch_note', raw)).toEqual({
+        result: refused('inputch_note: text must be a non-empty string'),
+        seen: [],
+      });
     }
   });
 
   it('a text reaches the parent or the table as written', () => {
-    expect(child('notify_parent', '{"text":"look"}')).toEqual({ result: { ok: true, output: 'parent notified' }, seen: ['notify look'] });
-    expect(child('inputch_note', { text: ' done ' })).toEqual({ result: { ok: true, output: 'noted' }, seen: ['note  done '] });
+    expect(child('notify_parent', '{"text":"look"}')).toEqual({
+      result: { ok: true, output: 'parent notified' },
+      seen: ['notify look'],
+    });
+    expect(child('inputch_note', { text: ' done ' })).toEqual({
+      result: { ok: true, output: 'noted' },
+      seen: ['note  done '],
+    });
   });
 });
 
@@ -194,10 +235,11 @@ describe('input_channels reads its arguments (docs/spec.md §8.3)', () => {
     const r = new ChannelRegistry();
     r.register({ name: 'a', policy: { cleaner: '', contextPolicy: '' } });
     r.register({ name: 'b', policy: { cleaner: 'strip', contextPolicy: 'recent' } });
-    expect(runInputChannelsTool(r, 'root', '{"view":"all"}').output.split('\n').filter((l) => l.startsWith('  - '))).toEqual([
-      '  - a',
-      '  - b [cleaner/prune:recent]',
-    ]);
+    expect(
+      runInputChannelsTool(r, 'root', '{"view":"all"}')
+        .output.split('\n')
+        .filter((l) => l.startsWith('  - ')),
+    ).toEqual(['  - a', '  - b [cleaner/prune:recent]']);
   });
 });
 
@@ -227,12 +269,18 @@ describe('BuiltinTools: which built-ins an agent is offered and can run (docs/sp
     const tools = new BuiltinTools({ devices: [], allowedOutputs: [], hasMemory: false });
     const control = new RecordingControl();
     const run = tools.lookup('resident_agents');
-    expect(run?.(ctx(control), call('resident_agents', '{"action":"list"}'))).toEqual(refused('resident_agents is offered to the root agent only'));
+    expect(run?.(ctx(control), call('resident_agents', '{"action":"list"}'))).toEqual(
+      refused('resident_agents is offered to the root agent only'),
+    );
     expect(control.calls).toEqual([]);
   });
 
   it('every output_send__<name> resolves to the send tool; the bare prefix and other unknown names do not', () => {
-    const tools = new BuiltinTools({ devices: [{ name: 'chat', caps: ['text'] }], allowedOutputs: [], hasMemory: false });
+    const tools = new BuiltinTools({
+      devices: [{ name: 'chat', caps: ['text'] }],
+      allowedOutputs: [],
+      hasMemory: false,
+    });
     expect(tools.lookup('output_send__')).toBeUndefined();
     expect(tools.lookup('no_such_tool_at_all')).toBeUndefined();
     expect(tools.lookup('output_send')).toBeUndefined();

@@ -26,7 +26,12 @@ function specOf(name: string, grants: BuiltinGrants = FULL): ToolSpec {
   return spec;
 }
 
-const TEXT_ONLY = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false };
+const TEXT_ONLY = {
+  type: 'object',
+  properties: { text: { type: 'string' } },
+  required: ['text'],
+  additionalProperties: false,
+};
 
 describe('which built-ins an agent is offered, in order (docs/spec.md §8.3, §8.4, §10.3, §10.6)', () => {
   it('every grant: the inputch and output tools, the memory tools, the child tools, resident_agents; each one runs', () => {
@@ -47,7 +52,8 @@ describe('which built-ins an agent is offered, in order (docs/spec.md §8.3, §8
   it('no grant: only the two read-only channel tools are listed, and the tree tools still answer with a refusal', () => {
     const tools = new BuiltinTools({ devices: [], allowedOutputs: [], hasMemory: false });
     expect(tools.specs.map((s) => s.name)).toEqual(['input_channels', 'output_list_channels']);
-    for (const name of ['notify_parent', 'inputch_note', 'resident_agents']) expect(tools.lookup(name), name).toBeTypeOf('function');
+    for (const name of ['notify_parent', 'inputch_note', 'resident_agents'])
+      expect(tools.lookup(name), name).toBeTypeOf('function');
     expect(tools.lookup('memory_recall')).toBeUndefined();
     expect(tools.lookup('memory_write')).toBeUndefined();
   });
@@ -146,7 +152,9 @@ describe('resident_agents (docs/spec.md §10.6)', () => {
   it('its description names every action with the fields it takes', () => {
     const { description } = specOf('resident_agents');
     expect(description).toMatch(/^Manage your resident child agents\. Actions: list; /);
-    expect(description).toContain('create {id, kind?, inputChs?, allowedOutputs?, tools?, taskPrompt?, contextWindowTokens?, capacity?}');
+    expect(description).toContain(
+      'create {id, kind?, inputChs?, allowedOutputs?, tools?, taskPrompt?, contextWindowTokens?, capacity?}',
+    );
     expect(description).toContain('send {id, text}; inspect {id}; compress {id}; ');
     expect(description).toContain('reclaim {id, keep?: [indexes], residual?, channels?}');
     expect(description).toContain('destroy {id, residual?: keep|drop, channels?: release|keep|handback}.');
@@ -189,6 +197,18 @@ describe('parallelSafe at work: the Model step batches only parallel-safe calls 
     const h = new KernelWorld({}, { memory: emptyMemory() });
     h.queued('q', 'remember this');
     h.answer('q', '', [write, write]);
-    expect(h.stepsOf('q')).toEqual(['Prepare', 'Model', 'ToolBegin', 'ToolExec', 'ToolAfter', 'ToolBegin', 'ToolExec', 'ToolAfter', 'ToolBegin', 'TurnEnd', 'Model']);
+    expect(h.stepsOf('q')).toEqual([
+      'Prepare',
+      'Model',
+      'ToolBegin',
+      'ToolExec',
+      'ToolAfter',
+      'ToolBegin',
+      'ToolExec',
+      'ToolAfter',
+      'ToolBegin',
+      'TurnEnd',
+      'Model',
+    ]);
   });
 });

@@ -63,7 +63,7 @@ describe('output authorization (docs/spec.md §8.4)', () => {
     expect(accepted(DEVICES, [], ['qq', 'webui', 'speaker'])).toEqual(['qq', 'webui', 'speaker']);
   });
 
-  it('S1 an agent\'s channel assignment and output grant apply together', () => {
+  it("S1 an agent's channel assignment and output grant apply together", () => {
     const r = new ChannelRegistry();
     r.register({ name: 'qq/device-1', plugin: 'qq', output: 'qq' });
     r.assign('qq/device-1', 'r1');
@@ -121,7 +121,17 @@ describe('output authorization (docs/spec.md §8.4)', () => {
       ok: false,
       error: expect.stringContaining('cannot send text'),
     });
-    const bad: unknown[] = [{}, { text: 3 }, { text: '' }, { text: 'x', type: 'image' }, null, [], 'not json', '"x"', 5];
+    const bad: unknown[] = [
+      {},
+      { text: 3 },
+      { text: '' },
+      { text: 'x', type: 'image' },
+      null,
+      [],
+      'not json',
+      '"x"',
+      5,
+    ];
     for (const args of bad) {
       const out = checkOutputSend(devices, [], 'qq', args);
       expect(out.ok, JSON.stringify(args)).toBe(false);

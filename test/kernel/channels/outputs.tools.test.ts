@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChannelRegistry } from '../../../src/kernel/channels/registry.ts';
-import { checkOutputSend, outputChannelOfTool, outputListView, outputToolSpecs, type OutputDevice } from '../../../src/kernel/channels/outputs.ts';
+import {
+  checkOutputSend,
+  outputChannelOfTool,
+  outputListView,
+  outputToolSpecs,
+  type OutputDevice,
+} from '../../../src/kernel/channels/outputs.ts';
 
 const QQ: OutputDevice = { name: 'qq', caps: ['text', 'image'] };
 const USAGE = 'output_send__qq arguments must be a JSON object {"text": "..."}';
@@ -14,7 +20,9 @@ describe('the output_send__<channel> tool as the model sees it (docs/spec.md §8
   it('its description names the channel, every capability and what a send returns', () => {
     const [spec] = outputToolSpecs([QQ], []);
     expect(spec?.name).toBe('output_send__qq');
-    expect(spec?.description).toBe('Send a message on the output channel "qq" (caps: text, image). Returns "ok" once sent.');
+    expect(spec?.description).toBe(
+      'Send a message on the output channel "qq" (caps: text, image). Returns "ok" once sent.',
+    );
   });
 
   it('its schema takes a required text, an optional type that can only be text, and nothing else', () => {
@@ -59,8 +67,14 @@ describe('the call site refuses a bad send with a message that says what was wro
       { name: 'lamp', caps: ['light', 'colour'] },
       { name: 'mute', caps: [] },
     ];
-    expect(checkOutputSend(devices, [], 'lamp', { text: 'x' })).toEqual({ ok: false, error: 'channel lamp cannot send text (caps: light, colour)' });
-    expect(checkOutputSend(devices, [], 'mute', { text: 'x' })).toEqual({ ok: false, error: 'channel mute cannot send text (caps: none)' });
+    expect(checkOutputSend(devices, [], 'lamp', { text: 'x' })).toEqual({
+      ok: false,
+      error: 'channel lamp cannot send text (caps: light, colour)',
+    });
+    expect(checkOutputSend(devices, [], 'mute', { text: 'x' })).toEqual({
+      ok: false,
+      error: 'channel mute cannot send text (caps: none)',
+    });
   });
 
   it.each([
@@ -76,7 +90,10 @@ describe('the call site refuses a bad send with a message that says what was wro
   });
 
   it('an object without a string text gets the usage behind what is missing', () => {
-    expect(checkOutputSend([QQ], [], 'qq', '{"type":"text"}')).toEqual({ ok: false, error: `text must be a string; ${USAGE}` });
+    expect(checkOutputSend([QQ], [], 'qq', '{"type":"text"}')).toEqual({
+      ok: false,
+      error: `text must be a string; ${USAGE}`,
+    });
   });
 
   it('JSON text of a good object is sent as parsed', () => {

@@ -36,12 +36,18 @@ describe('compareNames: code-unit order, 0 only for the same name (STYLE rule 4)
 describe('registry errors name the fix (docs/spec.md §8.1)', () => {
   it('a blank inputch name or output channel name shows an example of a good one', () => {
     const r = new ChannelRegistry();
-    expect(errorOf(() => r.register({ name: ' ' }))).toBe('inputch name must not be empty; pass the channel name, e.g. "qq/device-2"');
-    expect(errorOf(() => r.bindOutputTarget('', 'kid'))).toBe('output channel name must not be empty; pass the output channel to bind, e.g. "webui"');
+    expect(errorOf(() => r.register({ name: ' ' }))).toBe(
+      'inputch name must not be empty; pass the channel name, e.g. "qq/device-2"',
+    );
+    expect(errorOf(() => r.bindOutputTarget('', 'kid'))).toBe(
+      'output channel name must not be empty; pass the output channel to bind, e.g. "webui"',
+    );
   });
 
   it('an unknown inputch with nothing registered says so', () => {
-    expect(errorOf(() => new ChannelRegistry().assign('ghost', 'kid'))).toBe('inputch "ghost" is not registered; register it first (registered: none)');
+    expect(errorOf(() => new ChannelRegistry().assign('ghost', 'kid'))).toBe(
+      'inputch "ghost" is not registered; register it first (registered: none)',
+    );
   });
 
   it('the registered names it lists are sorted; ten are listed in full, past ten the rest are counted', () => {

@@ -26,7 +26,7 @@ function parentStillRuns(w: TreeWorld): void {
 }
 
 describe('bad input to resident_agents', () => {
-  it('duplicate child id: refused, the existing child untouched (also an id of a stopped child, and the root\'s)', () => {
+  it("duplicate child id: refused, the existing child untouched (also an id of a stopped child, and the root's)", () => {
     const w = setup();
     const before = w.kernel.dump();
     for (const id of ['c1', 'gone', 'root']) {
@@ -74,11 +74,17 @@ describe('bad input to resident_agents', () => {
       expect(w.control('boss', args), action).toEqual({ ok: false, result: error });
     }
     // The root is an agent but not a child of itself.
-    expect(w.control('boss', { action: 'inspect', id: 'root' }).result).toBe('unknown child "root"; children of root: c1, gone');
-    expect(w.control('boss', { action: 'send', text: 'hello' })).toEqual({ ok: false, result: 'resident_agents send: id must be a non-empty string' });
+    expect(w.control('boss', { action: 'inspect', id: 'root' }).result).toBe(
+      'unknown child "root"; children of root: c1, gone',
+    );
+    expect(w.control('boss', { action: 'send', text: 'hello' })).toEqual({
+      ok: false,
+      result: 'resident_agents send: id must be a non-empty string',
+    });
     expect(w.control('boss', { action: 'spawn', id: 'c1' })).toEqual({
       ok: false,
-      result: 'resident_agents: unknown action "spawn"; valid actions: list, create, send, inspect, compress, reclaim, destroy',
+      result:
+        'resident_agents: unknown action "spawn"; valid actions: list, create, send, inspect, compress, reclaim, destroy',
     });
     expect(w.on('c1', 'task.submitted')).toEqual([]);
     parentStillRuns(w);
@@ -88,7 +94,10 @@ describe('bad input to resident_agents', () => {
     const w = setup();
     for (const action of ['send', 'compress', 'reclaim', 'destroy']) {
       const args = action === 'send' ? { action, id: 'gone', text: 'are you there' } : { action, id: 'gone' };
-      expect(w.control('boss', args), action).toEqual({ ok: false, result: `cannot ${action} gone: it has stopped (create a new child instead)` });
+      expect(w.control('boss', args), action).toEqual({
+        ok: false,
+        result: `cannot ${action} gone: it has stopped (create a new child instead)`,
+      });
     }
     expect(w.on('gone', 'task.submitted')).toEqual([]);
     const inspected = w.control('boss', { action: 'inspect', id: 'gone' });
@@ -107,7 +116,8 @@ describe('bad input to resident_agents', () => {
     for (const keep of [[-1], [1.5], 'all', [0, '1']]) {
       expect(w.control('boss', { action: 'reclaim', id: 'c1', keep })).toEqual({
         ok: false,
-        result: 'resident_agents reclaim: keep must be an array of triple indexes (integers >= 0), as inspect lists them',
+        result:
+          'resident_agents reclaim: keep must be an array of triple indexes (integers >= 0), as inspect lists them',
       });
     }
     // Without light memory there are no temp triples to select.
@@ -147,7 +157,10 @@ describe('bad input to resident_agents', () => {
 
   it('the kernel input child.create and child.destroy refuse the same mistakes with the same messages', () => {
     const w = setup();
-    expect(w.create({ id: 'c1' })).toEqual({ kind: 'refused', error: "an agent with id c1 already exists; child ids are unique for the kernel's life" });
+    expect(w.create({ id: 'c1' })).toEqual({
+      kind: 'refused',
+      error: "an agent with id c1 already exists; child ids are unique for the kernel's life",
+    });
     expect(w.create({ id: 'n1' }, 'gone')).toEqual({ kind: 'refused', error: 'parent gone is not a live agent' });
     expect(w.destroy('ghost')).toEqual({ kind: 'refused', error: 'unknown child "ghost"' });
     expect(w.destroy('root')).toEqual({ kind: 'refused', error: 'unknown child "root"' });

@@ -17,7 +17,7 @@ function split(): TreeWorld {
 }
 
 describe('inputchs and children', () => {
-  it('S21: one plugin\'s two inputchs, one the child\'s and one the parent\'s: each input reaches only its own agent; routing never moves input up the tree', () => {
+  it("S21: one plugin's two inputchs, one the child's and one the parent's: each input reaches only its own agent; routing never moves input up the tree", () => {
     const w = split();
     handledBy(w, [
       { id: 'to-a', channel: 'qq/a', agent: 'c1' },
@@ -28,7 +28,9 @@ describe('inputchs and children', () => {
     // An input addressed to the child on the root's inputch is not sent up: the child handles it, traced as a fallback.
     w.queued('b-via-c1', 'addressed to c1', { source: 'qq', channel: 'qq/b', agent: 'c1' });
     expect(w.submitted('b-via-c1').agent).toBe('c1');
-    expect(w.events('route.fallback')).toEqual([expect.objectContaining({ agent: 'c1', task: 'b-via-c1', channel: 'qq/b', owner: 'root' })]);
+    expect(w.events('route.fallback')).toEqual([
+      expect.objectContaining({ agent: 'c1', task: 'b-via-c1', channel: 'qq/b', owner: 'root' }),
+    ]);
     expect(w.events('route.fallback').filter((e) => e.task !== 'b-via-c1')).toEqual([]);
   });
 
@@ -71,7 +73,7 @@ describe('inputchs and children', () => {
     expect(w.replyOf('look').kind).toBe('done');
   });
 
-  it('S22: the root\'s view mine lists what it kept, not what it gave its child', () => {
+  it("S22: the root's view mine lists what it kept, not what it gave its child", () => {
     const w = split();
     w.queued('look', 'mine?');
     w.answer('look', '', [{ name: 'input_channels', args: '{"view":"mine"}' }]);
@@ -80,10 +82,13 @@ describe('inputchs and children', () => {
     );
   });
 
-  it('S23: a plugin reload of the child\'s inputch keeps its owner and capacity, updates plugin and policy; input still reaches the child', () => {
+  it("S23: a plugin reload of the child's inputch keeps its owner and capacity, updates plugin and policy; input still reaches the child", () => {
     const w = split();
     const reloaded = w.registerChannel({ name: 'qq/a', plugin: 'qq-v2', policy: { noMemory: true } });
-    expect(reloaded).toMatchObject({ kind: 'registered', channel: { name: 'qq/a', plugin: 'qq-v2', owner: 'c1', capacity: 3 } });
+    expect(reloaded).toMatchObject({
+      kind: 'registered',
+      channel: { name: 'qq/a', plugin: 'qq-v2', owner: 'c1', capacity: 3 },
+    });
     expect(reloaded.kind === 'registered' && reloaded.channel.policy.noMemory).toBe(true);
     expect(w.agent('c1').inputChs).toEqual(['qq/a']);
     w.queued('after', 'after the reload', { source: 'qq', channel: 'qq/a' });
@@ -94,10 +99,14 @@ describe('inputchs and children', () => {
     expect(w.kernel.dump().channels.find((c) => c.name === 'qq/b')?.owner).toBe('root');
   });
 
-  it('S23: after a reload the child\'s destroy still releases the channel it owns', () => {
+  it("S23: after a reload the child's destroy still releases the channel it owns", () => {
     const w = split();
     w.registerChannel({ name: 'qq/a', plugin: 'qq-v2' });
     w.destroy('c1');
-    expect(w.kernel.dump().channels.find((c) => c.name === 'qq/a')).toMatchObject({ plugin: 'qq-v2', owner: '', capacity: 3 });
+    expect(w.kernel.dump().channels.find((c) => c.name === 'qq/a')).toMatchObject({
+      plugin: 'qq-v2',
+      owner: '',
+      capacity: 3,
+    });
   });
 });

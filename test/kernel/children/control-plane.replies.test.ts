@@ -23,7 +23,11 @@ describe('resident_agents replies', () => {
     w.at(1_500).child({ id: 'early' });
     w.at(4_000).child({ id: 'late', kind: 'rt' });
     boss(w);
-    const rows = JSON.parse(w.control('boss', { action: 'list' }).result) as { id: string; kind: string; createdAt: number }[];
+    const rows = JSON.parse(w.control('boss', { action: 'list' }).result) as {
+      id: string;
+      kind: string;
+      createdAt: number;
+    }[];
     expect(rows.map((r) => [r.id, r.kind, r.createdAt])).toEqual([
       ['early', 'resident', 1_500],
       ['late', 'rt', 4_000],
@@ -32,8 +36,14 @@ describe('resident_agents replies', () => {
 
   it('create: the reply names the kind of the child made', () => {
     const w = boss(new TreeWorld());
-    expect(w.control('boss', { action: 'create', id: 'voice', kind: 'rt' })).toEqual({ ok: true, result: 'created rt voice' });
-    expect(w.control('boss', { action: 'create', id: 'helper' })).toEqual({ ok: true, result: 'created resident helper' });
+    expect(w.control('boss', { action: 'create', id: 'voice', kind: 'rt' })).toEqual({
+      ok: true,
+      result: 'created rt voice',
+    });
+    expect(w.control('boss', { action: 'create', id: 'helper' })).toEqual({
+      ok: true,
+      result: 'created resident helper',
+    });
   });
 
   it('inspect: levelQueued counts the interrupts waiting in all four level queues', () => {
@@ -41,15 +51,23 @@ describe('resident_agents replies', () => {
     w.child({ id: 'c1' });
     boss(w);
     // The parent's first message runs on c1 at L4; a second one waits at L4 (an equal level never preempts).
-    expect(w.control('boss', { action: 'send', id: 'c1', text: 'first' })).toEqual({ ok: true, result: 'sent to c1 as task c1:1' });
-    expect(w.control('boss', { action: 'send', id: 'c1', text: 'second' })).toEqual({ ok: true, result: 'sent to c1 as task c1:2' });
+    expect(w.control('boss', { action: 'send', id: 'c1', text: 'first' })).toEqual({
+      ok: true,
+      result: 'sent to c1 as task c1:1',
+    });
+    expect(w.control('boss', { action: 'send', id: 'c1', text: 'second' })).toEqual({
+      ok: true,
+      result: 'sent to c1 as task c1:2',
+    });
     // Interrupts below L4 wait behind the running L4: two at L1, one each at L2 and L3.
     w.interrupt('i1a', 'L1', 'low one', { agent: 'c1' });
     w.interrupt('i1b', 'L1', 'low two', { agent: 'c1' });
     w.interrupt('i2', 'L2', 'middle', { agent: 'c1' });
     w.interrupt('i3', 'L3', 'high', { agent: 'c1' });
     w.queued('plain', 'plain input', { agent: 'c1' });
-    const inspected = JSON.parse(w.control('boss', { action: 'inspect', id: 'c1' }).result) as { scheduler: Record<string, unknown> };
+    const inspected = JSON.parse(w.control('boss', { action: 'inspect', id: 'c1' }).result) as {
+      scheduler: Record<string, unknown>;
+    };
     expect(inspected.scheduler).toEqual({ running: 'c1:1', immediate: null, levelQueued: 5, queued: 1, stackDepth: 0 });
     expect(w.monitor.violations).toEqual([]);
   });
@@ -57,7 +75,10 @@ describe('resident_agents replies', () => {
   it('an unknown child with no children at all: the message says "none"', () => {
     const w = boss(new TreeWorld());
     for (const action of ['inspect', 'destroy']) {
-      expect(w.control('boss', { action, id: 'ghost' }), action).toEqual({ ok: false, result: 'unknown child "ghost"; children of root: none' });
+      expect(w.control('boss', { action, id: 'ghost' }), action).toEqual({
+        ok: false,
+        result: 'unknown child "ghost"; children of root: none',
+      });
     }
   });
 
@@ -66,8 +87,14 @@ describe('resident_agents replies', () => {
     w.child({ id: 'c1' });
     w.child({ id: 'c2' });
     boss(w);
-    expect(w.control('boss', { action: 'reclaim', id: 'c1' })).toEqual({ ok: true, result: 'reclaimed c1: 0 triples promoted, 0 skipped' });
-    expect(w.control('boss', { action: 'reclaim', id: 'c2', keep: [] })).toEqual({ ok: true, result: 'reclaimed c2: 0 triples promoted, 0 skipped' });
+    expect(w.control('boss', { action: 'reclaim', id: 'c1' })).toEqual({
+      ok: true,
+      result: 'reclaimed c1: 0 triples promoted, 0 skipped',
+    });
+    expect(w.control('boss', { action: 'reclaim', id: 'c2', keep: [] })).toEqual({
+      ok: true,
+      result: 'reclaimed c2: 0 triples promoted, 0 skipped',
+    });
     expect([w.agent('c1').state, w.agent('c2').state]).toEqual(['stopped', 'stopped']);
     expect(w.on('c1', 'child.reclaim')).toEqual([expect.objectContaining({ parent: 'root', promoted: 0, skipped: 0 })]);
   });

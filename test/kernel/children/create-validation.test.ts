@@ -27,7 +27,10 @@ describe('child ids (docs/spec.md §10.2: the scenario id rule [a-z0-9][a-z0-9-]
   it('an upper-case letter, a leading "-", another character anywhere, or the empty id is refused, naming the rule', () => {
     const w = new TreeWorld();
     for (const id of ['A', 'rA', '-x', 'a_b', 'x y', 'x/', '']) {
-      expect(w.create({ id }), JSON.stringify(id)).toEqual({ kind: 'refused', error: `child id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*` });
+      expect(w.create({ id }), JSON.stringify(id)).toEqual({
+        kind: 'refused',
+        error: `child id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*`,
+      });
     }
     expect(agentIds(w)).toEqual(['root']);
     expect(w.kernel.dump().channels).toEqual([]);
@@ -38,8 +41,14 @@ describe('window and capacity bounds (docs/spec.md §10.2, §10.5)', () => {
   it('contextWindowTokens and capacity must be integers >= 1: 0, a negative, a fraction and NaN are refused with the value', () => {
     const w = new TreeWorld();
     for (const bad of [0, -3, 1.5, Number.NaN]) {
-      expect(w.create({ id: 'c1', contextWindowTokens: bad })).toEqual({ kind: 'refused', error: `contextWindowTokens must be an integer >= 1, got ${bad}` });
-      expect(w.create({ id: 'c1', capacity: bad })).toEqual({ kind: 'refused', error: `capacity must be an integer >= 1, got ${bad}` });
+      expect(w.create({ id: 'c1', contextWindowTokens: bad })).toEqual({
+        kind: 'refused',
+        error: `contextWindowTokens must be an integer >= 1, got ${bad}`,
+      });
+      expect(w.create({ id: 'c1', capacity: bad })).toEqual({
+        kind: 'refused',
+        error: `capacity must be an integer >= 1, got ${bad}`,
+      });
     }
     expect(agentIds(w)).toEqual(['root']);
   });
@@ -56,7 +65,7 @@ describe('window and capacity bounds (docs/spec.md §10.2, §10.5)', () => {
     expect(w.on('c1', 'child.contextfull')).toEqual([expect.objectContaining({ window: 1 })]);
   });
 
-  it('a child without a window of its own takes the kernel\'s', () => {
+  it("a child without a window of its own takes the kernel's", () => {
     const w = new TreeWorld({ contextWindowTokens: 100 });
     w.registerChannel({ name: 'qq/a', plugin: 'qq' });
     w.child({ id: 'c1', inputChs: ['qq/a'] });
@@ -74,49 +83,76 @@ describe('window and capacity bounds (docs/spec.md §10.2, §10.5)', () => {
 describe('the error texts name what there is (docs/spec.md §10.2: clear errors)', () => {
   it('with nothing registered, no devices and no tools, each list reads "none"', () => {
     const w = new TreeWorld({ tools: [], outputs: [] });
-    expect(w.create({ id: 'c1', inputChs: ['qq/a'] })).toEqual({ kind: 'refused', error: 'unknown inputch "qq/a"; registered: none' });
-    expect(w.create({ id: 'c1', allowedOutputs: ['chat'] })).toEqual({ kind: 'refused', error: 'unknown output "chat"; devices: none' });
-    expect(w.create({ id: 'c1', tools: ['search'] })).toEqual({ kind: 'refused', error: 'unknown tool "search"; the parent\'s tools: none' });
+    expect(w.create({ id: 'c1', inputChs: ['qq/a'] })).toEqual({
+      kind: 'refused',
+      error: 'unknown inputch "qq/a"; registered: none',
+    });
+    expect(w.create({ id: 'c1', allowedOutputs: ['chat'] })).toEqual({
+      kind: 'refused',
+      error: 'unknown output "chat"; devices: none',
+    });
+    expect(w.create({ id: 'c1', tools: ['search'] })).toEqual({
+      kind: 'refused',
+      error: 'unknown tool "search"; the parent\'s tools: none',
+    });
     expect(agentIds(w)).toEqual(['root']);
   });
 
-  it('the devices and a parent\'s grant are listed comma-separated', () => {
+  it("the devices and a parent's grant are listed comma-separated", () => {
     const w = new TreeWorld({ outputs: THREE_DEVICES });
-    expect(w.create({ id: 'c1', allowedOutputs: ['fax'] })).toEqual({ kind: 'refused', error: 'unknown output "fax"; devices: chat, sms, tv' });
+    expect(w.create({ id: 'c1', allowedOutputs: ['fax'] })).toEqual({
+      kind: 'refused',
+      error: 'unknown output "fax"; devices: chat, sms, tv',
+    });
     w.child({ id: 'c1', allowedOutputs: ['chat', 'sms'] });
-    expect(w.create({ id: 'g1', allowedOutputs: ['tv'] }, 'c1')).toEqual({ kind: 'refused', error: "output tv is not in the parent's grant (chat, sms)" });
+    expect(w.create({ id: 'g1', allowedOutputs: ['tv'] }, 'c1')).toEqual({
+      kind: 'refused',
+      error: "output tv is not in the parent's grant (chat, sms)",
+    });
     expect(agentIds(w)).toEqual(['root', 'c1']);
   });
 });
 
 describe('what a child gets for what its spec leaves out (docs/spec.md §10.2, §8.4)', () => {
-  it('without a task prompt (or with an empty one) the child\'s system prompt is the parent\'s, unchanged, and no task is queued', () => {
+  it("without a task prompt (or with an empty one) the child's system prompt is the parent's, unchanged, and no task is queued", () => {
     const w = new TreeWorld();
     w.child({ id: 'none' });
     w.child({ id: 'empty', taskPrompt: '' });
     for (const id of ['none', 'empty']) {
       expect(w.on(id, 'task.submitted'), id).toEqual([]);
-      expect(w.on(id, 'child.create'), id).toEqual([expect.objectContaining({ taskPrompt: id === 'none' ? null : '' })]);
+      expect(w.on(id, 'child.create'), id).toEqual([
+        expect.objectContaining({ taskPrompt: id === 'none' ? null : '' }),
+      ]);
       w.queued(`job-${id}`, 'hello', { agent: id });
       expect(w.modelCall(`job-${id}`).request.messages[0], id).toEqual({ role: 'system', content: SYSTEM_PROMPT });
     }
   });
 
-  it('an empty allowedOutputs is the parent\'s grant, as an absent one is: the whole grant under the root, the narrowed one under a child', () => {
+  it("an empty allowedOutputs is the parent's grant, as an absent one is: the whole grant under the root, the narrowed one under a child", () => {
     const w = new TreeWorld({ outputs: THREE_DEVICES });
     w.child({ id: 'c1', allowedOutputs: ['chat', 'sms'] });
     w.child({ id: 'g1', allowedOutputs: [] }, 'c1');
     w.child({ id: 'c2', allowedOutputs: [] });
     expect(w.agent('g1').allowedOutputs).toEqual(['chat', 'sms']);
-    expect(w.agent('g1').tools.filter((t) => t.startsWith('output_send__'))).toEqual(['output_send__chat', 'output_send__sms']);
+    expect(w.agent('g1').tools.filter((t) => t.startsWith('output_send__'))).toEqual([
+      'output_send__chat',
+      'output_send__sms',
+    ]);
     expect(w.agent('c2').allowedOutputs).toEqual([]);
-    expect(w.agent('c2').tools.filter((t) => t.startsWith('output_send__'))).toEqual(['output_send__chat', 'output_send__sms', 'output_send__tv']);
+    expect(w.agent('c2').tools.filter((t) => t.startsWith('output_send__'))).toEqual([
+      'output_send__chat',
+      'output_send__sms',
+      'output_send__tv',
+    ]);
   });
 
-  it('resident_agents create with an empty task prompt and grant: created, nothing queued, the parent\'s prompt and grant', () => {
+  it("resident_agents create with an empty task prompt and grant: created, nothing queued, the parent's prompt and grant", () => {
     const w = new TreeWorld();
     w.queued('boss', 'make a quiet child');
-    expect(w.control('boss', { action: 'create', id: 'quiet', taskPrompt: '', allowedOutputs: [] })).toEqual({ ok: true, result: 'created resident quiet' });
+    expect(w.control('boss', { action: 'create', id: 'quiet', taskPrompt: '', allowedOutputs: [] })).toEqual({
+      ok: true,
+      result: 'created resident quiet',
+    });
     expect(w.on('quiet', 'task.submitted')).toEqual([]);
     expect(w.agent('quiet').tools).toContain('output_send__chat');
     w.queued('job', 'hello', { agent: 'quiet' });

@@ -23,7 +23,13 @@ describe('create (docs/spec.md §10.2)', () => {
       expect.objectContaining({ name: 'qq/a', owner: 'c1' }),
       expect.objectContaining({ name: 'qq/b', owner: '' }),
     ]);
-    expect(w.agent('c1')).toMatchObject({ kind: 'resident', state: 'running', parent: 'root', inputChs: ['qq/a'], allowedOutputs: ['chat'] });
+    expect(w.agent('c1')).toMatchObject({
+      kind: 'resident',
+      state: 'running',
+      parent: 'root',
+      inputChs: ['qq/a'],
+      allowedOutputs: ['chat'],
+    });
 
     handledBy(w, [
       { id: 'on-a', channel: 'qq/a', agent: 'c1' },
@@ -32,30 +38,47 @@ describe('create (docs/spec.md §10.2)', () => {
     expect(w.violationsAtEnd()).toEqual([]);
   });
 
-  it('S1: the task prompt goes on top of the inherited system prompt and is the child\'s first queued input, on its first inputch', () => {
+  it("S1: the task prompt goes on top of the inherited system prompt and is the child's first queued input, on its first inputch", () => {
     const w = new TreeWorld();
     w.registerChannel({ name: 'qq/a', plugin: 'qq' });
     w.child({ id: 'c1', inputChs: ['qq/a'], taskPrompt: 'watch the group' });
-    expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', class: 'queued', kernel: true, source: 'parent/root', channel: 'qq/a' });
+    expect(w.submitted('c1:1')).toMatchObject({
+      agent: 'c1',
+      class: 'queued',
+      kernel: true,
+      source: 'parent/root',
+      channel: 'qq/a',
+    });
     const request = w.modelCall('c1:1').request;
     expect(request.messages[0]).toEqual({ role: 'system', content: 'watch the group\n\nYou are the test agent.' });
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'watch the group' });
   });
 
-  it('S1: a child without inputchs gets the parent\'s tasks on sub/<id>; no task prompt, no task', () => {
+  it("S1: a child without inputchs gets the parent's tasks on sub/<id>; no task prompt, no task", () => {
     const w = new TreeWorld();
     w.child({ id: 'c1' });
     expect(w.on('c1', 'task.submitted')).toEqual([]);
     w.queued('boss', 'delegate');
-    expect(w.control('boss', { action: 'send', id: 'c1', text: 'do it' })).toEqual({ ok: true, result: 'sent to c1 as task c1:1' });
+    expect(w.control('boss', { action: 'send', id: 'c1', text: 'do it' })).toEqual({
+      ok: true,
+      result: 'sent to c1 as task c1:1',
+    });
     expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', level: 4, channel: 'sub/c1', source: 'parent/root' });
   });
 
-  it('S1: the parent\'s model creates a child with resident_agents create: it takes the inputch, runs its task prompt and is listed', () => {
+  it("S1: the parent's model creates a child with resident_agents create: it takes the inputch, runs its task prompt and is listed", () => {
     const w = new TreeWorld();
     w.registerChannel({ name: 'qq/a', plugin: 'qq' });
     w.queued('boss', 'set up a watcher');
-    expect(w.control('boss', { action: 'create', id: 'watcher', inputChs: ['qq/a'], taskPrompt: 'watch qq/a', allowedOutputs: ['chat'] })).toEqual({
+    expect(
+      w.control('boss', {
+        action: 'create',
+        id: 'watcher',
+        inputChs: ['qq/a'],
+        taskPrompt: 'watch qq/a',
+        allowedOutputs: ['chat'],
+      }),
+    ).toEqual({
       ok: true,
       result: 'created resident watcher',
     });
@@ -63,16 +86,28 @@ describe('create (docs/spec.md §10.2)', () => {
     expect(w.modelCall('watcher:1').agent).toBe('watcher');
     const listed = JSON.parse(w.control('boss', { action: 'list' }).result) as unknown[];
     expect(listed).toEqual([
-      { id: 'watcher', kind: 'resident', state: 'running', inputChs: ['qq/a'], allowedOutputs: ['chat'], rounds: 0, tableSize: 0, createdAt: 0 },
+      {
+        id: 'watcher',
+        kind: 'resident',
+        state: 'running',
+        inputChs: ['qq/a'],
+        allowedOutputs: ['chat'],
+        rounds: 0,
+        tableSize: 0,
+        createdAt: 0,
+      },
     ]);
     w.queued('msg', 'a message on qq/a', { source: 'qq', channel: 'qq/a' });
     expect(w.submitted('msg').agent).toBe('watcher');
   });
 
-  it('S1: create takes the child\'s queue capacity (docs/spec.md §10.2): beyond it an input is refused queue_full on the child', () => {
+  it("S1: create takes the child's queue capacity (docs/spec.md §10.2): beyond it an input is refused queue_full on the child", () => {
     const w = new TreeWorld();
     w.queued('boss', 'set up a small child');
-    expect(w.control('boss', { action: 'create', id: 'small', capacity: 1 })).toEqual({ ok: true, result: 'created resident small' });
+    expect(w.control('boss', { action: 'create', id: 'small', capacity: 1 })).toEqual({
+      ok: true,
+      result: 'created resident small',
+    });
     expect(w.control('boss', { action: 'create', id: 'bad', capacity: 0 })).toEqual({
       ok: false,
       result: 'resident_agents create: capacity must be an integer >= 1',
@@ -85,12 +120,18 @@ describe('create (docs/spec.md §10.2)', () => {
     expect(w.kernel.dump().agents.map((a) => a.id)).toEqual(['root', 'small']);
   });
 
-  it('S2: narrowed grants: the child\'s tools are exactly the granted runner tools; only granted outputs are offered, listed and sendable', () => {
+  it("S2: narrowed grants: the child's tools are exactly the granted runner tools; only granted outputs are offered, listed and sendable", () => {
     const w = new TreeWorld({ outputs: TWO_DEVICES });
     w.child({ id: 'c1', tools: ['search'], allowedOutputs: ['chat'] });
     const tools = w.agent('c1').tools;
     expect(tools).toEqual(['search', ...BUILTINS, 'output_send__chat', 'notify_parent', 'inputch_note']);
-    expect(w.agent('root').tools).toEqual([...RUNNER, ...BUILTINS, 'output_send__chat', 'output_send__sms', 'resident_agents']);
+    expect(w.agent('root').tools).toEqual([
+      ...RUNNER,
+      ...BUILTINS,
+      'output_send__chat',
+      'output_send__sms',
+      'resident_agents',
+    ]);
 
     w.queued('job', 'report', { agent: 'c1' });
     expect(w.modelCall('job').request.tools.map((t) => t.name)).toEqual(tools);
@@ -110,13 +151,22 @@ describe('create (docs/spec.md §10.2)', () => {
     expect(ends[0]?.result).toBe('output channels authorised for this agent (1):\n  - chat: [text]');
     expect(ends[1]?.result).toContain('sms');
     expect(w.toolRuns('job')).toEqual([]);
-    expect(w.commands('output.send')).toEqual([{ type: 'output.send', agent: 'c1', task: 'job', channel: 'chat', text: 'allowed' }]);
+    expect(w.commands('output.send')).toEqual([
+      { type: 'output.send', agent: 'c1', task: 'job', channel: 'chat', text: 'allowed' },
+    ]);
   });
 
   it('S3: without grants a child gets every runner tool of its parent and every output device', () => {
     const w = new TreeWorld({ outputs: TWO_DEVICES });
     w.child({ id: 'c1' });
-    expect(w.agent('c1').tools).toEqual([...RUNNER, ...BUILTINS, 'output_send__chat', 'output_send__sms', 'notify_parent', 'inputch_note']);
+    expect(w.agent('c1').tools).toEqual([
+      ...RUNNER,
+      ...BUILTINS,
+      'output_send__chat',
+      'output_send__sms',
+      'notify_parent',
+      'inputch_note',
+    ]);
     expect(w.agent('c1').allowedOutputs).toEqual([]);
     w.queued('job', 'report', { agent: 'c1' });
     w.answer('job', '', [
@@ -131,7 +181,7 @@ describe('create (docs/spec.md §10.2)', () => {
     expect(w.toolRun('job').call.name).toBe('write');
   });
 
-  it('S3: a grandchild\'s grant is narrowed from its parent\'s, never wider', () => {
+  it("S3: a grandchild's grant is narrowed from its parent's, never wider", () => {
     const w = new TreeWorld({ outputs: TWO_DEVICES });
     w.child({ id: 'c1', allowedOutputs: ['chat'] });
     expect(w.create({ id: 'g1', allowedOutputs: ['sms'] }, 'c1')).toEqual({

@@ -27,9 +27,16 @@ function recordingStore(name: string, commits: string[]): GraphMemory {
 function memoryWorld(): { w: KernelWorld; commits: string[] } {
   const commits: string[] = [];
   const childMemory: ChildMemoryFactory = {
-    create: (child): ChildMemory => ({ ...recordingStore(child, commits), promote: () => ({ added: 0, skipped: 0 }), discard: () => undefined }),
+    create: (child): ChildMemory => ({
+      ...recordingStore(child, commits),
+      promote: () => ({ added: 0, skipped: 0 }),
+      discard: () => undefined,
+    }),
   };
-  const w = new KernelWorld({}, { memory: { store: recordingStore('main', commits), parsers: MEMORY_PARSERS }, children: { childMemory } });
+  const w = new KernelWorld(
+    {},
+    { memory: { store: recordingStore('main', commits), parsers: MEMORY_PARSERS }, children: { childMemory } },
+  );
   return { w, commits };
 }
 
@@ -50,13 +57,19 @@ describe('the resident and rt kinds (docs/spec.md §10.1)', () => {
     expect(w.on('v1', 'child.create')).toEqual([expect.objectContaining({ kind: 'rt' })]);
   });
 
-  it('both kinds put the task prompt on top of the parent\'s system prompt, and leave it alone without one', () => {
+  it("both kinds put the task prompt on top of the parent's system prompt, and leave it alone without one", () => {
     const w = new TreeWorld();
     w.child({ id: 'r1', kind: 'resident', taskPrompt: 'mind the group' });
     w.child({ id: 'v1', kind: 'rt', taskPrompt: 'take the call' });
     w.child({ id: 'v2', kind: 'rt' });
-    expect(w.modelCall('r1:1').request.messages[0]).toEqual({ role: 'system', content: `mind the group\n\n${SYSTEM_PROMPT}` });
-    expect(w.modelCall('v1:1').request.messages[0]).toEqual({ role: 'system', content: `take the call\n\n${SYSTEM_PROMPT}` });
+    expect(w.modelCall('r1:1').request.messages[0]).toEqual({
+      role: 'system',
+      content: `mind the group\n\n${SYSTEM_PROMPT}`,
+    });
+    expect(w.modelCall('v1:1').request.messages[0]).toEqual({
+      role: 'system',
+      content: `take the call\n\n${SYSTEM_PROMPT}`,
+    });
     w.queued('hello', 'hello', { agent: 'v2' });
     expect(w.modelCall('hello').request.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
   });
@@ -67,7 +80,9 @@ describe('the resident and rt kinds (docs/spec.md §10.1)', () => {
     w.child({ id: 'v', kind: 'rt', inputChs: ['voice/a'] });
     w.queued('call', 'what time is it', { source: 'voice', channel: 'voice/a' });
     w.answer('call', 'noon');
-    expect(w.agent('v').table).toEqual([{ inputch: 'voice/a', atMs: 0, proactive: false, text: 'round done: input=what time is it, output=noon' }]);
+    expect(w.agent('v').table).toEqual([
+      { inputch: 'voice/a', atMs: 0, proactive: false, text: 'round done: input=what time is it, output=noon' },
+    ]);
     expect(w.on('v', 'child.record')).toEqual([expect.objectContaining({ task: 'call', inputch: 'voice/a' })]);
   });
 
@@ -89,10 +104,20 @@ describe('the resident and rt kinds (docs/spec.md §10.1)', () => {
 
     w.queued('on-v', 'remember alice', { agent: 'v' });
     w.answer('on-v', '', [WRITE]);
-    expect(w.events('tool.end').filter((e) => e.task === 'on-v').map((e) => [e.name, e.ok])).toEqual([['memory_write', false]]);
+    expect(
+      w
+        .events('tool.end')
+        .filter((e) => e.task === 'on-v')
+        .map((e) => [e.name, e.ok]),
+    ).toEqual([['memory_write', false]]);
     w.queued('on-r', 'remember alice too', { agent: 'r' });
     w.answer('on-r', '', [WRITE]);
-    expect(w.events('tool.end').filter((e) => e.task === 'on-r').map((e) => [e.name, e.ok])).toEqual([['memory_write', true]]);
+    expect(
+      w
+        .events('tool.end')
+        .filter((e) => e.task === 'on-r')
+        .map((e) => [e.name, e.ok]),
+    ).toEqual([['memory_write', true]]);
     expect(commits).toEqual(['r: 1']);
   });
 });
@@ -103,7 +128,10 @@ describe('residual policies and channel dispositions a parent names (docs/spec.m
     w.queued('boss', 'look at the tools');
     const spec = w.modelCall('boss').request.tools.find((t) => t.name === 'resident_agents');
     expect(spec?.parameters).toMatchObject({
-      properties: { residual: { type: 'string', enum: ['keep', 'drop'] }, channels: { type: 'string', enum: ['release', 'keep', 'handback'] } },
+      properties: {
+        residual: { type: 'string', enum: ['keep', 'drop'] },
+        channels: { type: 'string', enum: ['release', 'keep', 'handback'] },
+      },
     });
   });
 
@@ -119,8 +147,13 @@ describe('residual policies and channel dispositions a parent names (docs/spec.m
       const id = `k${i}`;
       w.registerChannel({ name: `qq/${i}`, plugin: 'qq' });
       expect(w.control('boss', { action: 'create', id, inputChs: [`qq/${i}`] }).ok).toBe(true);
-      expect(w.control('boss', { action: 'destroy', id, residual: c.residual, channels: c.channels })).toEqual({ ok: true, result: `destroyed ${id}` });
-      expect(w.on(id, 'child.destroy')).toEqual([expect.objectContaining({ residual: c.residual, channels: c.channels })]);
+      expect(w.control('boss', { action: 'destroy', id, residual: c.residual, channels: c.channels })).toEqual({
+        ok: true,
+        result: `destroyed ${id}`,
+      });
+      expect(w.on(id, 'child.destroy')).toEqual([
+        expect.objectContaining({ residual: c.residual, channels: c.channels }),
+      ]);
     });
     expect(w.kernel.dump().channels.map((c) => [c.name, c.owner])).toEqual(cases.map((c, i) => [`qq/${i}`, c.owner]));
   });

@@ -28,7 +28,10 @@ describe('rt kind (docs/spec.md §10.1)', () => {
     expect(w.terminalOf('v1')).toMatchObject({ agent: 'v', kind: 'superseded' });
     expect(w.commands('model.cancel')).toEqual([{ type: 'model.cancel', callId: call }]);
     expect(w.events('model.cancel')).toEqual([expect.objectContaining({ task: 'v1', reason: 'superseded' })]);
-    expect(w.modelCall('v2').request.messages.at(-1)).toEqual({ role: 'user', content: 'sorry, I meant something else' });
+    expect(w.modelCall('v2').request.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'sorry, I meant something else',
+    });
     w.answer('v2', 'got it');
     expect(w.replyOf('v2').kind).toBe('done');
     // The superseded round committed nothing: the next request has no trace of it.
@@ -93,7 +96,11 @@ describe('rt kind (docs/spec.md §10.1)', () => {
 function busyChild(rootConfig: ConstructorParameters<typeof TreeWorld>[0] = {}, capacity?: number): TreeWorld {
   const w = new TreeWorld(rootConfig);
   w.registerChannel({ name: 'qq/a', plugin: 'qq' });
-  w.child(capacity === undefined ? { id: 'c1', inputChs: ['qq/a'], taskPrompt: 'watch' } : { id: 'c1', inputChs: ['qq/a'], taskPrompt: 'watch', capacity });
+  w.child(
+    capacity === undefined
+      ? { id: 'c1', inputChs: ['qq/a'], taskPrompt: 'watch' }
+      : { id: 'c1', inputChs: ['qq/a'], taskPrompt: 'watch', capacity },
+  );
   const on = { source: 'qq', channel: 'qq/a' };
   w.interrupt('run', 'L2', 'suspended external', on);
   w.interrupt('top', 'L3', 'running now', on);
@@ -108,12 +115,13 @@ function busyChild(rootConfig: ConstructorParameters<typeof TreeWorld>[0] = {}, 
 function destroyBusy(w: TreeWorld, disposal: Disposal): void {
   expect(w.destroy('c1', disposal)).toEqual({ kind: 'destroyed' });
   // The running task, a suspended external input and the kernel's task prompt never move.
-  for (const id of ['top', 'run', 'c1:1']) expect(w.replyOf(id), id).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
+  for (const id of ['top', 'run', 'c1:1'])
+    expect(w.replyOf(id), id).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
   expect(w.agent('c1').state).toBe('stopped');
 }
 
 describe('residual policies (docs/spec.md §10.2a step 3)', () => {
-  it('C3: keep re-queues the child\'s waiting external inputs on the parent, with their ids and responders; kernel tasks end agent_stopped', () => {
+  it("C3: keep re-queues the child's waiting external inputs on the parent, with their ids and responders; kernel tasks end agent_stopped", () => {
     const w = busyChild();
     destroyBusy(w, { residual: 'keep' });
     expect(w.on('c1', 'task.moved')).toEqual([
@@ -136,12 +144,16 @@ describe('residual policies (docs/spec.md §10.2a step 3)', () => {
     expect(w.violationsAtEnd()).toEqual([]);
   });
 
-  it('C3: kept inputs go through the parent\'s backpressure: what does not fit ends queue_full, nothing vanishes', () => {
+  it("C3: kept inputs go through the parent's backpressure: what does not fit ends queue_full, nothing vanishes", () => {
     const w = busyChild({ maxQueue: 1 }, 5);
     w.queued('boss', 'root is busy');
     w.modelCall('boss');
     destroyBusy(w, { residual: 'keep' });
-    expect(['wait1', 'q1', 'q2'].map((id) => w.hasReply(id) ? w.replyOf(id).reason : 'queued')).toEqual(['queued', 'queue_full', 'queue_full']);
+    expect(['wait1', 'q1', 'q2'].map((id) => (w.hasReply(id) ? w.replyOf(id).reason : 'queued'))).toEqual([
+      'queued',
+      'queue_full',
+      'queue_full',
+    ]);
     w.answer('boss', 'done');
     w.answer('wait1', 'done');
     expect(w.violationsAtEnd()).toEqual([]);
@@ -159,11 +171,17 @@ describe('residual policies (docs/spec.md §10.2a step 3)', () => {
     expect(w.violationsAtEnd()).toEqual([]);
   });
 
-  it('C3 C4: the destroy is traced with the policy applied: the kind\'s default (keep) when none is named', () => {
+  it("C3 C4: the destroy is traced with the policy applied: the kind's default (keep) when none is named", () => {
     const w = busyChild();
     destroyBusy(w, {});
     expect(w.on('c1', 'child.destroy')).toEqual([
-      expect.objectContaining({ parent: 'root', by: 'destroy', residual: 'keep', channels: 'release', released: ['qq/a'] }),
+      expect.objectContaining({
+        parent: 'root',
+        by: 'destroy',
+        residual: 'keep',
+        channels: 'release',
+        released: ['qq/a'],
+      }),
     ]);
     expect(w.on('c1', 'task.moved').map((e) => e.task)).toEqual(['wait1', 'q1', 'q2']);
   });
@@ -173,16 +191,28 @@ describe('residual policies through resident_agents', () => {
   it('C3: reclaim applies the residual policy too: with keep the waiting inputs move to the parent', () => {
     const w = busyChild();
     w.queued('boss', 'reclaim c1');
-    expect(w.control('boss', { action: 'reclaim', id: 'c1' })).toEqual({ ok: true, result: 'reclaimed c1: 0 triples promoted, 0 skipped' });
-    expect(w.on('c1', 'child.destroy')).toEqual([expect.objectContaining({ by: 'reclaim', residual: 'keep', channels: 'release' })]);
+    expect(w.control('boss', { action: 'reclaim', id: 'c1' })).toEqual({
+      ok: true,
+      result: 'reclaimed c1: 0 triples promoted, 0 skipped',
+    });
+    expect(w.on('c1', 'child.destroy')).toEqual([
+      expect.objectContaining({ by: 'reclaim', residual: 'keep', channels: 'release' }),
+    ]);
     expect(w.on('c1', 'task.moved').map((e) => e.task)).toEqual(['wait1', 'q1', 'q2']);
   });
 
-  it('C4 C5: destroy {residual: drop, channels: handback} from the parent\'s model drops the waiting inputs and hands the inputch back', () => {
+  it("C4 C5: destroy {residual: drop, channels: handback} from the parent's model drops the waiting inputs and hands the inputch back", () => {
     const w = busyChild();
     w.queued('boss', 'destroy c1');
-    expect(w.control('boss', { action: 'destroy', id: 'c1', residual: 'drop', channels: 'handback' })).toEqual({ ok: true, result: 'destroyed c1' });
-    expect(['wait1', 'q1', 'q2'].map((id) => w.replyOf(id).reason)).toEqual(['residual_dropped_by_parent', 'residual_dropped_by_parent', 'residual_dropped_by_parent']);
+    expect(w.control('boss', { action: 'destroy', id: 'c1', residual: 'drop', channels: 'handback' })).toEqual({
+      ok: true,
+      result: 'destroyed c1',
+    });
+    expect(['wait1', 'q1', 'q2'].map((id) => w.replyOf(id).reason)).toEqual([
+      'residual_dropped_by_parent',
+      'residual_dropped_by_parent',
+      'residual_dropped_by_parent',
+    ]);
     expect(w.kernel.dump().channels.find((c) => c.name === 'qq/a')?.owner).toBe('root');
     w.answer('boss', 'done');
     expect(w.violationsAtEnd()).toEqual([]);
@@ -198,7 +228,8 @@ describe('channel dispositions (docs/spec.md §10.1)', () => {
     w.queued('after', 'who handles me', { source: 'qq', channel: 'qq/a' });
     return w;
   }
-  const ownerOf = (w: TreeWorld, name: string): string | undefined => w.kernel.dump().channels.find((c) => c.name === name)?.owner;
+  const ownerOf = (w: TreeWorld, name: string): string | undefined =>
+    w.kernel.dump().channels.find((c) => c.name === name)?.owner;
 
   it('C5: release hands the child\'s inputchs to the root (owner ""): their input is the root\'s, no fallback', () => {
     const w = destroyedWith('resident', 'release');
@@ -218,7 +249,9 @@ describe('channel dispositions (docs/spec.md §10.1)', () => {
     const w = destroyedWith('resident', 'keep');
     expect(ownerOf(w, 'qq/a')).toBe('c1');
     expect(w.submitted('after').agent).toBe('root');
-    expect(w.events('route.fallback')).toEqual([expect.objectContaining({ agent: 'root', task: 'after', channel: 'qq/a', owner: 'c1' })]);
+    expect(w.events('route.fallback')).toEqual([
+      expect.objectContaining({ agent: 'root', task: 'after', channel: 'qq/a', owner: 'c1' }),
+    ]);
     w.answer('after', 'root answers');
     expect(w.replyOf('after').kind).toBe('done');
   });
@@ -231,10 +264,13 @@ describe('channel dispositions (docs/spec.md §10.1)', () => {
     expect(rt.events('route.fallback')).toHaveLength(1);
   });
 
-  it('C5: the child\'s inbound channel child/<id> is unregistered whatever the disposition', () => {
+  it("C5: the child's inbound channel child/<id> is unregistered whatever the disposition", () => {
     for (const channels of ['release', 'keep', 'handback'] as const) {
       const w = destroyedWith('resident', channels);
-      expect(w.kernel.dump().channels.map((c) => c.name), channels).toEqual(['qq/a']);
+      expect(
+        w.kernel.dump().channels.map((c) => c.name),
+        channels,
+      ).toEqual(['qq/a']);
       expect(w.on('root', 'channel.unregister')).toEqual([expect.objectContaining({ name: 'child/c1' })]);
     }
   });
@@ -242,12 +278,23 @@ describe('channel dispositions (docs/spec.md §10.1)', () => {
 
 describe('the skeleton (docs/spec.md §10.1)', () => {
   it('a third kind is one more ChildKind value: created, fed, destroyed by the same skeleton', () => {
-    const echo: ChildKind = { ...RESIDENT_KIND, name: 'echo', keepsTable: false, parentTools: [], dispose: { residual: 'drop', channels: 'handback' } };
+    const echo: ChildKind = {
+      ...RESIDENT_KIND,
+      name: 'echo',
+      keepsTable: false,
+      parentTools: [],
+      dispose: { residual: 'drop', channels: 'handback' },
+    };
     const rec = new TraceRecorder();
     const kernel = new Kernel({ verify: true }, rec, { childKinds: [...BUILTIN_CHILD_KINDS, echo] });
     kernel.feed({ type: 'channel.register', channel: { name: 'e/1', plugin: 'e' } }, 0);
-    expect(kernel.feed({ type: 'child.create', spec: { id: 'x', kind: 'echo', inputChs: ['e/1'] } }, 0)).toEqual({ kind: 'created' });
-    kernel.feed({ type: 'submit', submission: { id: 'in', cls: 'queued', text: 'hi', source: 'e', channel: 'e/1' } }, 0);
+    expect(kernel.feed({ type: 'child.create', spec: { id: 'x', kind: 'echo', inputChs: ['e/1'] } }, 0)).toEqual({
+      kind: 'created',
+    });
+    kernel.feed(
+      { type: 'submit', submission: { id: 'in', cls: 'queued', text: 'hi', source: 'e', channel: 'e/1' } },
+      0,
+    );
     const start = kernel.takeCommands().find((c) => c.type === 'model.start');
     expect(start).toMatchObject({ agent: 'x', task: 'in' });
     const x = kernel.dump().agents.find((a) => a.id === 'x');
@@ -255,6 +302,8 @@ describe('the skeleton (docs/spec.md §10.1)', () => {
     expect(x?.tools).not.toContain('notify_parent');
     expect(kernel.feed({ type: 'child.destroy', id: 'x' }, 1)).toEqual({ kind: 'destroyed' });
     expect(kernel.dump().channels).toEqual([expect.objectContaining({ name: 'e/1', owner: 'root' })]);
-    expect(rec.events.filter((e) => e.type === 'child.destroy')).toEqual([expect.objectContaining({ residual: 'drop', channels: 'handback' })]);
+    expect(rec.events.filter((e) => e.type === 'child.destroy')).toEqual([
+      expect.objectContaining({ residual: 'drop', channels: 'handback' }),
+    ]);
   });
 });

@@ -28,7 +28,9 @@ function world(): KernelWorld {
 describe('child kinds: one skeleton, a strategy per kind', () => {
   it('a throwaway kind is created, routed to, answers and stops through the same skeleton', () => {
     const w = world();
-    expect(w.feed({ type: 'child.create', spec: { id: 'e1', kind: 'echo', inputChs: ['voice/1'], taskPrompt: 'repeat' } })).toEqual({ kind: 'created' });
+    expect(
+      w.feed({ type: 'child.create', spec: { id: 'e1', kind: 'echo', inputChs: ['voice/1'], taskPrompt: 'repeat' } }),
+    ).toEqual({ kind: 'created' });
     const child = w.kernel.dump().agents.find((a) => a.id === 'e1');
     expect(child).toMatchObject({ kind: 'echo', parent: 'root', state: 'running', inputChs: ['voice/1'] });
     // parentTools [] and memoryWrites false: neither child tool nor memory_write is offered.

@@ -78,15 +78,19 @@ class MemoryTree {
 
   constructor() {
     this.main = new FakeStore('main', this.memories.log);
-    this.kernel = new Kernel({ verify: true }, {
-      emit: (e) => {
-        this.events.push(e);
-        this.monitor.observe(e);
+    this.kernel = new Kernel(
+      { verify: true },
+      {
+        emit: (e) => {
+          this.events.push(e);
+          this.monitor.observe(e);
+        },
       },
-    }, {
-      memory: { store: this.main, parsers: MEMORY_PARSERS },
-      childMemory: this.memories,
-    });
+      {
+        memory: { store: this.main, parsers: MEMORY_PARSERS },
+        childMemory: this.memories,
+      },
+    );
   }
 
   feed(...args: Parameters<Kernel['feed']>): ReturnType<Kernel['feed']> {
@@ -101,7 +105,9 @@ class MemoryTree {
 
   /** Answers the open model call of `task` with one tool call, or with text when `tool` is null. */
   answer(task: string, tool: { name: string; args: unknown } | null, text = 'ok'): void {
-    const start = this.commands.filter((c): c is Extract<Command, { type: 'model.start' }> => c.type === 'model.start' && c.task === task).at(-1);
+    const start = this.commands
+      .filter((c): c is Extract<Command, { type: 'model.start' }> => c.type === 'model.start' && c.task === task)
+      .at(-1);
     expect(start, `a model call of ${task}`).toBeDefined();
     const callId = (start as Extract<Command, { type: 'model.start' }>).callId;
     const chunk =
@@ -131,7 +137,7 @@ describe('child memory through the port', () => {
     expect(t.memories.log).toEqual(['c1 create']);
   });
 
-  it('S13: a child\'s memory_write goes to its own temp store; main is never written', () => {
+  it("S13: a child's memory_write goes to its own temp store; main is never written", () => {
     const t = new MemoryTree();
     t.feed({ type: 'child.create', spec: { id: 'c1' } }, 0);
     t.submit({ id: 'w', agent: 'c1' });
@@ -148,7 +154,13 @@ describe('child memory through the port', () => {
     t.answer('w', null);
     t.submit({ id: 'boss' });
     t.answer('boss', { name: 'resident_agents', args: { action: 'reclaim', id: 'c1', keep: [2, 0] } });
-    expect(t.memories.log).toEqual(['c1 create', 'c1 commit a,b,c', 'c1 promote [2,0]', 'main commit c,a', 'c1 discard']);
+    expect(t.memories.log).toEqual([
+      'c1 create',
+      'c1 commit a,b,c',
+      'c1 promote [2,0]',
+      'main commit c,a',
+      'c1 discard',
+    ]);
     expect(t.kernel.dump().agents.find((a) => a.id === 'c1')?.state).toBe('stopped');
     expect(t.monitor.violations).toEqual([]);
   });
@@ -173,10 +185,12 @@ describe('child memory through the port', () => {
     expect(t.kernel.dump().agents.find((a) => a.id === 'c1')?.state).toBe('running');
     t.answer('boss', null, 'will retry');
     expect(t.kernel.dump().agents[0]?.scheduler.running).toBeNull();
-    expect(t.events.filter((e) => e.type === 'task.terminal' && e.task === 'boss')).toEqual([expect.objectContaining({ kind: 'done' })]);
+    expect(t.events.filter((e) => e.type === 'task.terminal' && e.task === 'boss')).toEqual([
+      expect.objectContaining({ kind: 'done' }),
+    ]);
   });
 
-  it('S12 S16: destroy discards the temp store at once; the root\'s stop discards every remaining child\'s, each exactly once', () => {
+  it("S12 S16: destroy discards the temp store at once; the root's stop discards every remaining child's, each exactly once", () => {
     const t = new MemoryTree();
     for (const id of ['c1', 'c2', 'c3']) t.feed({ type: 'child.create', spec: { id } }, 0);
     t.feed({ type: 'child.destroy', id: 'c2' }, 0);

@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { TreeWorld } from './tree-world.ts';
 
 /** A child c1 on qq/a running `job` (its model call open), and the root idle. */
-function childAtWork(config: ConstructorParameters<typeof TreeWorld>[0] = {}, builtinPlugins: readonly string[] = []): TreeWorld {
+function childAtWork(
+  config: ConstructorParameters<typeof TreeWorld>[0] = {},
+  builtinPlugins: readonly string[] = [],
+): TreeWorld {
   const w = new TreeWorld(config, builtinPlugins);
   w.registerChannel({ name: 'qq/a', plugin: 'qq' });
   w.registerChannel({ name: 'qq/b', plugin: 'qq' });
@@ -24,19 +27,30 @@ function preemptedAtModel(w: TreeWorld, agent: string, victim: string, by: strin
 }
 
 describe('child → parent', () => {
-  it('S4: notify_parent is an L3 interrupt on the parent from child/<id>, and it preempts the parent\'s queued work at its Model step', () => {
+  it("S4: notify_parent is an L3 interrupt on the parent from child/<id>, and it preempts the parent's queued work at its Model step", () => {
     const w = childAtWork();
     w.queued('boss', 'root work');
     const bossCall = w.modelCall('boss').callId;
     w.answer('job', '', [{ name: 'notify_parent', args: '{"text":"login crash reported"}' }]);
 
-    expect(w.submitted('root:1')).toMatchObject({ agent: 'root', class: 'interrupt', level: 3, kernel: true, source: 'child/c1', channel: 'child/c1' });
-    expect(w.on('root', 'child.event')).toEqual([expect.objectContaining({ task: 'root:1', child: 'c1', reason: 'notify', level: 3 })]);
+    expect(w.submitted('root:1')).toMatchObject({
+      agent: 'root',
+      class: 'interrupt',
+      level: 3,
+      kernel: true,
+      source: 'child/c1',
+      channel: 'child/c1',
+    });
+    expect(w.on('root', 'child.event')).toEqual([
+      expect.objectContaining({ task: 'root:1', child: 'c1', reason: 'notify', level: 3 }),
+    ]);
     expect(w.on('c1', 'child.notify')).toEqual([expect.objectContaining({ task: 'job', parent: 'root' })]);
     expect(w.lastToolEnd('job')).toEqual({ ok: true, result: 'parent notified' });
     preemptedAtModel(w, 'root', 'boss', 'root:1', bossCall);
     // The parent's model reads only the text, so it names the child that spoke.
-    expect(w.modelCall('root:1').request.messages.at(-1)?.content).toBe('[interrupt message] [child c1] login crash reported');
+    expect(w.modelCall('root:1').request.messages.at(-1)?.content).toBe(
+      '[interrupt message] [child c1] login crash reported',
+    );
 
     w.answer('root:1', 'noted');
     expect(w.on('root', 'task.resume')).toEqual([expect.objectContaining({ task: 'boss', after: 'root:1' })]);
@@ -53,45 +67,63 @@ describe('child → parent', () => {
     w.answer('boss', '', [{ name: 'write' }]);
     w.toolRun('boss');
     w.answer('job', '', [{ name: 'notify_parent', args: '{"text":"heads up"}' }]);
-    expect(w.on('root', 'preempt.deferred')).toEqual([expect.objectContaining({ task: 'root:1', victim: 'boss', reason: 'critical' })]);
+    expect(w.on('root', 'preempt.deferred')).toEqual([
+      expect.objectContaining({ task: 'root:1', victim: 'boss', reason: 'critical' }),
+    ]);
     expect(w.on('root', 'task.start').map((e) => e.task)).toEqual(['boss']);
     w.toolResult('boss', 'written');
     expect(w.on('root', 'task.suspend')).toEqual([expect.objectContaining({ task: 'boss', by: 'root:1' })]);
     expect(w.modelCall('root:1')).toBeDefined();
   });
 
-  it('S20: a child\'s tool panic is raised on the parent as L4 from child/<id>; the child raises no L4 of its own', () => {
+  it("S20: a child's tool panic is raised on the parent as L4 from child/<id>; the child raises no L4 of its own", () => {
     const w = childAtWork();
     w.answer('job', '', [{ name: 'search' }]);
     w.toolPanic('job', 'segfault');
     expect(w.replyOf('job').kind).toBe('failed');
-    expect(w.on('root', 'child.event')).toEqual([expect.objectContaining({ task: 'root:1', child: 'c1', reason: 'child_panic', level: 4 })]);
+    expect(w.on('root', 'child.event')).toEqual([
+      expect.objectContaining({ task: 'root:1', child: 'c1', reason: 'child_panic', level: 4 }),
+    ]);
     expect(w.submitted('root:1')).toMatchObject({ agent: 'root', level: 4, kernel: true, source: 'child/c1' });
     expect(w.on('c1', 'kernel.event')).toEqual([]);
     expect(w.on('c1', 'task.submitted').map((e) => e.task)).toEqual(['job']);
-    expect(w.modelCall('root:1').request.messages.at(-1)?.content).toMatch(/^\[interrupt message\] \[child c1\] kernel event: task job panicked: segfault/);
+    expect(w.modelCall('root:1').request.messages.at(-1)?.content).toMatch(
+      /^\[interrupt message\] \[child c1\] kernel event: task job panicked: segfault/,
+    );
     expect(w.monitor.violations).toEqual([]);
   });
 
-  it('S20: the panic of a child\'s L4 task (a parent message) is still reported to the parent', () => {
+  it("S20: the panic of a child's L4 task (a parent message) is still reported to the parent", () => {
     const w = childAtWork();
     w.queued('boss', 'delegate');
     w.control('boss', { action: 'send', id: 'c1', text: 'run the search' });
     w.answer('c1:1', '', [{ name: 'search' }]);
     w.toolPanic('c1:1', 'boom');
-    expect(w.on('root', 'child.event')).toEqual([expect.objectContaining({ child: 'c1', reason: 'child_panic', level: 4 })]);
+    expect(w.on('root', 'child.event')).toEqual([
+      expect.objectContaining({ child: 'c1', reason: 'child_panic', level: 4 }),
+    ]);
     expect(w.on('c1', 'kernel.event')).toEqual([]);
     expect(w.monitor.violations).toEqual([]);
   });
 });
 
 describe('parent → child', () => {
-  it('S6: send is an L4 on the child from parent/<parentId> on its first inputch; the child\'s task is suspended and resumes after it', () => {
+  it("S6: send is an L4 on the child from parent/<parentId> on its first inputch; the child's task is suspended and resumes after it", () => {
     const w = childAtWork();
     const jobCall = w.modelCall('job').callId;
     w.queued('boss', 'delegate');
-    expect(w.control('boss', { action: 'send', id: 'c1', text: 'stop what you do and check the door' })).toEqual({ ok: true, result: 'sent to c1 as task c1:1' });
-    expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', class: 'interrupt', level: 4, kernel: true, source: 'parent/root', channel: 'qq/a' });
+    expect(w.control('boss', { action: 'send', id: 'c1', text: 'stop what you do and check the door' })).toEqual({
+      ok: true,
+      result: 'sent to c1 as task c1:1',
+    });
+    expect(w.submitted('c1:1')).toMatchObject({
+      agent: 'c1',
+      class: 'interrupt',
+      level: 4,
+      kernel: true,
+      source: 'parent/root',
+      channel: 'qq/a',
+    });
     expect(w.on('c1', 'child.send')).toEqual([expect.objectContaining({ task: 'c1:1', parent: 'root' })]);
     preemptedAtModel(w, 'c1', 'job', 'c1:1', jobCall);
     expect(w.modelCall('c1:1').request.messages.at(-1)?.content).toContain('check the door');
@@ -127,26 +159,35 @@ describe('parent → child', () => {
     const run = w.toolRun('job');
     w.queued('boss', 'delegate');
     w.control('boss', { action: 'send', id: 'c1', text: 'urgent' });
-    expect(w.on('c1', 'preempt.deferred')).toEqual([expect.objectContaining({ task: 'c1:1', victim: 'job', reason: 'critical' })]);
+    expect(w.on('c1', 'preempt.deferred')).toEqual([
+      expect.objectContaining({ task: 'c1:1', victim: 'job', reason: 'critical' }),
+    ]);
     expect(w.isOpen(run.callId)).toBe(true);
     expect(w.on('c1', 'task.suspend')).toEqual([]);
     w.toolDone(run.callId, 'written');
     expect(w.on('c1', 'task.suspend')).toEqual([expect.objectContaining({ task: 'job', by: 'c1:1' })]);
-    expect(w.events('tool.end').filter((e) => e.task === 'job').map((e) => e.result)).toEqual(['written']);
+    expect(
+      w
+        .events('tool.end')
+        .filter((e) => e.task === 'job')
+        .map((e) => e.result),
+    ).toEqual(['written']);
     w.answer('c1:1', 'done urgent');
     w.answer('job', 'job done');
     expect(w.toolRuns('job')).toHaveLength(1);
     expect(w.replyOf('job').kind).toBe('done');
   });
 
-  it('S19: a parent message that meets the child\'s cooldown waits for the cooldown timer, then interrupts', () => {
+  it("S19: a parent message that meets the child's cooldown waits for the cooldown timer, then interrupts", () => {
     const w = childAtWork({ cooldownMs: 2_000 });
     w.interrupt('i2', 'L2', 'preempts the job', { source: 'qq', channel: 'qq/b' });
     w.answer('i2', 'done i2');
     // The job resumed and is in its cooldown.
     w.queued('boss', 'delegate');
     w.control('boss', { action: 'send', id: 'c1', text: 'urgent' });
-    expect(w.on('c1', 'preempt.deferred')).toEqual([expect.objectContaining({ task: 'c1:1', victim: 'job', reason: 'cooldown' })]);
+    expect(w.on('c1', 'preempt.deferred')).toEqual([
+      expect.objectContaining({ task: 'c1:1', victim: 'job', reason: 'cooldown' }),
+    ]);
     expect(w.on('c1', 'task.suspend').map((e) => e.by)).toEqual(['i2']);
     w.fireTimer('cooldown:c1');
     expect(w.now).toBe(2_000);
@@ -182,7 +223,7 @@ describe('parent → child', () => {
 });
 
 describe('L4 on a child (docs/spec.md §5)', () => {
-  it('S17: on a child every external L4 is clamped to L3 — a built-in plugin\'s source and a spoofed parent/<id> source alike; only the parent\'s send is L4', () => {
+  it("S17: on a child every external L4 is clamped to L3 — a built-in plugin's source and a spoofed parent/<id> source alike; only the parent's send is L4", () => {
     const w = childAtWork({}, ['webui']);
     w.interrupt('from-webui', 'L4', 'plugin says', { source: 'webui/panel', channel: 'qq/b' });
     w.interrupt('spoof', 'L4', 'pretend parent', { source: 'parent/root', channel: 'qq/b' });
@@ -201,7 +242,7 @@ describe('L4 on a child (docs/spec.md §5)', () => {
     expect(w.monitor.violations.filter((v) => v.invariant === 'L4')).toEqual([]);
   });
 
-  it('S17: a child\'s own timers and tools raise no L4 on it: a model timeout fails the task there, a panic goes to the parent', () => {
+  it("S17: a child's own timers and tools raise no L4 on it: a model timeout fails the task there, a panic goes to the parent", () => {
     const w = childAtWork({ modelTimeoutMs: 5_000 });
     const timeout = `timeout:${w.modelCall('job').callId}`;
     expect(w.timers().get(timeout)).toBe(5_000);
@@ -219,7 +260,7 @@ describe('L4 on a child (docs/spec.md §5)', () => {
   });
 });
 
-describe('the running task\'s own frame (S18)', () => {
+describe("the running task's own frame (S18)", () => {
   it('S18: no current channel: a round resumed after an interrupt on another inputch is recorded on its own inputch', () => {
     const w = childAtWork();
     w.interrupt('intr', 'L2', 'quick question', { source: 'qq', channel: 'qq/b' });
@@ -241,7 +282,7 @@ describe('the running task\'s own frame (S18)', () => {
     expect(resumed?.messages.filter((m) => m.role === 'user').at(-1)?.content).toBe('the long job');
   });
 
-  it('S18: a note written by the interrupt stays the interrupt\'s; the resumed round gets its own automatic record', () => {
+  it("S18: a note written by the interrupt stays the interrupt's; the resumed round gets its own automatic record", () => {
     const w = childAtWork();
     w.interrupt('intr', 'L2', 'log this', { source: 'qq', channel: 'qq/b' });
     w.answer('intr', '', [{ name: 'inputch_note', args: '{"text":"logged by intr"}' }]);

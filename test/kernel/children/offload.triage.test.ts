@@ -20,7 +20,8 @@ function queue(w: TreeWorld, ids: readonly string[]): void {
 
 /** Fires the offload timer until it is due after `untilMs`. */
 function fireUntil(w: TreeWorld, untilMs: number): void {
-  for (let due = w.timers().get(TIMER); due !== undefined && due <= untilMs; due = w.timers().get(TIMER)) w.fireTimer(TIMER);
+  for (let due = w.timers().get(TIMER); due !== undefined && due <= untilMs; due = w.timers().get(TIMER))
+    w.fireTimer(TIMER);
 }
 
 /** Where each moved task went, in the order of the moves. */
@@ -28,10 +29,14 @@ function movedTo(w: TreeWorld): Record<string, string> {
   return Object.fromEntries(w.events('task.moved').map((m) => [m.task, m.to]));
 }
 
-const helpers = (w: TreeWorld): string[] => w.kernel.dump().agents.filter((a) => a.parent === 'root').map((a) => a.id);
+const helpers = (w: TreeWorld): string[] =>
+  w.kernel
+    .dump()
+    .agents.filter((a) => a.parent === 'root')
+    .map((a) => a.id);
 
 describe('offload timing (docs/spec.md §10.7)', () => {
-  it('T1: the check runs every max(1 000, busyAfterMs / 5) ms from the first start of the root\'s running task', () => {
+  it("T1: the check runs every max(1 000, busyAfterMs / 5) ms from the first start of the root's running task", () => {
     for (const [busyAfterMs, period] of [
       [10_000, 2_000],
       [2_500, 1_000],
@@ -71,7 +76,7 @@ describe('offload timing (docs/spec.md §10.7)', () => {
     expect(w.events('task.moved').every((m) => m.t === 8_000)).toBe(true);
   });
 
-  it('docs/spec.md §10.2a step 5: the root\'s stop clears the offload timer; a late firing moves nothing and sets none', () => {
+  it("docs/spec.md §10.2a step 5: the root's stop clears the offload timer; a late firing moves nothing and sets none", () => {
     const w = world();
     w.queued('busy', 'a long job');
     queue(w, ['q1', 'q2', 'q3']);
@@ -87,13 +92,16 @@ describe('offload timing (docs/spec.md §10.7)', () => {
 });
 
 describe('offload choices (docs/spec.md §10.7)', () => {
-  it('T2: the root\'s model reads one notice naming how many inputs moved and to which helper', () => {
+  it("T2: the root's model reads one notice naming how many inputs moved and to which helper", () => {
     const w = world();
     w.queued('busy', 'a long job');
     queue(w, ['q1', 'q2', 'q3', 'q4']);
     fireUntil(w, 5_000);
     w.answer('busy', 'finally done');
-    expect(w.modelCall('root:1').request.messages.at(-1)).toEqual({ role: 'user', content: '[kernel] offloaded 4 queued inputs to offload-1' });
+    expect(w.modelCall('root:1').request.messages.at(-1)).toEqual({
+      role: 'user',
+      content: '[kernel] offloaded 4 queued inputs to offload-1',
+    });
   });
 
   it('T3: a helper that has finished its work is reused rather than a new one spawned', () => {
@@ -138,7 +146,14 @@ describe('offload choices (docs/spec.md §10.7)', () => {
     queue(w, ['d1', 'd2', 'd3']);
     fireUntil(w, 8_000);
     const to = movedTo(w);
-    expect(['a1', 'b1', 'c1', 'c3', 'd1', 'd3'].map((id) => to[id])).toEqual(['offload-1', 'offload-2', 'offload-1', 'offload-1', 'offload-2', 'offload-2']);
+    expect(['a1', 'b1', 'c1', 'c3', 'd1', 'd3'].map((id) => to[id])).toEqual([
+      'offload-1',
+      'offload-2',
+      'offload-1',
+      'offload-1',
+      'offload-2',
+      'offload-2',
+    ]);
     expect(helpers(w)).toEqual(['offload-1', 'offload-2']);
     expect(w.monitor.violations).toEqual([]);
   });

@@ -6,10 +6,15 @@ import { disposeChannels } from '../../../src/kernel/children/dispositions.ts';
 import { ProcessingTable } from '../../../src/kernel/children/processing-table.ts';
 
 describe('processing table (docs/spec.md §10.4)', () => {
-  it('S8 a successful round without a note gets an automatic record on the task\'s own inputch', () => {
+  it("S8 a successful round without a note gets an automatic record on the task's own inputch", () => {
     const t = new ProcessingTable();
     const r = t.roundDone({ task: 'c1', inputch: 'qq/help', input: 'where is my parcel', output: 'on its way' }, 120);
-    expect(r).toEqual({ inputch: 'qq/help', atMs: 120, proactive: false, text: 'round done: input=where is my parcel, output=on its way' });
+    expect(r).toEqual({
+      inputch: 'qq/help',
+      atMs: 120,
+      proactive: false,
+      text: 'round done: input=where is my parcel, output=on its way',
+    });
     expect(t.size).toBe(1);
   });
 
@@ -23,12 +28,14 @@ describe('processing table (docs/spec.md §10.4)', () => {
     expect(t.roundDone({ task: 'c2', inputch: 'qq/help', input: 'x', output: '' }, 6).text).toBe('round done: input=x');
   });
 
-  it('a note belongs to its own task: an interrupt\'s note never becomes the record of the task it preempted', () => {
+  it("a note belongs to its own task: an interrupt's note never becomes the record of the task it preempted", () => {
     const t = new ProcessingTable();
     t.note('interrupt', 'noted by the interrupt');
     t.roundDone({ task: 'victim', inputch: 'qq/help', input: 'long job', output: 'done' }, 9);
     expect(t.snapshot().map((r) => r.proactive)).toEqual([false]);
-    expect(t.roundDone({ task: 'interrupt', inputch: 'parent', input: 'ping', output: 'pong' }, 10).text).toBe('noted by the interrupt');
+    expect(t.roundDone({ task: 'interrupt', inputch: 'parent', input: 'ping', output: 'pong' }, 10).text).toBe(
+      'noted by the interrupt',
+    );
   });
 
   it('failed and skipped rounds write nothing and drop their note; compress clears table and notes', () => {

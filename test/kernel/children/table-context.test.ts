@@ -24,7 +24,7 @@ function round(w: TreeWorld, n: number): void {
 }
 
 describe('processing table (docs/spec.md §10.4)', () => {
-  it('S8: a round that writes no note still gets a record: the automatic one, on the task\'s inputch', () => {
+  it("S8: a round that writes no note still gets a record: the automatic one, on the task's inputch", () => {
     const w = childWithRounds(0);
     w.queued('q', 'where is my parcel', { source: 'qq', channel: 'qq/a' });
     w.answer('q', '', [{ name: 'search' }]);
@@ -33,7 +33,9 @@ describe('processing table (docs/spec.md §10.4)', () => {
     expect(w.agent('c1').table).toEqual([
       { inputch: 'qq/a', atMs: 0, proactive: false, text: 'round done: input=where is my parcel, output=on its way' },
     ]);
-    expect(w.on('c1', 'child.record')).toEqual([expect.objectContaining({ task: 'q', inputch: 'qq/a', proactive: false })]);
+    expect(w.on('c1', 'child.record')).toEqual([
+      expect.objectContaining({ task: 'q', inputch: 'qq/a', proactive: false }),
+    ]);
     expect(w.agent('c1').tableSize).toBe(1);
     // The root keeps no table.
     w.queued('rootq', 'hello');
@@ -62,7 +64,9 @@ describe('processing table (docs/spec.md §10.4)', () => {
       { name: 'inputch_note', args: '{"text":"parcel question answered"}' },
     ]);
     w.answer('q', 'on its way');
-    expect(w.agent('c1').table).toEqual([{ inputch: 'qq/a', atMs: 0, proactive: true, text: 'parcel question answered' }]);
+    expect(w.agent('c1').table).toEqual([
+      { inputch: 'qq/a', atMs: 0, proactive: true, text: 'parcel question answered' },
+    ]);
     expect(w.on('c1', 'child.record')).toEqual([expect.objectContaining({ task: 'q', proactive: true })]);
     // A blank note is a tool error and changes nothing.
     w.queued('q2', 'next', { source: 'qq', channel: 'qq/a' });
@@ -81,11 +85,21 @@ describe('context-full (docs/spec.md §10.5)', () => {
     expect(w.on('c1', 'child.contextfull')).toEqual([]);
     w.answer('r2', REPLY(2));
     w.queued('r3', INPUT(3), { source: 'qq', channel: 'qq/a' });
-    expect(w.on('c1', 'child.contextfull')).toEqual([expect.objectContaining({ parent: 'root', tokens: 100, window: 100 })]);
+    expect(w.on('c1', 'child.contextfull')).toEqual([
+      expect.objectContaining({ parent: 'root', tokens: 100, window: 100 }),
+    ]);
     expect(w.agent('c1').state).toBe('contextfull');
     expect(w.agent('c1').contextfullSignals).toBe(1);
-    expect(w.submitted('root:1')).toMatchObject({ agent: 'root', class: 'interrupt', level: 4, kernel: true, source: 'child/c1' });
-    expect(w.on('root', 'child.event')).toEqual([expect.objectContaining({ task: 'root:1', child: 'c1', reason: 'child_contextfull', level: 4 })]);
+    expect(w.submitted('root:1')).toMatchObject({
+      agent: 'root',
+      class: 'interrupt',
+      level: 4,
+      kernel: true,
+      source: 'child/c1',
+    });
+    expect(w.on('root', 'child.event')).toEqual([
+      expect.objectContaining({ task: 'root:1', child: 'c1', reason: 'child_contextfull', level: 4 }),
+    ]);
     const signal = w.modelCall('root:1').request.messages.at(-1)?.content ?? '';
     expect(signal).toContain('child c1 context full (100 of 100 tokens)');
     expect(signal).not.toContain('aaaa');
@@ -100,7 +114,7 @@ describe('context-full (docs/spec.md §10.5)', () => {
     expect(w.monitor.violations).toEqual([]);
   });
 
-  it('S5: the signal preempts the parent\'s running work (an L4 kernel event)', () => {
+  it("S5: the signal preempts the parent's running work (an L4 kernel event)", () => {
     const w = childWithRounds(2);
     w.queued('boss', 'root work');
     const call = w.modelCall('boss').callId;
@@ -110,21 +124,25 @@ describe('context-full (docs/spec.md §10.5)', () => {
   });
 });
 
-describe('the token measure of a child\'s context (docs/spec.md §10.5)', () => {
-  it('S5: tokens count code points (not UTF-16 units) and an interrupt\'s raw input (not its interrupt mark)', () => {
+describe("the token measure of a child's context (docs/spec.md §10.5)", () => {
+  it("S5: tokens count code points (not UTF-16 units) and an interrupt's raw input (not its interrupt mark)", () => {
     const w = childWithRounds(0);
     w.interrupt('emoji', 'L1', '😀'.repeat(10), { source: 'qq', channel: 'qq/a' });
     w.answer('emoji', 'é'.repeat(5));
     // 10 code points of 4 bytes → 20 tokens; 5 of 2 bytes → 10 tokens.
     w.queued('boss', 'measure c1');
-    const inspected = JSON.parse(w.control('boss', { action: 'inspect', id: 'c1' }).result) as { contextTokens: number };
+    const inspected = JSON.parse(w.control('boss', { action: 'inspect', id: 'c1' }).result) as {
+      contextTokens: number;
+    };
     expect(inspected.contextTokens).toBe(30);
-    expect(w.agent('c1').context).toEqual([{ kind: 'interrupt', task: 'emoji', source: 'qq', input: '😀'.repeat(10), response: 'é'.repeat(5) }]);
+    expect(w.agent('c1').context).toEqual([
+      { kind: 'interrupt', task: 'emoji', source: 'qq', input: '😀'.repeat(10), response: 'é'.repeat(5) },
+    ]);
   });
 });
 
 describe('compress (docs/spec.md §10.5)', () => {
-  it('S10: the compress task\'s own Prepare raises no context-full signal, even with the latch armed over the threshold', () => {
+  it("S10: the compress task's own Prepare raises no context-full signal, even with the latch armed over the threshold", () => {
     // Round 2 prepared at 50 tokens (the latch stays armed) and committed to 100, over 0.9 × 100.
     const w = childWithRounds(2);
     expect(w.agent('c1').contextfullSignals).toBe(0);
@@ -133,7 +151,9 @@ describe('compress (docs/spec.md §10.5)', () => {
     w.answer('c1:1', 'summary of round 1');
     expect(w.on('c1', 'child.contextfull')).toEqual([]);
     expect(w.agent('c1').contextfullSignals).toBe(0);
-    expect(w.on('c1', 'child.compress')).toEqual([expect.objectContaining({ task: 'c1:1', older: 1, kept: 1, summarised: true })]);
+    expect(w.on('c1', 'child.compress')).toEqual([
+      expect.objectContaining({ task: 'c1:1', older: 1, kept: 1, summarised: true }),
+    ]);
     expect(w.agent('c1').state).toBe('running');
   });
 
@@ -142,7 +162,14 @@ describe('compress (docs/spec.md §10.5)', () => {
     expect(w.agent('c1').state).toBe('contextfull');
     w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
     expect(w.lastToolEnd('root:1')).toEqual({ ok: true, result: 'compress scheduled' });
-    expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', class: 'interrupt', level: 4, kernel: true, source: 'parent/root', channel: '_compress_' });
+    expect(w.submitted('c1:1')).toMatchObject({
+      agent: 'c1',
+      class: 'interrupt',
+      level: 4,
+      kernel: true,
+      source: 'parent/root',
+      channel: '_compress_',
+    });
     expect(w.on('c1', 'critical.enter').map((e) => e.task)).toContain('c1:1');
 
     // The newest events within 0.5 × window (50 tokens: one round) are kept; the two older ones are summarised.
@@ -150,11 +177,15 @@ describe('compress (docs/spec.md §10.5)', () => {
     expect(request.tools).toEqual([]);
     // Only the instruction and the older events: not the child's own prompt, nor the kept round.
     expect(request.messages.map((m) => m.role)).toEqual(['system', 'user']);
-    expect(request.messages[0]?.content).toMatch(/^Summarise the conversation below so the summary can replace it: .+; answer with the summary text only\.$/);
+    expect(request.messages[0]?.content).toMatch(
+      /^Summarise the conversation below so the summary can replace it: .+; answer with the summary text only\.$/,
+    );
     expect(request.messages[1]?.content).toBe(`turn: ${INPUT(1)} => ${REPLY(1)}\nturn: ${INPUT(2)} => ${REPLY(2)}`);
     w.answer('c1:1', 'the summary');
     expect(w.replyOf('c1:1')).toEqual({ kind: 'done', reply: 'compressed: 2 events summarised, 1 kept' });
-    expect(w.on('c1', 'child.compress')).toEqual([expect.objectContaining({ task: 'c1:1', older: 2, kept: 1, summarised: true, dropped: 0 })]);
+    expect(w.on('c1', 'child.compress')).toEqual([
+      expect.objectContaining({ task: 'c1:1', older: 2, kept: 1, summarised: true, dropped: 0 }),
+    ]);
 
     const after = w.agent('c1');
     expect(after.context.map((e) => [e.kind, e.input, e.response])).toEqual([
@@ -200,11 +231,22 @@ describe('compress (docs/spec.md §10.5)', () => {
     w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
     w.failModel('c1:1', 'provider down');
     expect(w.replyOf('c1:1')).toEqual({ kind: 'done', reply: 'compressed: 2 events dropped (summary failed), 1 kept' });
-    expect(w.on('c1', 'child.compress')).toEqual([expect.objectContaining({ older: 2, kept: 1, summarised: false, dropped: 2 })]);
+    expect(w.on('c1', 'child.compress')).toEqual([
+      expect.objectContaining({ older: 2, kept: 1, summarised: false, dropped: 2 }),
+    ]);
     expect(w.agent('c1')).toMatchObject({ droppedByCompress: 2, state: 'running', tableSize: 0 });
     expect(w.agent('c1').context.map((e) => e.task)).toEqual(['r3']);
-    const inspected = JSON.parse(w.control('root:1', { action: 'inspect', id: 'c1' }).result) as Record<string, unknown>;
-    expect(inspected).toMatchObject({ droppedByCompress: 2, contextEvents: 1, contextTokens: 50, window: 100, state: 'running' });
+    const inspected = JSON.parse(w.control('root:1', { action: 'inspect', id: 'c1' }).result) as Record<
+      string,
+      unknown
+    >;
+    expect(inspected).toMatchObject({
+      droppedByCompress: 2,
+      contextEvents: 1,
+      contextTokens: 50,
+      window: 100,
+      state: 'running',
+    });
   });
 
   it('S10: with nothing older than the kept events, compress changes nothing, calls no model and succeeds', () => {
@@ -224,9 +266,16 @@ describe('compress (docs/spec.md §10.5)', () => {
     w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
     expect(w.on('c1', 'task.suspend')).toEqual([expect.objectContaining({ task: 'job', by: 'c1:1' })]);
     w.control('root:1', { action: 'send', id: 'c1', text: 'hurry' });
-    expect(w.on('c1', 'preempt.deferred')).toEqual([expect.objectContaining({ task: 'c1:2', victim: 'c1:1', reason: 'critical' })]);
+    expect(w.on('c1', 'preempt.deferred')).toEqual([
+      expect.objectContaining({ task: 'c1:2', victim: 'c1:1', reason: 'critical' }),
+    ]);
     w.answer('c1:1', 'sum');
-    expect(w.on('c1', 'task.start').map((e) => e.task).slice(-2)).toEqual(['c1:1', 'c1:2']);
+    expect(
+      w
+        .on('c1', 'task.start')
+        .map((e) => e.task)
+        .slice(-2),
+    ).toEqual(['c1:1', 'c1:2']);
     w.answer('c1:2', 'hurried');
     w.answer('job', 'long done');
     expect(w.replyOf('job').kind).toBe('done');
@@ -235,7 +284,7 @@ describe('compress (docs/spec.md §10.5)', () => {
 });
 
 describe('inspect (docs/spec.md §10.3)', () => {
-  it('S7: inspect while the child streams a long task: a snapshot, and the child\'s trace and dump are the same before and after', () => {
+  it("S7: inspect while the child streams a long task: a snapshot, and the child's trace and dump are the same before and after", () => {
     const w = childWithRounds(1);
     w.queued('base', 'suspended below', { source: 'qq', channel: 'qq/a' });
     w.interrupt('job', 'L2', 'long job', { source: 'qq', channel: 'qq/a' });
@@ -254,7 +303,9 @@ describe('inspect (docs/spec.md §10.3)', () => {
       id: 'c1',
       kind: 'resident',
       state: 'running',
-      table: [{ inputch: 'qq/a', atMs: 0, proactive: false, text: `round done: input=${INPUT(1)}, output=${REPLY(1)}` }],
+      table: [
+        { inputch: 'qq/a', atMs: 0, proactive: false, text: `round done: input=${INPUT(1)}, output=${REPLY(1)}` },
+      ],
       tempTriples: [],
       scheduler: { running: 'job', immediate: null, levelQueued: 1, queued: 1, stackDepth: 1 },
       contextEvents: 1,

@@ -65,7 +65,9 @@ export class TreeWorld extends KernelWorld {
 
   /** The latest `tool.end` of a task. */
   lastToolEnd(task: string): { ok: boolean; result: string } {
-    const end = this.events('tool.end').filter((e) => e.task === task).at(-1);
+    const end = this.events('tool.end')
+      .filter((e) => e.task === task)
+      .at(-1);
     expect(end, `a tool.end of ${task}`).toBeDefined();
     return { ok: (end as EventOf<'tool.end'>).ok, result: (end as EventOf<'tool.end'>).result };
   }
@@ -84,9 +86,14 @@ export function rootBusy(w: TreeWorld, id = 'boss'): void {
 }
 
 /** Each input, queued on its channel (source qq), runs on `agent`, is answered there and ends there, done. */
-export function handledBy(w: TreeWorld, cases: readonly { readonly id: string; readonly channel: string; readonly agent: string }[]): void {
+export function handledBy(
+  w: TreeWorld,
+  cases: readonly { readonly id: string; readonly channel: string; readonly agent: string }[],
+): void {
   for (const c of cases) w.queued(c.id, `input ${c.id}`, { source: 'qq', channel: c.channel });
   expect(cases.map((c) => w.submitted(c.id).agent)).toEqual(cases.map((c) => c.agent));
   for (const c of cases) w.answer(c.id, `${c.agent} did ${c.id}`);
-  expect(cases.map((c) => [w.terminalOf(c.id).agent, w.replyOf(c.id)])).toEqual(cases.map((c) => [c.agent, { kind: 'done', reply: `${c.agent} did ${c.id}` }]));
+  expect(cases.map((c) => [w.terminalOf(c.id).agent, w.replyOf(c.id)])).toEqual(
+    cases.map((c) => [c.agent, { kind: 'done', reply: `${c.agent} did ${c.id}` }]),
+  );
 }

@@ -27,13 +27,22 @@ describe('destroy (docs/spec.md §10.2)', () => {
     expect(w.agent('c1').state).toBe('stopped');
     expect(w.on('c1', 'agent.stop')).toEqual([expect.objectContaining({ ended: ['job'] })]);
     expect(w.kernel.dump().channels.map((c) => [c.name, c.owner])).toEqual([['qq/a', '']]);
-    expect(w.pending()).toEqual({ model: [w.modelCall('boss').callId], tools: [], timers: [`timeout:${w.modelCall('boss').callId}`] });
+    expect(w.pending()).toEqual({
+      model: [w.modelCall('boss').callId],
+      tools: [],
+      timers: [`timeout:${w.modelCall('boss').callId}`],
+    });
 
     // Late data of the cancelled call is discarded and counted on the child; nothing of it runs again.
     const childEvents = w.rec.events.filter((e) => e.agent === 'c1').length;
     w.handle({ type: 'model.chunk', callId: call, chunk: { type: 'text', text: 'late' } });
     w.handle({ type: 'model.done', callId: call, usage: { inputTokens: 1, outputTokens: 1 } });
-    expect(w.rec.events.filter((e) => e.agent === 'c1').map((e) => e.type).slice(childEvents)).toEqual(['model.chunk.late', 'model.chunk.late']);
+    expect(
+      w.rec.events
+        .filter((e) => e.agent === 'c1')
+        .map((e) => e.type)
+        .slice(childEvents),
+    ).toEqual(['model.chunk.late', 'model.chunk.late']);
     expect(w.agent('c1').scheduler.counters.lateChunksDiscarded).toBe(2);
 
     w.answer('boss', 'done');
@@ -82,7 +91,7 @@ function treeAtWork(): TreeWorld {
 }
 
 describe('stopping an agent (docs/spec.md §10.2a)', () => {
-  it('S16: the root\'s stop destroys every child first, depth-first; nothing is left: no task, call, timer, channel or orphan', () => {
+  it("S16: the root's stop destroys every child first, depth-first; nothing is left: no task, call, timer, channel or orphan", () => {
     const w = treeAtWork();
     w.stopAgent();
     expect(w.events('agent.stop').map((e) => e.agent)).toEqual(['g1', 'c1', 'c2', 'c3', 'root']);
@@ -93,7 +102,8 @@ describe('stopping an agent (docs/spec.md §10.2a)', () => {
       ['qq/2', ''],
     ]);
     expect(w.kernel.hasPendingWork()).toBe(false);
-    for (const id of ['a', 'g', 'b0', 'b', 'b2', 'boss']) expect(w.replyOf(id), id).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
+    for (const id of ['a', 'g', 'b0', 'b', 'b2', 'boss'])
+      expect(w.replyOf(id), id).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
     expect(w.events('task.moved')).toEqual([]);
     expect(w.violationsAtEnd()).toEqual([]);
   });
@@ -117,12 +127,13 @@ describe('stopping an agent (docs/spec.md §10.2a)', () => {
     expect(w.monitor.violations).toEqual([]);
   });
 
-  it('a parent\'s stop of one child (agent.stop) stops its subtree, applies no residual policy, and leaves the rest running', () => {
+  it("a parent's stop of one child (agent.stop) stops its subtree, applies no residual policy, and leaves the rest running", () => {
     const w = treeAtWork();
     expect(w.feed({ type: 'agent.stop', agent: 'c2' })).toEqual({ kind: 'stopped' });
     expect(w.events('agent.stop').map((e) => e.agent)).toEqual(['c2']);
     expect(w.on('c2', 'agent.stop')).toEqual([expect.objectContaining({ ended: ['b', 'b2', 'b0'] })]);
-    for (const id of ['b0', 'b', 'b2']) expect(w.replyOf(id)).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
+    for (const id of ['b0', 'b', 'b2'])
+      expect(w.replyOf(id)).toMatchObject({ kind: 'skipped', reason: 'agent_stopped' });
     expect(w.events('task.moved')).toEqual([]);
     expect(w.on('c2', 'child.destroy')).toEqual([]);
     expect(w.kernel.dump().agents.map((a) => [a.id, a.state])).toEqual([
@@ -154,10 +165,12 @@ describe('stopping an agent (docs/spec.md §10.2a)', () => {
     expect(cooldown).toHaveLength(1);
     const call = w.modelCall('base').callId;
     w.feed({ type: 'agent.stop', agent: 'c1' });
-    expect(w.last).toEqual(expect.arrayContaining([
-      { type: 'timer.clear', id: cooldown[0] },
-      { type: 'timer.clear', id: `timeout:${call}` },
-    ]));
+    expect(w.last).toEqual(
+      expect.arrayContaining([
+        { type: 'timer.clear', id: cooldown[0] },
+        { type: 'timer.clear', id: `timeout:${call}` },
+      ]),
+    );
     expect(w.timers().size).toBe(0);
     expect(['base', 'i3'].map((id) => w.replyOf(id).reason)).toEqual(['agent_stopped', 'agent_stopped']);
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_RECALL, formatRecall, mergeRecall, validEntityName, validTriple } from '../../../src/kernel/memory/rules.ts';
+import {
+  EMPTY_RECALL,
+  formatRecall,
+  mergeRecall,
+  validEntityName,
+  validTriple,
+} from '../../../src/kernel/memory/rules.ts';
 import type { Recall } from '../../../src/kernel/ports/graph-memory.ts';
 
 describe('validEntityName: a name needs a letter, digit, - or _ (docs/spec.md §9)', () => {
@@ -72,12 +78,21 @@ describe('formatRecall: the memory_recall text', () => {
       relations: [{ source: 'Alice', relation: 'works_at', target: 'Acme', confidence: 1 }],
     };
     expect(formatRecall(r)).toBe(
-      ['entities:', '  - Alice (Person, 3 mentions)', '  - Acme (Org, 1 mention)', 'relations:', '  - Alice —works_at→ Acme'].join('\n'),
+      [
+        'entities:',
+        '  - Alice (Person, 3 mentions)',
+        '  - Acme (Org, 1 mention)',
+        'relations:',
+        '  - Alice —works_at→ Acme',
+      ].join('\n'),
     );
   });
 
   it('leaves out an empty entities section', () => {
-    const r: Recall = { entities: [], relations: [{ source: 'Alice', relation: 'knows', target: 'Bob', confidence: 1 }] };
+    const r: Recall = {
+      entities: [],
+      relations: [{ source: 'Alice', relation: 'knows', target: 'Bob', confidence: 1 }],
+    };
     expect(formatRecall(r)).toBe('relations:\n  - Alice —knows→ Bob');
   });
 

@@ -133,7 +133,13 @@ describe('formatRecall (the memory_recall tool text)', () => {
       relations: [{ source: 'Alice', relation: 'works_at', target: 'Acme', confidence: 1 }],
     });
     expect(text).toBe(
-      ['entities:', '  - Acme (Concept, 1 mention)', '  - Alice (Person, 3 mentions)', 'relations:', '  - Alice —works_at→ Acme'].join('\n'),
+      [
+        'entities:',
+        '  - Acme (Concept, 1 mention)',
+        '  - Alice (Person, 3 mentions)',
+        'relations:',
+        '  - Alice —works_at→ Acme',
+      ].join('\n'),
     );
   });
 
@@ -154,14 +160,20 @@ describe('per-call limits (docs/spec.md §3.8: a well-typed call is never refuse
         return { added: triples.length, skipped: 0 };
       },
     };
-    const triples = Array.from({ length: TRIPLES_PER_CALL_MAX + 5 }, (_, i) => ({ subject: `s${i}`, relation: 'r', object: 'ob' }));
+    const triples = Array.from({ length: TRIPLES_PER_CALL_MAX + 5 }, (_, i) => ({
+      subject: `s${i}`,
+      relation: 'r',
+      object: 'ob',
+    }));
     expect(commitCapped(store, triples, 'task/x', 0, 0)).toEqual({ added: TRIPLES_PER_CALL_MAX, skipped: 5 });
     expect(seen).toEqual([TRIPLES_PER_CALL_MAX]);
   });
 
   it('M4 a sentence longer than SENTENCE_MAX makes its triple invalid (skipped, not refused)', () => {
     expect(validTriple({ subject: 'ab', relation: 'r', object: 'cd', sentence: 'x'.repeat(SENTENCE_MAX) })).toBe(true);
-    expect(validTriple({ subject: 'ab', relation: 'r', object: 'cd', sentence: 'x'.repeat(SENTENCE_MAX + 1) })).toBe(false);
+    expect(validTriple({ subject: 'ab', relation: 'r', object: 'cd', sentence: 'x'.repeat(SENTENCE_MAX + 1) })).toBe(
+      false,
+    );
     expect(validTriple({ subject: 'x'.repeat(4001), relation: 'r', object: 'cd' })).toBe(false);
   });
 });

@@ -85,7 +85,10 @@ describe('Scheduler queues and pick order (docs/spec.md §2.1, §2.5, §2.8)', (
     const h = setup({ maxQueue: 2 });
     expect(h.s.submitQueued('q1', 0)).toEqual({ kind: 'admitted', armed: false });
     expect(h.s.submitQueued('q2', 0)).toEqual({ kind: 'admitted', armed: false });
-    expect(h.s.submitQueued('q3', 1)).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'queue_full' } });
+    expect(h.s.submitQueued('q3', 1)).toMatchObject({
+      kind: 'ended',
+      terminal: { kind: 'skipped', reason: 'queue_full' },
+    });
     let d = h.s.dump();
     expect(d.counters.backpressure).toBe(1);
     expect(d.counters.rejected).toBe(0);
@@ -113,7 +116,10 @@ describe('Scheduler queues and pick order (docs/spec.md §2.1, §2.5, §2.8)', (
       kind: 'ended',
       terminal: { kind: 'dropped', reason: 'self_loop_full' },
     });
-    expect(h.s.submitQueued('q3', 1)).toMatchObject({ kind: 'ended', terminal: { kind: 'skipped', reason: 'queue_full' } });
+    expect(h.s.submitQueued('q3', 1)).toMatchObject({
+      kind: 'ended',
+      terminal: { kind: 'skipped', reason: 'queue_full' },
+    });
     const d = h.s.dump();
     expect(d.queue).toHaveLength(66);
     expect(d.counters.dropped).toBe(1);
@@ -236,7 +242,10 @@ describe('Scheduler queues and pick order (docs/spec.md §2.1, §2.5, §2.8)', (
   it('refuse() ends a task skipped with its reason; only invalid counts as rejected', () => {
     const h = setup();
     expect(h.s.refuse('dup', 'queued', null, 'duplicate', 0)).toMatchObject({ kind: 'skipped', reason: 'duplicate' });
-    expect(h.s.refuse('empty', 'interrupt', 2, 'empty_input', 0)).toMatchObject({ kind: 'skipped', reason: 'empty_input' });
+    expect(h.s.refuse('empty', 'interrupt', 2, 'empty_input', 0)).toMatchObject({
+      kind: 'skipped',
+      reason: 'empty_input',
+    });
     expect(h.s.dump().counters.rejected).toBe(0);
     expect(h.events('task.rejected')).toHaveLength(0);
     expect(h.s.refuse('bad', 'queued', null, 'invalid', 1)).toMatchObject({ kind: 'skipped', reason: 'invalid' });

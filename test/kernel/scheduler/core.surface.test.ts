@@ -36,7 +36,9 @@ describe('Scheduler configuration (CONFIG)', () => {
   it('refuses a maxQueue that is not an integer of at least 1, naming the option and the value', () => {
     for (const maxQueue of [0, -1, 1.5, Number.NaN]) {
       expect(() => new Scheduler('root', { maxQueue })).toThrow(AssertionError);
-      expect(() => new Scheduler('root', { maxQueue })).toThrow(`CONFIG: maxQueue must be an integer >= 1, got ${maxQueue}`);
+      expect(() => new Scheduler('root', { maxQueue })).toThrow(
+        `CONFIG: maxQueue must be an integer >= 1, got ${maxQueue}`,
+      );
     }
     expect(new Scheduler('root', { maxQueue: 1 }).config.maxQueue).toBe(1);
   });
@@ -56,10 +58,21 @@ describe('Scheduler with tracing off', () => {
     expect(untraced).toEqual(traced);
     // The script reaches every path it is meant to, so the comparison above covers them all.
     const types = new Set(rec.events.map((e) => e.type));
-    for (const t of ['critical.enter', 'critical.leave', 'backpressure', 'task.rejected', 'task.resume', 'cooldown.timer', 'queue.drop'] as const) {
+    for (const t of [
+      'critical.enter',
+      'critical.leave',
+      'backpressure',
+      'task.rejected',
+      'task.resume',
+      'cooldown.timer',
+      'queue.drop',
+    ] as const) {
       expect(types, t).toContain(t);
     }
-    expect(rec.events.filter((e) => e.type === 'preempt.armed').map((e) => e.reason)).toEqual(['register', 'cooldown_end']);
+    expect(rec.events.filter((e) => e.type === 'preempt.armed').map((e) => e.reason)).toEqual([
+      'register',
+      'cooldown_end',
+    ]);
   });
 });
 
@@ -94,7 +107,9 @@ describe('Scheduler answers', () => {
   it('P8 canPreempt: nothing preempts an idle agent, and a queued task never preempts', () => {
     const l4 = { cls: 'interrupt', level: 4, preemptCount: 0 } as const;
     expect(canPreempt(l4, null)).toBe(false);
-    expect(canPreempt({ cls: 'queued', level: null, preemptCount: 0 }, { cls: 'queued', level: null, preemptCount: 0 })).toBe(false);
+    expect(
+      canPreempt({ cls: 'queued', level: null, preemptCount: 0 }, { cls: 'queued', level: null, preemptCount: 0 }),
+    ).toBe(false);
   });
 
   it('STACK: a push that does not raise the level names both tasks and their levels', () => {

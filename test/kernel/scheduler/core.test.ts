@@ -1,6 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { AssertionError } from '../../../src/kernel/assert.ts';
-import { Scheduler, type SchedulerDump, type StackEntryView, type TaskView } from '../../../src/kernel/scheduler/core.ts';
+import {
+  Scheduler,
+  type SchedulerDump,
+  type StackEntryView,
+  type TaskView,
+} from '../../../src/kernel/scheduler/core.ts';
 import { setup, placesOf, type Harness } from './harness.ts';
 
 /** A fixed linear congruential generator: the sequence below is the same on every run. */
@@ -187,7 +192,8 @@ describe('Scheduler stop (docs/spec.md §2.9 step 1, §10.2a)', () => {
 
     const cancelled = h.s.stopQueued({ kind: 'cancelled', reason: 'user_stop', reply: 'cancelled (user stop)' }, 4);
     expect(cancelled).toEqual(['q1', 'q2']);
-    for (const id of cancelled) expect(h.terminalOf(id)).toMatchObject({ t: 4, kind: 'cancelled', reason: 'user_stop' });
+    for (const id of cancelled)
+      expect(h.terminalOf(id)).toMatchObject({ t: 4, kind: 'cancelled', reason: 'user_stop' });
     const d = h.s.dump();
     expect(d.queue).toHaveLength(0);
     expect(d.armed).toBeNull();

@@ -3,7 +3,12 @@
  * observe it only through `dump()` and the recorded trace (STYLE rule 13).
  */
 import { expect } from 'vitest';
-import { Scheduler, type SchedulerConfig, type SchedulerDump, type TaskView } from '../../../src/kernel/scheduler/core.ts';
+import {
+  Scheduler,
+  type SchedulerConfig,
+  type SchedulerDump,
+  type TaskView,
+} from '../../../src/kernel/scheduler/core.ts';
 import { Tracer, TraceRecorder, type TraceEvent, type TraceType } from '../../../src/kernel/trace/vocabulary.ts';
 
 export type EventOf<T extends TraceType> = Extract<TraceEvent, { type: T }>;

@@ -82,14 +82,23 @@ describe('checkSchedulerInvariants (docs/spec.md §6, §7 O1)', () => {
 
   it('O1: a task seen in two containers is named with the second place', () => {
     expectBroken((v) => (v.immediate = v.running), /^O1: r appears twice on root \(again in the immediate slot\)/);
-    expectBroken((v) => (v.levelQueues = { ...v.levelQueues, 2: fifo(v.immediate as Task) }), /O1: i appears twice .*again in a level queue/);
+    expectBroken(
+      (v) => (v.levelQueues = { ...v.levelQueues, 2: fifo(v.immediate as Task) }),
+      /O1: i appears twice .*again in a level queue/,
+    );
     expectBroken((v) => (v.queue = fifo(v.running as Task)), /O1: r appears twice .*again in the queued FIFO/);
-    expectBroken((v) => (v.stack = [{ task: v.running as Task, effAtSuspend: 0 }]), /O1: r appears twice .*again in the suspend stack/);
+    expectBroken(
+      (v) => (v.stack = [{ task: v.running as Task, effAtSuspend: 0 }]),
+      /O1: r appears twice .*again in the suspend stack/,
+    );
   });
 
   it('O1: a task that already ended must not be in any container', () => {
     expectBroken((v) => ((v.running as Task).ended = true), /^O1: r is in running on root but has already ended/);
-    expectBroken((v) => ((v.stack[0]?.task as Task).ended = true), /^O1: s is in the suspend stack on root but has already ended/);
+    expectBroken(
+      (v) => ((v.stack[0]?.task as Task).ended = true),
+      /^O1: s is in the suspend stack on root but has already ended/,
+    );
   });
 
   it('O1: a live task in no container is counted', () => {
@@ -97,10 +106,22 @@ describe('checkSchedulerInvariants (docs/spec.md §6, §7 O1)', () => {
   });
 
   it('QUEUED: queued tasks stay out of the immediate slot and the level queues; interrupts out of the FIFO', () => {
-    expectBroken((v) => (v.immediate = v.armed = addLive(v, queued('x'))), /^QUEUED: queued task x in the immediate slot/);
-    expectBroken((v) => (v.levelQueues = { ...v.levelQueues, 3: fifo(addLive(v, queued('x'))) }), /^QUEUED: x misplaced in level queue 3/);
-    expectBroken((v) => (v.levelQueues = { ...v.levelQueues, 3: fifo(addLive(v, irq('x', 2))) }), /^QUEUED: x misplaced in level queue 3/);
-    expectBroken((v) => (v.queue = fifo(v.queue.at(0), addLive(v, irq('x', 1)))), /^QUEUED: interrupt x in the queued FIFO/);
+    expectBroken(
+      (v) => (v.immediate = v.armed = addLive(v, queued('x'))),
+      /^QUEUED: queued task x in the immediate slot/,
+    );
+    expectBroken(
+      (v) => (v.levelQueues = { ...v.levelQueues, 3: fifo(addLive(v, queued('x'))) }),
+      /^QUEUED: x misplaced in level queue 3/,
+    );
+    expectBroken(
+      (v) => (v.levelQueues = { ...v.levelQueues, 3: fifo(addLive(v, irq('x', 2))) }),
+      /^QUEUED: x misplaced in level queue 3/,
+    );
+    expectBroken(
+      (v) => (v.queue = fifo(v.queue.at(0), addLive(v, irq('x', 1)))),
+      /^QUEUED: interrupt x in the queued FIFO/,
+    );
   });
 
   it('STACK: recorded effective levels strictly increase from bottom to top; the depth is at most 4', () => {
@@ -157,7 +178,10 @@ describe('checkSchedulerInvariants (docs/spec.md §6, §7 O1)', () => {
 
   it('QUEUE: waiting interrupts (the immediate slot included) and the queued FIFO keep their bounds', () => {
     expectBroken((v) => (v.maxQueue = 1), /^QUEUE: 2 interrupts waiting exceed maxQueue on root/);
-    expectBroken((v) => (v.queue = fifo(v.queue.at(0), addLive(v, queued('q3')), addLive(v, queued('q4')))), /^QUEUE: queued FIFO length 3 exceeds its bound/);
+    expectBroken(
+      (v) => (v.queue = fifo(v.queue.at(0), addLive(v, queued('q3')), addLive(v, queued('q4')))),
+      /^QUEUE: queued FIFO length 3 exceeds its bound/,
+    );
     expect(() => {
       const v = validView();
       v.selfLoopExtraMax = 1;

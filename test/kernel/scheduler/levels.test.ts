@@ -60,7 +60,21 @@ describe('levels (docs/spec.md §1, §2.2, §5)', () => {
   it('parseLevel: L1..L4 case-insensitive; anything else is L1', () => {
     expect(['L1', 'L2', 'L3', 'L4'].map(parseLevel)).toEqual([1, 2, 3, 4]);
     expect(['l1', 'l2', 'l3', 'l4'].map(parseLevel)).toEqual([1, 2, 3, 4]);
-    for (const bad of ['L0', 'L5', 'L9', 'L', '', '3', ' L3', 'L3 ', 'L 3', 'L-1', 'L3-interactive', 'M3', 'critical']) {
+    for (const bad of [
+      'L0',
+      'L5',
+      'L9',
+      'L',
+      '',
+      '3',
+      ' L3',
+      'L3 ',
+      'L 3',
+      'L-1',
+      'L3-interactive',
+      'M3',
+      'critical',
+    ]) {
       expect(parseLevel(bad), JSON.stringify(bad)).toBe(1);
     }
     for (const bad of [undefined, null, 3, 4, true, {}, ['L4']]) expect(parseLevel(bad)).toBe(1);

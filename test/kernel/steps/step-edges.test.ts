@@ -35,13 +35,16 @@ describe('tool arguments (docs/spec.md §3.8)', () => {
     expect(h.toolRuns('q').map((c) => c.call.args)).toEqual([' \n\t ']);
   });
 
-  it.each(['null', '[1, 2]', '5', '"text"', 'true'])('JSON that is not an object (%s) is a tool error, never a run', (args) => {
-    const h = new KernelWorld();
-    h.queued('q', 'look');
-    h.answer('q', '', [{ name: 'write', args }]);
-    expect(h.toolRuns('q')).toEqual([]);
-    expect(toolMessages(h, 'q', 1)).toEqual(['error: invalid arguments for write: expected a JSON object']);
-  });
+  it.each(['null', '[1, 2]', '5', '"text"', 'true'])(
+    'JSON that is not an object (%s) is a tool error, never a run',
+    (args) => {
+      const h = new KernelWorld();
+      h.queued('q', 'look');
+      h.answer('q', '', [{ name: 'write', args }]);
+      expect(h.toolRuns('q')).toEqual([]);
+      expect(toolMessages(h, 'q', 1)).toEqual(['error: invalid arguments for write: expected a JSON object']);
+    },
+  );
 
   it('in a parallel-safe batch a refused call is recorded in its place and the others still run', () => {
     const h = new KernelWorld();
@@ -103,16 +106,35 @@ describe('root overflow (docs/spec.md §3.9)', () => {
     h.queued('q', 'next');
     // Dropping big1 leaves 300 ≤ 320: one event pruned, eleven kept (more than the ten always kept).
     expect(h.events('context.overflow')).toMatchObject([{ task: 'q', pruned: 1, count: 1 }]);
-    expect(h.dump().context.map((e) => e.task)).toEqual(['big2', 'se', 'sf', 'sg', 'sh', 'si', 'sj', 'sk', 'sl', 'sm', 'sn']);
+    expect(h.dump().context.map((e) => e.task)).toEqual([
+      'big2',
+      'se',
+      'sf',
+      'sg',
+      'sh',
+      'si',
+      'sj',
+      'sk',
+      'sl',
+      'sm',
+      'sn',
+    ]);
   });
 
   it('the kernel notice says how many events were pruned, and an overflow found before the call spends no turn', () => {
     const h = filledTo500();
     h.queued('q', 'next');
     const notice = h.requests('root:1')[0]?.messages.at(-1)?.content ?? '';
-    expect(notice.endsWith('[kernel] context overflow: pruned 1 old events; pruned content must be queried explicitly')).toBe(true);
+    expect(
+      notice.endsWith('[kernel] context overflow: pruned 1 old events; pruned content must be queried explicitly'),
+    ).toBe(true);
     h.answer('root:1', 'ack');
-    expect(h.events('model.start').filter((e) => e.task === 'q').map((e) => e.turn)).toEqual([0]);
+    expect(
+      h
+        .events('model.start')
+        .filter((e) => e.task === 'q')
+        .map((e) => e.turn),
+    ).toEqual([0]);
   });
 
   it('a task sent back to Prepare by an upstream overflow keeps its own tool turns in the next request', () => {
@@ -165,7 +187,9 @@ describe('consolidation (docs/spec.md §3.7)', () => {
     h.queued('q1', 'alice likes tea');
     h.answer('q1', 'noted');
     h.answer('root:1', '{"triples":[{"subject":"Alice","relation":"likes","object":"tea"}]}');
-    expect(h.events('memory.consolidate')).toMatchObject([{ task: 'root:1', added: 0, skipped: 0, malformed: 'no graph memory' }]);
+    expect(h.events('memory.consolidate')).toMatchObject([
+      { task: 'root:1', added: 0, skipped: 0, malformed: 'no graph memory' },
+    ]);
     expect(h.replyOf('root:1')).toEqual({ kind: 'done', reply: 'consolidated: 0 added, 0 skipped' });
   });
 
@@ -174,7 +198,10 @@ describe('consolidation (docs/spec.md §3.7)', () => {
     h.queued('q1', 'alice likes tea');
     h.answer('q1', 'noted');
     h.answer('root:1', '{"triples":[{"subject":"Alice","relation":"likes","object":"tea"}]}');
-    expect(h.replyOf('root:1')).toEqual({ kind: 'failed', reply: 'processing error: memory error: database is locked' });
+    expect(h.replyOf('root:1')).toEqual({
+      kind: 'failed',
+      reply: 'processing error: memory error: database is locked',
+    });
     h.queued('q2', 'next');
     h.answer('q2', 'fine');
     expect(h.replyOf('q2')).toEqual({ kind: 'done', reply: 'fine' });

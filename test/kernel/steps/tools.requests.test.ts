@@ -34,7 +34,13 @@ describe('issue-7 item 9: a tool turn costs the same at any depth (requests are 
     const requests = threeTurns().requests('q1');
     expect(requests[0]?.messages).toEqual([systemMsg(SYSTEM_PROMPT), userMsg('loop')]);
     expect(requests.map((r) => r.messages.length)).toEqual([2, 5, 7, 9]);
-    expect(requests[1]?.messages.map((m) => m.content)).toEqual([SYSTEM_PROMPT, 'loop', 'turn 1', 'r1', PLACEHOLDER_CONTINUE]);
+    expect(requests[1]?.messages.map((m) => m.content)).toEqual([
+      SYSTEM_PROMPT,
+      'loop',
+      'turn 1',
+      'r1',
+      PLACEHOLDER_CONTINUE,
+    ]);
     expect(requests[3]?.messages.map((m) => m.content)).toEqual([
       SYSTEM_PROMPT,
       'loop',

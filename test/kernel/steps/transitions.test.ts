@@ -93,7 +93,9 @@ describe('the step machine (docs/spec.md §3.2, steps/transitions.ts)', () => {
 
   it('a fact arriving at a step that does not wait for it is a bug', () => {
     const task = { id: 'q1', frame: newFrame() } as const satisfies Pick<Task, 'id' | 'frame'>;
-    expect(() => assertAtStep(task as Task, 'Model', 'model.done')).toThrow(/STEP: model.done for q1 arrived at its Prepare step/);
+    expect(() => assertAtStep(task as Task, 'Model', 'model.done')).toThrow(
+      /STEP: model.done for q1 arrived at its Prepare step/,
+    );
     moveTo(task.frame, 'Model');
     expect(() => assertAtStep(task as Task, 'Model', 'model.done')).not.toThrow();
   });

@@ -59,7 +59,7 @@ describe('lazySnapshot: an O(1) snapshot of a growing array', () => {
     expect(snap).toEqual(['a']);
   });
 
-  it('a source that shrinks before the copy breaks the owner\'s rule: SNAPSHOT', () => {
+  it("a source that shrinks before the copy breaks the owner's rule: SNAPSHOT", () => {
     expect(() => lazySnapshot(['a'], 2)).toThrow(AssertionError);
     const source = ['a', 'b'];
     const snap = lazySnapshot(source, 2);

@@ -12,8 +12,24 @@ function world(): { tracer: Tracer; recorder: TraceRecorder; sink: MonitoredSink
 describe('invariant.violation trace events (docs/spec.md §7)', () => {
   it('are written right after the event that broke the invariant, in the same sequence', () => {
     const { tracer, recorder, sink } = world();
-    tracer.emit('root', 0, { type: 'task.submitted', task: 'a', class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' });
-    tracer.emit('root', 0, { type: 'task.submitted', task: 'b', class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' });
+    tracer.emit('root', 0, {
+      type: 'task.submitted',
+      task: 'a',
+      class: 'queued',
+      level: null,
+      kernel: false,
+      source: 'cli',
+      channel: 'cli',
+    });
+    tracer.emit('root', 0, {
+      type: 'task.submitted',
+      task: 'b',
+      class: 'queued',
+      level: null,
+      kernel: false,
+      source: 'cli',
+      channel: 'cli',
+    });
     tracer.emit('root', 5, { type: 'task.start', task: 'a', from: 'queue' });
     tracer.emit('root', 7, { type: 'task.start', task: 'b', from: 'queue' });
     tracer.emit('root', 9, { type: 'task.terminal', task: 'b', kind: 'done', reason: null, reply: 'ok' });
@@ -32,10 +48,22 @@ describe('invariant.violation trace events (docs/spec.md §7)', () => {
 
   it('are written at the end of the run for what only the end reveals (I5, DRAIN, BALANCE)', () => {
     const { tracer, recorder, sink } = world();
-    tracer.emit('root', 0, { type: 'task.submitted', task: 'a', class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' });
+    tracer.emit('root', 0, {
+      type: 'task.submitted',
+      task: 'a',
+      class: 'queued',
+      level: null,
+      kernel: false,
+      source: 'cli',
+      channel: 'cli',
+    });
     sink.finish({ drained: true, stoppedAgents: [] }, 40);
     const written = recorder.events.filter((e) => e.type === 'invariant.violation');
-    expect(written.map((e) => (e.type === 'invariant.violation' ? e.invariant : ''))).toEqual(['I5', 'DRAIN', 'BALANCE']);
+    expect(written.map((e) => (e.type === 'invariant.violation' ? e.invariant : ''))).toEqual([
+      'I5',
+      'DRAIN',
+      'BALANCE',
+    ]);
     expect(written.map((e) => [e.seq, e.t])).toEqual([
       [2, 40],
       [3, 40],
@@ -45,7 +73,15 @@ describe('invariant.violation trace events (docs/spec.md §7)', () => {
 
   it('a clean trace gets none', () => {
     const { tracer, recorder, sink } = world();
-    tracer.emit('root', 0, { type: 'task.submitted', task: 'a', class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' });
+    tracer.emit('root', 0, {
+      type: 'task.submitted',
+      task: 'a',
+      class: 'queued',
+      level: null,
+      kernel: false,
+      source: 'cli',
+      channel: 'cli',
+    });
     tracer.emit('root', 1, { type: 'task.start', task: 'a', from: 'queue' });
     tracer.emit('root', 2, { type: 'task.terminal', task: 'a', kind: 'done', reason: null, reply: 'ok' });
     sink.finish({ drained: true, stoppedAgents: [] }, 2);

@@ -46,7 +46,12 @@ class Feed {
     return this.ev({ type: 'task.resume', task, after: null, level, eff, depthAfter }, agent);
   }
 
-  end(task: string, agent = 'root', kind: 'done' | 'skipped' = 'done', reason: 'agent_stopped' | 'empty_input' | null = null): this {
+  end(
+    task: string,
+    agent = 'root',
+    kind: 'done' | 'skipped' = 'done',
+    reason: 'agent_stopped' | 'empty_input' | null = null,
+  ): this {
     return this.ev({ type: 'task.terminal', task, kind, reason, reply: kind === 'done' ? `ok ${task}` : '' }, agent);
   }
 
@@ -56,7 +61,14 @@ class Feed {
   }
 
   /** Submits `task` at `level`, arms it against `victim`, suspends the victim and starts `task`. */
-  preempt(task: string, level: Level, victim: string, victimLevel: Level | null, victimEff: number, depthAfter: number): this {
+  preempt(
+    task: string,
+    level: Level,
+    victim: string,
+    victimLevel: Level | null,
+    victimEff: number,
+    depthAfter: number,
+  ): this {
     this.submit(task, level);
     this.ev({ type: 'interrupt.registered', task, level });
     this.arm(task, victim, level);

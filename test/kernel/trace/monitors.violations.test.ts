@@ -30,22 +30,35 @@ const sub = (task: string, level: Level | null, o: SubmitOptions = {}): At => [
   },
 ];
 const start = (task: string, agent = 'root'): At => [agent, { type: 'task.start', task, from: 'queue' }];
-const registered = (task: string, level: Level, agent = 'root'): At => [agent, { type: 'interrupt.registered', task, level }];
+const registered = (task: string, level: Level, agent = 'root'): At => [
+  agent,
+  { type: 'interrupt.registered', task, level },
+];
 const arm = (task: string, victim: string, level: Level, agent = 'root'): At => [
   agent,
   { type: 'preempt.armed', task, victim, level, reason: 'register', evicted: null },
 ];
-const suspend = (task: string, by: string, level: Level | null, eff: number, depthAfter: number, agent = 'root'): At => [
-  agent,
-  { type: 'task.suspend', task, by, step: 'Model', level, eff, depthAfter, reason: 'preempt' },
-];
+const suspend = (
+  task: string,
+  by: string,
+  level: Level | null,
+  eff: number,
+  depthAfter: number,
+  agent = 'root',
+): At => [agent, { type: 'task.suspend', task, by, step: 'Model', level, eff, depthAfter, reason: 'preempt' }];
 const resume = (task: string, level: Level | null, eff: number, depthAfter: number, agent = 'root'): At => [
   agent,
   { type: 'task.resume', task, after: null, level, eff, depthAfter },
 ];
 const end = (task: string, agent = 'root', reason: TerminalReason | null = null): At => [
   agent,
-  { type: 'task.terminal', task, kind: reason === null ? 'done' : 'skipped', reason, reply: reason === null ? 'ok' : '' },
+  {
+    type: 'task.terminal',
+    task,
+    kind: reason === null ? 'done' : 'skipped',
+    reason,
+    reply: reason === null ? 'ok' : '',
+  },
 ];
 const begin = (task: string, agent = 'root'): At => [agent, { type: 'step.begin', task, step: 'Prepare', turn: 0 }];
 const stepEnd = (task: string, agent = 'root'): At => [agent, { type: 'step.end', task, step: 'Prepare' }];
@@ -59,7 +72,15 @@ const moved = (task: string, from: string, to: string): At => [from, { type: 'ta
 const agentStop = (agent: string, ended: string[] = []): At => [agent, { type: 'agent.stop', ended }];
 
 /** A queued task `q` runs, an L1 `i` preempts it at a step boundary and runs: the stack is [q]. */
-const qPreemptedByI1: readonly At[] = [sub('q', null), start('q'), sub('i', 1), registered('i', 1), arm('i', 'q', 1), suspend('q', 'i', null, 0, 1), start('i')];
+const qPreemptedByI1: readonly At[] = [
+  sub('q', null),
+  start('q'),
+  sub('i', 1),
+  registered('i', 1),
+  arm('i', 'q', 1),
+  suspend('q', 'i', null, 0, 1),
+  start('i'),
+];
 
 function verdicts(trace: readonly At[], final: MonitorFinal | null = null): readonly Violation[] {
   const m = new InvariantMonitor({ builtinPlugins: ['webui'] });
@@ -71,7 +92,8 @@ function verdicts(trace: readonly At[], final: MonitorFinal | null = null): read
   return m.violations;
 }
 
-const pairs = (vs: readonly Violation[]): (readonly [string, string | undefined])[] => vs.map((v) => [v.invariant, v.task] as const);
+const pairs = (vs: readonly Violation[]): (readonly [string, string | undefined])[] =>
+  vs.map((v) => [v.invariant, v.task] as const);
 
 interface Case {
   readonly name: string;
@@ -136,7 +158,13 @@ const cases: readonly Case[] = [
   },
   {
     name: 'I5: a moved task submitted on an agent other than the one it moved to',
-    trace: [create('kid'), create('other'), sub('a', null, { agent: 'kid' }), moved('a', 'kid', 'root'), sub('a', null, { agent: 'other' })],
+    trace: [
+      create('kid'),
+      create('other'),
+      sub('a', null, { agent: 'kid' }),
+      moved('a', 'kid', 'root'),
+      sub('a', null, { agent: 'other' }),
+    ],
     found: [['I5', 'a']],
     says: /submitted again on other/,
   },
@@ -278,7 +306,12 @@ const cases: readonly Case[] = [
   },
   {
     name: 'L4: an L4 on the root without a source',
-    trace: [['root', { type: 'task.submitted', task: 'a', class: 'interrupt', level: 4, kernel: false, source: null, channel: null }]],
+    trace: [
+      [
+        'root',
+        { type: 'task.submitted', task: 'a', class: 'interrupt', level: 4, kernel: false, source: null, channel: null },
+      ],
+    ],
     found: [['L4', 'a']],
     says: /from source null/,
   },
@@ -309,7 +342,13 @@ const cases: readonly Case[] = [
   },
   {
     name: 'BALANCE: a task moved after its terminal',
-    trace: [create('kid'), sub('a', null, { agent: 'kid' }), start('a', 'kid'), end('a', 'kid'), moved('a', 'kid', 'root')],
+    trace: [
+      create('kid'),
+      sub('a', null, { agent: 'kid' }),
+      start('a', 'kid'),
+      end('a', 'kid'),
+      moved('a', 'kid', 'root'),
+    ],
     found: [['BALANCE', 'a']],
     says: /not a pending task of kid/,
   },
@@ -362,7 +401,16 @@ const cases: readonly Case[] = [
   },
   {
     name: "I4: another task's step end does not close the running task's step",
-    trace: [sub('q', null), sub('b', null), start('q'), begin('q'), stepEnd('b'), sub('i', 1), arm('i', 'q', 1), suspend('q', 'i', null, 0, 1)],
+    trace: [
+      sub('q', null),
+      sub('b', null),
+      start('q'),
+      begin('q'),
+      stepEnd('b'),
+      sub('i', 1),
+      arm('i', 'q', 1),
+      suspend('q', 'i', null, 0, 1),
+    ],
     found: [
       ['I2', 'b'],
       ['I4', 'q'],
@@ -372,13 +420,31 @@ const cases: readonly Case[] = [
   },
   {
     name: 'STACK: a frame at the same effective level as the frame below it',
-    trace: [sub('a', 1), start('a'), sub('x', 2), suspend('a', 'x', 1, 1, 1), start('x'), end('x'), sub('b', 1), start('b'), sub('c', 2), suspend('b', 'c', 1, 1, 2)],
+    trace: [
+      sub('a', 1),
+      start('a'),
+      sub('x', 2),
+      suspend('a', 'x', 1, 1, 1),
+      start('x'),
+      end('x'),
+      sub('b', 1),
+      start('b'),
+      sub('c', 2),
+      suspend('b', 'c', 1, 1, 2),
+    ],
     found: [['STACK', 'b']],
     says: /^b suspended at effective level 1 on top of a at 1: levels must strictly increase$/,
   },
   {
     name: 'LIFO: a resume of a task below the top of the stack',
-    trace: [...qPreemptedByI1, sub('i2', 2), suspend('i', 'i2', 1, 1, 2), start('i2'), end('i2'), resume('q', null, 0, 1)],
+    trace: [
+      ...qPreemptedByI1,
+      sub('i2', 2),
+      suspend('i', 'i2', 1, 1, 2),
+      start('i2'),
+      end('i2'),
+      resume('q', null, 0, 1),
+    ],
     found: [['LIFO', 'q']],
     says: /^q resumed on root but it is below the top; the top is i$/,
   },
@@ -415,7 +481,13 @@ const cases: readonly Case[] = [
   },
   {
     name: 'L4: an L4 on a child without a source',
-    trace: [create('kid'), ['kid', { type: 'task.submitted', task: 'a', class: 'interrupt', level: 4, kernel: false, source: null, channel: null }]],
+    trace: [
+      create('kid'),
+      [
+        'kid',
+        { type: 'task.submitted', task: 'a', class: 'interrupt', level: 4, kernel: false, source: null, channel: null },
+      ],
+    ],
     found: [['L4', 'a']],
     says: /^task a got L4 on child kid from null: only its parent raises L4 on a child$/,
   },
@@ -438,14 +510,30 @@ function stoppedChildCases(): Case[] {
     name: `CHILD: a stopped child ${name}`,
     trace: [...trace, agentStop('kid'), event],
     found: [['CHILD', task]],
-    says: new RegExp(`^${event[1].type.replace('.', '\\.')} on kid after it stopped: nothing of a stopped agent may run$`),
+    says: new RegExp(
+      `^${event[1].type.replace('.', '\\.')} on kid after it stopped: nothing of a stopped agent may run$`,
+    ),
   });
-  const suspended: At[] = [...running, sub('i', 2, { agent: 'kid' }), suspend('a', 'i', 1, 1, 1, 'kid'), start('i', 'kid'), end('i', 'kid')];
+  const suspended: At[] = [
+    ...running,
+    sub('i', 2, { agent: 'kid' }),
+    suspend('a', 'i', 1, 1, 1, 'kid'),
+    start('i', 'kid'),
+    end('i', 'kid'),
+  ];
   return [
     after('resumes a task', resume('a', 1, 1, 0, 'kid'), 'a', suspended),
     after('begins a step', begin('a', 'kid'), 'a'),
-    after('starts a model call', ['kid', { type: 'model.start', task: 'a', callId: 'm1', turn: 0, replyIndex: 0 }], 'a'),
-    after('starts a tool call', ['kid', { type: 'tool.start', task: 'a', callId: 'c1', name: 'echo', args: '{}' }], 'a'),
+    after(
+      'starts a model call',
+      ['kid', { type: 'model.start', task: 'a', callId: 'm1', turn: 0, replyIndex: 0 }],
+      'a',
+    ),
+    after(
+      'starts a tool call',
+      ['kid', { type: 'tool.start', task: 'a', callId: 'c1', name: 'echo', args: '{}' }],
+      'a',
+    ),
     after('arms a preemption', arm('b', 'a', 2, 'kid'), 'b', [...running, sub('b', 2, { agent: 'kid' })]),
   ];
 }
@@ -459,12 +547,27 @@ describe('InvariantMonitor verdicts on broken traces (docs/spec.md §6, §7)', (
 
   it('every invariant the monitor checks is broken by at least one case above', () => {
     const broken = new Set(cases.flatMap((c) => c.found.map(([inv]) => inv)));
-    expect([...broken].sort()).toEqual(['BALANCE', 'CHILD', 'DRAIN', 'I1', 'I2', 'I4', 'I5', 'L4', 'LIFO', 'QUEUED', 'STACK', 'STRICT']);
+    expect([...broken].sort()).toEqual([
+      'BALANCE',
+      'CHILD',
+      'DRAIN',
+      'I1',
+      'I2',
+      'I4',
+      'I5',
+      'L4',
+      'LIFO',
+      'QUEUED',
+      'STACK',
+      'STRICT',
+    ]);
   });
 
   it('stamps a verdict with the time and sequence number of the event that revealed it', () => {
     const vs = verdicts([sub('a', null), sub('b', null), start('a'), start('b')]);
-    expect(vs).toEqual([{ invariant: 'I1', t: 30, seq: 4, agent: 'root', task: 'b', message: 'b started on root while a is running' }]);
+    expect(vs).toEqual([
+      { invariant: 'I1', t: 30, seq: 4, agent: 'root', task: 'b', message: 'b started on root while a is running' },
+    ]);
   });
 
   it('stamps the verdicts of the end of the run with the last event observed', () => {
@@ -481,34 +584,89 @@ describe('InvariantMonitor verdicts on broken traces (docs/spec.md §6, §7)', (
 describe('InvariantMonitor on traces that keep every invariant', () => {
   it('a step ended and a critical section left before the suspension', () => {
     const trace: At[] = [sub('q', null), start('q'), begin('q'), stepEnd('q'), enter('q'), leave('q')];
-    trace.push(sub('i', 1), registered('i', 1), arm('i', 'q', 1), suspend('q', 'i', null, 0, 1), start('i'), end('i'), resume('q', null, 1, 0), end('q'));
+    trace.push(
+      sub('i', 1),
+      registered('i', 1),
+      arm('i', 'q', 1),
+      suspend('q', 'i', null, 0, 1),
+      start('i'),
+      end('i'),
+      resume('q', null, 1, 0),
+      end('q'),
+    );
     expect(verdicts(trace, drained)).toEqual([]);
   });
 
   it('a terminal closes the open step and the critical section of the task that ends', () => {
     const trace: At[] = [sub('a', null), sub('b', null), start('a'), begin('a'), enter('a'), end('a')];
-    trace.push(start('b'), sub('i', 1), arm('i', 'b', 1), suspend('b', 'i', null, 0, 1), start('i'), end('i'), resume('b', null, 1, 0), end('b'));
+    trace.push(
+      start('b'),
+      sub('i', 1),
+      arm('i', 'b', 1),
+      suspend('b', 'i', null, 0, 1),
+      start('i'),
+      end('i'),
+      resume('b', null, 1, 0),
+      end('b'),
+    );
     expect(verdicts(trace, drained)).toEqual([]);
   });
 
   it('an L4 on a child raised by its parent, an L4 on the root from a built-in plugin and from the kernel', () => {
-    const trace: At[] = [create('kid'), sub('p', 4, { agent: 'kid', source: 'parent/root' }), sub('w', 4, { source: 'webui/dev-1' })];
-    trace.push(sub('k', 4, { source: 'kernel', kernel: true }), sub('b', 4, { source: 'webui' }), end('p', 'kid'), end('w'), end('k'), end('b'));
+    const trace: At[] = [
+      create('kid'),
+      sub('p', 4, { agent: 'kid', source: 'parent/root' }),
+      sub('w', 4, { source: 'webui/dev-1' }),
+    ];
+    trace.push(
+      sub('k', 4, { source: 'kernel', kernel: true }),
+      sub('b', 4, { source: 'webui' }),
+      end('p', 'kid'),
+      end('w'),
+      end('k'),
+      end('b'),
+    );
     expect(verdicts(trace, drained)).toEqual([]);
   });
 
   it('a stopping child: its suspended task is dropped by the parent, its waiting one moves to the parent and ends there, then the child stops before its parent', () => {
     const trace: At[] = [create('kid'), sub('q', null, { agent: 'kid' }), start('q', 'kid')];
-    trace.push(sub('i', 1, { agent: 'kid' }), arm('i', 'q', 1, 'kid'), suspend('q', 'i', null, 0, 1, 'kid'), start('i', 'kid'));
-    trace.push(sub('w', null, { agent: 'kid' }), end('i', 'kid', 'residual_dropped_by_parent'), end('q', 'kid', 'residual_dropped_by_parent'));
-    trace.push(moved('w', 'kid', 'root'), agentStop('kid', ['i', 'q']), sub('w', null), start('w'), end('w'), agentStop('root'));
+    trace.push(
+      sub('i', 1, { agent: 'kid' }),
+      arm('i', 'q', 1, 'kid'),
+      suspend('q', 'i', null, 0, 1, 'kid'),
+      start('i', 'kid'),
+    );
+    trace.push(
+      sub('w', null, { agent: 'kid' }),
+      end('i', 'kid', 'residual_dropped_by_parent'),
+      end('q', 'kid', 'residual_dropped_by_parent'),
+    );
+    trace.push(
+      moved('w', 'kid', 'root'),
+      agentStop('kid', ['i', 'q']),
+      sub('w', null),
+      start('w'),
+      end('w'),
+      agentStop('root'),
+    );
     expect(verdicts(trace, drained)).toEqual([]);
   });
 
   it('a stopped child still refuses a submission, drops a late tool result and ends its tasks', () => {
-    const trace: At[] = [create('kid'), sub('a', null, { agent: 'kid' }), start('a', 'kid'), stepEnd('a', 'kid'), agentStop('kid')];
+    const trace: At[] = [
+      create('kid'),
+      sub('a', null, { agent: 'kid' }),
+      start('a', 'kid'),
+      stepEnd('a', 'kid'),
+      agentStop('kid'),
+    ];
     trace.push(['kid', { type: 'tool.result.late', task: 'a', callId: 'c1' }], end('a', 'kid', 'agent_stopped'));
-    trace.push(sub('x', null, { agent: 'kid' }), ['kid', { type: 'task.rejected', task: 'x', reason: 'agent_stopped' }], end('x', 'kid', 'agent_stopped'));
+    trace.push(
+      sub('x', null, { agent: 'kid' }),
+      ['kid', { type: 'task.rejected', task: 'x', reason: 'agent_stopped' }],
+      end('x', 'kid', 'agent_stopped'),
+    );
     expect(verdicts(trace, drained)).toEqual([]);
   });
 

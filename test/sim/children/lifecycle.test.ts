@@ -17,7 +17,14 @@ function busyChild(event: Record<string, unknown>): Record<string, unknown> {
     residents: [{ id: 'c1', inputChs: ['qq/a'] }],
     tools: { slow: { durationMs: 1000 } },
     inputs: [
-      { id: 'busy', class: 'queued', source: 'qq', channel: 'qq/a', at: 0, replies: [{ tools: [{ name: 'slow' }] }, { text: 'never' }] },
+      {
+        id: 'busy',
+        class: 'queued',
+        source: 'qq',
+        channel: 'qq/a',
+        at: 0,
+        replies: [{ tools: [{ name: 'slow' }] }, { text: 'never' }],
+      },
       { id: 'q1', class: 'queued', source: 'qq', channel: 'qq/a', at: 10 },
       { id: 'i1', class: 'interrupt', level: 'L1', source: 'qq', channel: 'qq/a', at: 200 },
     ],
@@ -31,34 +38,61 @@ const fate = (run: Run, id: string): unknown => {
 };
 
 describe('residents in a simulated run', () => {
-  it('S1 S4: the example: work on the child\'s inputch runs on the child, which reports to the root as an L3 from child/watcher', async () => {
+  it("S1 S4: the example: work on the child's inputch runs on the child, which reports to the root as an L3 from child/watcher", async () => {
     const run = await runFile(EXAMPLE);
     expectClean(run);
     const { tasks } = run.report;
     expect(tasks.complaint).toMatchObject({ agent: 'watcher', terminal: 'done', channel: 'qq/support' });
     expect(tasks.lead).toMatchObject({ agent: 'root', terminal: 'done', channel: 'qq/sales' });
-    expect(tasks['watcher:1']).toMatchObject({ agent: 'watcher', source: 'parent/root', class: 'queued', terminal: 'done' });
-    expect(tasks['root:1']).toMatchObject({ agent: 'root', source: 'child/watcher', class: 'interrupt', level: 3, terminal: 'done' });
+    expect(tasks['watcher:1']).toMatchObject({
+      agent: 'watcher',
+      source: 'parent/root',
+      class: 'queued',
+      terminal: 'done',
+    });
+    expect(tasks['root:1']).toMatchObject({
+      agent: 'root',
+      source: 'child/watcher',
+      class: 'interrupt',
+      level: 3,
+      terminal: 'done',
+    });
     expect(run.report.agents.watcher?.table).toEqual([
-      expect.objectContaining({ inputch: 'qq/support', proactive: false, text: expect.stringContaining('input=watch the support group') }),
-      expect.objectContaining({ inputch: 'qq/support', proactive: false, text: 'round done: input=the app crashes on login, output=reported' }),
+      expect.objectContaining({
+        inputch: 'qq/support',
+        proactive: false,
+        text: expect.stringContaining('input=watch the support group'),
+      }),
+      expect.objectContaining({
+        inputch: 'qq/support',
+        proactive: false,
+        text: 'round done: input=the app crashes on login, output=reported',
+      }),
     ]);
   });
 
-  it('S5 S10: context-full is one L4 on the root from child/c1; the root\'s model compresses the child, which works on', async () => {
+  it("S5 S10: context-full is one L4 on the root from child/c1; the root's model compresses the child, which works on", async () => {
     const run = await runFile(fixture('contextfull-compress'));
     expectClean(run);
     const { tasks, agents } = run.report;
     expect(tasks['root:1']).toMatchObject({ agent: 'root', source: 'child/c1', class: 'interrupt', level: 4 });
-    expect(tasks['c1:1']).toMatchObject({ agent: 'c1', source: 'parent/root', channel: '_compress_', level: 4, reply: 'compressed: 2 events summarised, 1 kept' });
+    expect(tasks['c1:1']).toMatchObject({
+      agent: 'c1',
+      source: 'parent/root',
+      channel: '_compress_',
+      level: 4,
+      reply: 'compressed: 2 events summarised, 1 kept',
+    });
     expect(agents.c1).toMatchObject({ contextfullSignals: 1, tableSize: 1 });
-    expect(eventsOf(run, 'child.contextfull')).toEqual([expect.objectContaining({ t: 2000, tokens: 100, window: 100 })]);
+    expect(eventsOf(run, 'child.contextfull')).toEqual([
+      expect.objectContaining({ t: 2000, tokens: 100, window: 100 }),
+    ]);
     // The signal came at r3's Prepare; r3 still finished, then the compress ran, then the next round.
     expect([tasks.r3?.finishedAt, tasks['c1:1']?.startedAt, tasks['c1:1']?.finishedAt]).toEqual([2060, 2060, 2120]);
     expect(tasks.r4).toMatchObject({ agent: 'c1', terminal: 'done', submittedAt: 3000 });
   });
 
-  it('C3: events[].destroy with residual keep moves the child\'s waiting inputs to the root: movedFrom, submitted class and level kept, done there', async () => {
+  it("C3: events[].destroy with residual keep moves the child's waiting inputs to the root: movedFrom, submitted class and level kept, done there", async () => {
     const run = await runDoc(busyChild({ destroy: { id: 'c1', residual: 'keep' } }));
     expectClean(run);
     expect(fate(run, 'busy')).toEqual(['c1', [], 'queued', null, 'skipped', 'agent_stopped']);
@@ -76,7 +110,7 @@ describe('residents in a simulated run', () => {
     expect(run.report.channels).toEqual([{ name: 'qq/a', plugin: 'qq', owner: 'c1' }]);
   });
 
-  it('events[].stopAgent stops the child like a parent\'s stop: every task agent_stopped, nothing moved', async () => {
+  it("events[].stopAgent stops the child like a parent's stop: every task agent_stopped, nothing moved", async () => {
     const run = await runDoc(busyChild({ stopAgent: 'c1' }));
     expectClean(run);
     expect(['busy', 'q1', 'i1'].map((id) => fate(run, id))).toEqual([
@@ -98,7 +132,13 @@ describe('residents in a simulated run', () => {
       residents: [{ id: 'c1' }, { id: 'c2' }, { id: 'c3', taskPrompt: 'stand by' }],
       inputs: [
         { id: 'tooling', class: 'queued', agent: 'c1', at: 0, replies: [{ tools: [{ name: 'slow' }] }] },
-        { id: 'talking', class: 'queued', agent: 'c2', at: 0, replies: [{ text: 'a long answer', firstChunkMs: 5000 }] },
+        {
+          id: 'talking',
+          class: 'queued',
+          agent: 'c2',
+          at: 0,
+          replies: [{ text: 'a long answer', firstChunkMs: 5000 }],
+        },
         { id: 'rooting', class: 'queued', at: 0, replies: [{ text: 'root answer', firstChunkMs: 5000 }] },
       ],
       stopAt: 1000,

@@ -21,24 +21,30 @@ function relations(result: string): string[] {
 
 const recalled = (task: string): string[] => relations(toolResults(run, task)[0]?.[2] ?? '');
 
-describe('children\'s light memory', () => {
-  it('the run is clean: every invariant holds, CHILD included (no resident\'s temp store is left)', () => {
+describe("children's light memory", () => {
+  it("the run is clean: every invariant holds, CHILD included (no resident's temp store is left)", () => {
     expectClean(run);
-    expect(Object.values(run.report.agents).map((a) => a.state)).toEqual(['stopped', 'stopped', 'stopped', 'stopped', 'stopped']);
+    expect(Object.values(run.report.agents).map((a) => a.state)).toEqual([
+      'stopped',
+      'stopped',
+      'stopped',
+      'stopped',
+      'stopped',
+    ]);
   });
 
-  it('S13: a child\'s memory_write lands in its temp store; main gets nothing from it', () => {
+  it("S13: a child's memory_write lands in its temp store; main gets nothing from it", () => {
     expect(toolResults(run, 'c1-write')).toEqual([['memory_write', true, 'added 1, skipped 0']]);
     expect(run.report.tasks['c1-write']?.agent).toBe('c1');
     expect(recalled('main-recall')).toEqual(['alice —likes→ tea']);
   });
 
-  it('S14: a child\'s recall is temp ∪ main: it finds what only main holds and what only its temp holds', () => {
+  it("S14: a child's recall is temp ∪ main: it finds what only main holds and what only its temp holds", () => {
     expect(recalled('c1-recall')).toEqual(['alice —likes→ tea', 'bob —likes→ coffee']);
     expect(recalled('c2-recall')).toEqual(['alice —likes→ tea', 'carol —likes→ juice']);
   });
 
-  it('S15: children\'s temps are isolated: neither finds what the other wrote', () => {
+  it("S15: children's temps are isolated: neither finds what the other wrote", () => {
     expect(recalled('c1-recall').some((r) => r.startsWith('carol'))).toBe(false);
     expect(recalled('c2-recall').some((r) => r.startsWith('bob'))).toBe(false);
   });
@@ -54,10 +60,14 @@ describe('children\'s light memory', () => {
     // The inspect snapshot (cut at 500 code points in the report) lists the temp triples in index order.
     const triples = /"tempTriples":(\[[^\]]*\])/.exec(calls[0]?.[2] ?? '')?.[1] ?? '[]';
     expect((JSON.parse(triples) as { subject: string }[]).map((t) => t.subject)).toEqual(['x1', 'x2', 'x3']);
-    expect(calls[1]?.[2]).toBe('reclaim c3: keep indexes 7 are out of range; c3 has 3 temp triples (0..2), see inspect');
+    expect(calls[1]?.[2]).toBe(
+      'reclaim c3: keep indexes 7 are out of range; c3 has 3 temp triples (0..2), see inspect',
+    );
     expect(calls[2]?.[2]).toBe('reclaimed c3: 2 triples promoted, 0 skipped');
     expect(relations(calls[3]?.[2] ?? '')).toEqual(['x1 —is→ first', 'x3 —is→ third']);
-    expect(eventsOf(run, 'child.reclaim')).toEqual([expect.objectContaining({ agent: 'c3', parent: 'root', promoted: 2, skipped: 0 })]);
+    expect(eventsOf(run, 'child.reclaim')).toEqual([
+      expect.objectContaining({ agent: 'c3', parent: 'root', promoted: 2, skipped: 0 }),
+    ]);
     expect(eventsOf(run, 'child.destroy')).toEqual([expect.objectContaining({ agent: 'c3', by: 'reclaim' })]);
     const reclaimedAt = eventsOf(run, 'child.reclaim')[0]?.t;
     expect(eventsOf(run, 'agent.stop').find((e) => e.agent === 'c3')?.t).toBe(reclaimedAt);

@@ -22,8 +22,14 @@ async function run(doc: Record<string, unknown>): Promise<Run> {
 }
 
 /** A root busy for 20 s in one tool call, and `queued` plain queued inputs arriving at 100 ms steps. */
-function busyRoot(offload: Record<string, unknown> | null, queued: number, extraInputs: unknown[] = []): Record<string, unknown> {
-  const inputs: unknown[] = [{ id: 'busy', class: 'queued', at: 0, replies: [{ tools: [{ name: 'slow' }] }, { text: 'done busy' }] }];
+function busyRoot(
+  offload: Record<string, unknown> | null,
+  queued: number,
+  extraInputs: unknown[] = [],
+): Record<string, unknown> {
+  const inputs: unknown[] = [
+    { id: 'busy', class: 'queued', at: 0, replies: [{ tools: [{ name: 'slow' }] }, { text: 'done busy' }] },
+  ];
   for (let i = 1; i <= queued; i += 1) inputs.push({ id: `q${i}`, class: 'queued', at: 100 * i });
   return {
     ...(offload === null ? {} : { kernel: { offload } }),
@@ -60,7 +66,9 @@ describe('offload triage (docs/spec.md §10.7)', () => {
 
   it('T2: moves only plain queued inputs and keeps their responders (their one terminal, their replies)', async () => {
     const interrupt = { id: 'int', class: 'interrupt', level: 'L1', at: 250 };
-    const { report, events } = await run(busyRoot({ enabled: true, busyAfterMs: 5_000, minPending: 3 }, 3, [interrupt]));
+    const { report, events } = await run(
+      busyRoot({ enabled: true, busyAfterMs: 5_000, minPending: 3 }, 3, [interrupt]),
+    );
     expect(moves(events).map((m) => m.task)).toEqual(['q1', 'q2', 'q3']);
     for (const id of ['q1', 'q2', 'q3']) {
       const task = report.tasks[id];
@@ -79,7 +87,11 @@ describe('offload triage (docs/spec.md §10.7)', () => {
 
   it('T3: reuses a running helper and respects maxHelpers', async () => {
     // Helpers answer slowly, so the first is still busy when the second batch is due.
-    const slowReplies = (id: string): Record<string, unknown> => ({ id, class: 'queued', replies: [{ text: `ok ${id}`, firstChunkMs: 30_000 }] });
+    const slowReplies = (id: string): Record<string, unknown> => ({
+      id,
+      class: 'queued',
+      replies: [{ text: `ok ${id}`, firstChunkMs: 30_000 }],
+    });
     const first = [1, 2, 3].map((i) => ({ ...slowReplies(`a${i}`), at: 100 * i }));
     const second = [1, 2, 3].map((i) => ({ ...slowReplies(`b${i}`), at: 6_000 + 100 * i }));
     const third = [1, 2, 3].map((i) => ({ ...slowReplies(`c${i}`), at: 8_000 + 100 * i }));

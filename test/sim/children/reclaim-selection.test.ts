@@ -13,13 +13,21 @@ function reclaimWith(keeps: readonly (readonly number[])[]): Record<string, unkn
     name: 'reclaim-selection',
     residents: [{ id: 'c3' }],
     inputs: [
-      { id: 'learn', class: 'queued', agent: 'c3', at: 0, replies: [{ tools: [{ name: 'memory_write', args: { triples } }] }, { text: 'learnt' }] },
+      {
+        id: 'learn',
+        class: 'queued',
+        agent: 'c3',
+        at: 0,
+        replies: [{ tools: [{ name: 'memory_write', args: { triples } }] }, { text: 'learnt' }],
+      },
       {
         id: 'reclaim',
         class: 'queued',
         at: 1_000,
         replies: [
-          ...keeps.map((keep) => ({ tools: [{ name: 'resident_agents', args: { action: 'reclaim', id: 'c3', keep } }] })),
+          ...keeps.map((keep) => ({
+            tools: [{ name: 'resident_agents', args: { action: 'reclaim', id: 'c3', keep } }],
+          })),
           { tools: [{ name: 'memory_recall', args: { keywords: ['x0', 'x1', 'x2'] } }] },
           { text: 'done' },
         ],
@@ -34,8 +42,16 @@ describe('reclaim selection (docs/spec.md §10.5)', () => {
     expectClean(run);
     const calls = toolResults(run, 'reclaim');
     expect(calls.slice(0, 3)).toEqual([
-      ['resident_agents', false, 'reclaim c3: keep indexes 3 are out of range; c3 has 3 temp triples (0..2), see inspect'],
-      ['resident_agents', false, 'reclaim c3: keep indexes 5, 9 are out of range; c3 has 3 temp triples (0..2), see inspect'],
+      [
+        'resident_agents',
+        false,
+        'reclaim c3: keep indexes 3 are out of range; c3 has 3 temp triples (0..2), see inspect',
+      ],
+      [
+        'resident_agents',
+        false,
+        'reclaim c3: keep indexes 5, 9 are out of range; c3 has 3 temp triples (0..2), see inspect',
+      ],
       ['resident_agents', true, 'reclaimed c3: 1 triples promoted, 0 skipped'],
     ]);
     // Only the last, valid selection reached main.

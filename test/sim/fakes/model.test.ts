@@ -153,7 +153,11 @@ describe('FakeProvider: normal replies', () => {
     for (const replyIndex of [0, 1, 2, 5]) {
       const c = consume(clock, provider.stream(request({ replyIndex }), new AbortController().signal));
       await runAll(clock);
-      got.push(texts(c.log).map(([, text]) => text).join(''));
+      got.push(
+        texts(c.log)
+          .map(([, text]) => text)
+          .join(''),
+      );
     }
     expect(got).toEqual(['first', 'second', 'third', 'third']);
   });
@@ -169,7 +173,9 @@ describe('FakeProvider: normal replies', () => {
   });
 
   it('emits the tool calls then done with the last chunk, ids unique per call', async () => {
-    const replies: FakeReply[] = [{ text: 'look', tools: [{ name: 'search', args: { q: 'cats' } }, { name: 'clock' }] }];
+    const replies: FakeReply[] = [
+      { text: 'look', tools: [{ name: 'search', args: { q: 'cats' } }, { name: 'clock' }] },
+    ];
     const { clock, provider } = setup({ replies, model: { chunks: 2 } });
     const c = consume(clock, provider.stream(request({ callId: 'm7' }), new AbortController().signal));
     await runAll(clock);
@@ -443,7 +449,10 @@ describe('FakeProvider: determinism', () => {
     const lines: string[] = [];
     for (let i = 0; i < 6; i++) {
       const controller = i % 2 === 1 ? abortAt(clock, clock.now() + 60) : new AbortController();
-      const c = consume(clock, provider.stream(request({ replyIndex: i % 3 === 2 ? 1 : 0, callId: `c${i}` }), controller.signal));
+      const c = consume(
+        clock,
+        provider.stream(request({ replyIndex: i % 3 === 2 ? 1 : 0, callId: `c${i}` }), controller.signal),
+      );
       await runAll(clock);
       lines.push(JSON.stringify({ log: c.log, end: c.ending()?.t, aborted: isAbortError(c.ending()?.error) }));
     }

@@ -52,7 +52,8 @@ async function runAll(clock: VirtualClock): Promise<void> {
 }
 
 function errorOf(s: Settled | null): Error {
-  if (s === null || s.ok || !(s.error instanceof Error)) throw new Error(`expected a rejection, got ${JSON.stringify(s)}`);
+  if (s === null || s.ok || !(s.error instanceof Error))
+    throw new Error(`expected a rejection, got ${JSON.stringify(s)}`);
   return s.error;
 }
 
@@ -83,9 +84,18 @@ describe('FakeToolRunner', () => {
 
   it('is deterministic for a seed, and counts calls per (agent, task, name)', async () => {
     async function durations(seed: number): Promise<number[]> {
-      const { clock, runner } = setup({ a: { ...DEF, durationMs: [0, 500] }, b: { ...DEF, durationMs: [0, 500] } }, {}, seed);
+      const { clock, runner } = setup(
+        { a: { ...DEF, durationMs: [0, 500] }, b: { ...DEF, durationMs: [0, 500] } },
+        {},
+        seed,
+      );
       const out: number[] = [];
-      for (const [name, task] of [['a', 'q1'], ['b', 'q1'], ['a', 'q2'], ['a', 'q1']] as const) {
+      for (const [name, task] of [
+        ['a', 'q1'],
+        ['b', 'q1'],
+        ['a', 'q2'],
+        ['a', 'q1'],
+      ] as const) {
         const start = clock.now();
         const settled = watch(clock, runner.run(call(name), ctx(undefined, task)));
         await runAll(clock);

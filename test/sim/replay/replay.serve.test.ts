@@ -22,12 +22,17 @@ beforeAll(async () => {
   journal = join(dir, 'run.jsonl');
   const s = await startTestServer({ token: SECRET, journal, tools: [SHOUT_TOOL] }, new ScriptedProvider());
   const auth = { authorization: `Bearer ${SECRET}` };
-  expect(await (await postJson(`${s.url}/v1/inputs`, { text: 'remember alice' }, auth)).json()).toMatchObject({ terminal: 'done', reply: 'remembered' });
+  expect(await (await postJson(`${s.url}/v1/inputs`, { text: 'remember alice' }, auth)).json()).toMatchObject({
+    terminal: 'done',
+    reply: 'remembered',
+  });
   const shout = (await (await postJson(`${s.url}/v1/inputs`, { text: 'shout it' }, auth)).json()) as { reply: string };
   expect(shout.reply).toContain('HEY');
   const sse = await postJson(`${s.url}/v1/inputs`, { text: 'slow stream' }, { ...auth, accept: 'text/event-stream' });
   expect(parseSse(await sse.text()).at(-1)?.event).toBe('terminal');
-  expect(await (await postJson(`${s.url}/v1/interrupts`, { text: 'urgent', level: 'L3' }, auth)).json()).toMatchObject({ terminal: 'done' });
+  expect(await (await postJson(`${s.url}/v1/interrupts`, { text: 'urgent', level: 'L3' }, auth)).json()).toMatchObject({
+    terminal: 'done',
+  });
   await postJson(`${s.url}/v1/interrupts`, { stop: true }, auth);
   served = await s.stop();
 });
@@ -46,7 +51,14 @@ describe('serve --journal, then sim replay', () => {
   it('reproduces the hash the server ended with, memory answered from the journal (the data directory is gone)', () => {
     const outcome = replayJournal(journal, HOMEAGENT_VERSION);
     if (outcome.kind !== 'replayed') throw new Error(JSON.stringify(outcome.problems));
-    expect(outcome.result).toMatchObject({ ok: true, matches: true, traceHash: served.traceHash, events: served.events, divergences: [], fatal: null });
+    expect(outcome.result).toMatchObject({
+      ok: true,
+      matches: true,
+      traceHash: served.traceHash,
+      events: served.events,
+      divergences: [],
+      fatal: null,
+    });
     expect(outcome.result.memoryCalls).toBe(2);
     expect(outcome.result.warnings).toEqual([]);
   });
@@ -54,7 +66,10 @@ describe('serve --journal, then sim replay', () => {
   it('records a header, the door inputs with their times, the memory calls and a trailer, and never the token', () => {
     const text = readFileSync(journal, 'utf8');
     expect(text).not.toContain(SECRET);
-    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; call?: string; input?: { type: string } });
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; call?: string; input?: { type: string } });
     expect(lines[0]).toMatchObject({ type: 'journal.header', journalVersion: 1, homeagent: HOMEAGENT_VERSION });
     expect(lines.at(-1)).toMatchObject({ type: 'journal.trailer', traceHash: served.traceHash, events: served.events });
     const inputs = new Set(lines.filter((l) => l.type === 'input').map((l) => l.input?.type));
@@ -72,18 +87,43 @@ describe('serve --journal, then sim replay', () => {
   });
 
   it('another version is unusable; a bad line in the middle is unusable with its number', () => {
-    const older = variant('older.jsonl', (lines) => [lines[0]?.replace(`"homeagent":"${HOMEAGENT_VERSION}"`, '"homeagent":"0.0.1"') ?? '', ...lines.slice(1)]);
-    expect(replayJournal(older, HOMEAGENT_VERSION)).toMatchObject({ kind: 'unusable', problems: [{ path: 'header.homeagent' }] });
-    const format = variant('format.jsonl', (lines) => [lines[0]?.replace('"journalVersion":1', '"journalVersion":2') ?? '', ...lines.slice(1)]);
-    expect(replayJournal(format, HOMEAGENT_VERSION)).toMatchObject({ kind: 'unusable', problems: [{ path: 'header.journalVersion' }] });
-    const broken = variant('broken.jsonl', (lines) => [...lines.slice(0, 3), '{"type":"input","nowMs":"soon"}', ...lines.slice(3)]);
-    expect(replayJournal(broken, HOMEAGENT_VERSION)).toMatchObject({ kind: 'unusable', problems: [{ path: 'line 4' }] });
+    const older = variant('older.jsonl', (lines) => [
+      lines[0]?.replace(`"homeagent":"${HOMEAGENT_VERSION}"`, '"homeagent":"0.0.1"') ?? '',
+      ...lines.slice(1),
+    ]);
+    expect(replayJournal(older, HOMEAGENT_VERSION)).toMatchObject({
+      kind: 'unusable',
+      problems: [{ path: 'header.homeagent' }],
+    });
+    const format = variant('format.jsonl', (lines) => [
+      lines[0]?.replace('"journalVersion":1', '"journalVersion":2') ?? '',
+      ...lines.slice(1),
+    ]);
+    expect(replayJournal(format, HOMEAGENT_VERSION)).toMatchObject({
+      kind: 'unusable',
+      problems: [{ path: 'header.journalVersion' }],
+    });
+    const broken = variant('broken.jsonl', (lines) => [
+      ...lines.slice(0, 3),
+      '{"type":"input","nowMs":"soon"}',
+      ...lines.slice(3),
+    ]);
+    expect(replayJournal(broken, HOMEAGENT_VERSION)).toMatchObject({
+      kind: 'unusable',
+      problems: [{ path: 'line 4' }],
+    });
   });
 
   it('a trailer that does not match fails the replay', () => {
-    const wrong = variant('wrong.jsonl', (lines) => [...lines.slice(0, -1), JSON.stringify({ type: 'journal.trailer', traceHash: '0'.repeat(64), events: served.events })]);
+    const wrong = variant('wrong.jsonl', (lines) => [
+      ...lines.slice(0, -1),
+      JSON.stringify({ type: 'journal.trailer', traceHash: '0'.repeat(64), events: served.events }),
+    ]);
     const outcome = replayJournal(wrong, HOMEAGENT_VERSION);
-    expect(outcome).toMatchObject({ kind: 'replayed', result: { ok: false, matches: false, traceHash: served.traceHash } });
+    expect(outcome).toMatchObject({
+      kind: 'replayed',
+      result: { ok: false, matches: false, traceHash: served.traceHash },
+    });
   });
 
   it('a memory call the journal does not have is a divergence', () => {

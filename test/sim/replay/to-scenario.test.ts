@@ -39,8 +39,12 @@ beforeAll(async () => {
   await s.stop();
   const tracePath = join(dir, 'production.jsonl');
   const replayed = replayJournal(journal, HOMEAGENT_VERSION, { tracePath });
-  if (replayed.kind !== "replayed" || !replayed.result.ok) throw new Error(JSON.stringify(replayed));
-  const events = readFileSync(tracePath, 'utf8').trimEnd().split('\n').slice(1).map((l) => JSON.parse(l) as TraceEvent);
+  if (replayed.kind !== 'replayed' || !replayed.result.ok) throw new Error(JSON.stringify(replayed));
+  const events = readFileSync(tracePath, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l) as TraceEvent);
   for (const e of events) if (e.type === 'task.terminal') production.set(e.task, [e.kind, e.reply]);
 });
 afterAll(() => {
@@ -62,8 +66,20 @@ function parsed(json: unknown): Scenario {
 describe('sim replay --to-scenario', () => {
   it('gives a valid scenario: the inputs at their times, the replies and the tool result scripted', () => {
     const scenario = parsed(converted());
-    expect(scenario.inputs.map((i) => i.text)).toEqual(['remember alice', 'shout it', 'slow stream', 'urgent', 'hello again']);
-    expect(scenario.inputs.map((i) => [i.class, i.level])).toEqual([['queued', null], ['queued', null], ['queued', null], ['interrupt', 3], ['interrupt', 1]]);
+    expect(scenario.inputs.map((i) => i.text)).toEqual([
+      'remember alice',
+      'shout it',
+      'slow stream',
+      'urgent',
+      'hello again',
+    ]);
+    expect(scenario.inputs.map((i) => [i.class, i.level])).toEqual([
+      ['queued', null],
+      ['queued', null],
+      ['queued', null],
+      ['interrupt', 3],
+      ['interrupt', 1],
+    ]);
     const times = scenario.inputs.map((i) => (i.timing.kind === 'at' ? i.timing.at : -1));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     // One scenario tool per distinct duration of the production calls of `shout` (the L3 called it
@@ -113,7 +129,10 @@ describe('sim replay --to-scenario', () => {
       process.stdout.write = write;
     }
     expect(code).toBe(0);
-    const doc = JSON.parse(stdout[0] ?? '{}') as { ok: boolean; toScenario: { ok: boolean; path: string; inputs: number } };
+    const doc = JSON.parse(stdout[0] ?? '{}') as {
+      ok: boolean;
+      toScenario: { ok: boolean; path: string; inputs: number };
+    };
     expect(doc.ok).toBe(true);
     expect(doc.toScenario).toMatchObject({ ok: true, path: out, inputs: 5 });
     expect(parsed(JSON.parse(readFileSync(out, 'utf8'))).name).toBe('journal-run');

@@ -18,8 +18,13 @@ interface Step {
 
 const at = (t: number, body: TraceBody, agent = 'root'): Step => ({ t, agent, body });
 const submitted = (t: number, task: string, agent = 'root'): Step =>
-  at(t, { type: 'task.submitted', task, class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' }, agent);
-const started = (t: number, task: string, agent = 'root'): Step => at(t, { type: 'task.start', task, from: 'queue' }, agent);
+  at(
+    t,
+    { type: 'task.submitted', task, class: 'queued', level: null, kernel: false, source: 'cli', channel: 'cli' },
+    agent,
+  );
+const started = (t: number, task: string, agent = 'root'): Step =>
+  at(t, { type: 'task.start', task, from: 'queue' }, agent);
 const done = (t: number, task: string, agent = 'root'): Step =>
   at(t, { type: 'task.terminal', task, kind: 'done', reason: null, reply: `ok ${task}` }, agent);
 const userStopped = (t: number, task: string): Step =>
@@ -54,7 +59,9 @@ function reportOf(
 
 /** The trace window (`context`) that the report gives a violation of `invariant` at `seq`. */
 function windowAt(events: readonly TraceEvent[], invariant: string, seq: number): readonly string[] {
-  const [v] = reportOf(events, { violations: [{ invariant, t: 0, seq, agent: 'root', message: 'made up' }] }).violations;
+  const [v] = reportOf(events, {
+    violations: [{ invariant, t: 0, seq, agent: 'root', message: 'made up' }],
+  }).violations;
   return v?.context ?? [];
 }
 
@@ -64,17 +71,38 @@ const linesOf = (events: readonly TraceEvent[], seqs: readonly number[]): string
 
 describe('buildReport: tasks', () => {
   it('reports an input never submitted with its declared class and level, and nothing happened to it', () => {
-    const report = reportOf([], { inputsMeta: [{ id: 'w1', declaredClass: 'interrupt', declaredLevel: 3, submitted: false }] });
+    const report = reportOf([], {
+      inputsMeta: [{ id: 'w1', declaredClass: 'interrupt', declaredLevel: 3, submitted: false }],
+    });
     const w1 = report.tasks.w1;
-    expect(w1).toMatchObject({ agent: null, class: 'interrupt', level: 3, effectiveLevelMax: null, terminal: null, terminalCount: 0 });
+    expect(w1).toMatchObject({
+      agent: null,
+      class: 'interrupt',
+      level: 3,
+      effectiveLevelMax: null,
+      terminal: null,
+      terminalCount: 0,
+    });
     // Every list of what happened to it is empty.
     const lists = [w1?.movedFrom, w1?.suspensions, w1?.modelCallLog, w1?.tools, w1?.toolCalls];
     expect(lists).toEqual([[], [], [], [], []]);
-    expect([w1?.submittedAt, w1?.startedAt, w1?.finishedAt, w1?.reply, w1?.source, w1?.channel]).toEqual([null, null, null, null, null, null]);
+    expect([w1?.submittedAt, w1?.startedAt, w1?.finishedAt, w1?.reply, w1?.source, w1?.channel]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('lists in movedFrom only the agents a task left, not a submission again on the same agent', () => {
-    const events = numbered([submitted(0, 'm'), submitted(1, 'm'), submitted(2, 'm', 'child-1'), done(3, 'm', 'child-1')]);
+    const events = numbered([
+      submitted(0, 'm'),
+      submitted(1, 'm'),
+      submitted(2, 'm', 'child-1'),
+      done(3, 'm', 'child-1'),
+    ]);
     expect(reportOf(events).tasks.m).toMatchObject({ agent: 'child-1', movedFrom: ['root'], submittedAt: 0 });
   });
 
@@ -103,16 +131,24 @@ describe('buildReport: tasks', () => {
     const onStack = numbered([submitted(0, 'q1'), started(0, 'q1'), suspend(5, 'q1', 'i1'), userStopped(6, 'q1')]);
     expect(reportOf(onStack).finishOrder).toEqual([]);
     // A suspension of q2 (not the running task) leaves q1 running, so q1's terminal is a finish.
-    const other = numbered([submitted(0, 'q1'), submitted(0, 'q2'), started(0, 'q1'), suspend(5, 'q2', 'i1'), done(6, 'q1')]);
+    const other = numbered([
+      submitted(0, 'q1'),
+      submitted(0, 'q2'),
+      started(0, 'q1'),
+      suspend(5, 'q2', 'i1'),
+      done(6, 'q1'),
+    ]);
     expect(reportOf(other).finishOrder).toEqual(['q1']);
   });
 });
 
 describe('buildReport: model and tool calls', () => {
-  const modelStart = (t: number, callId: string): Step => at(t, { type: 'model.start', task: 'a', callId, turn: 0, replyIndex: 0 });
+  const modelStart = (t: number, callId: string): Step =>
+    at(t, { type: 'model.start', task: 'a', callId, turn: 0, replyIndex: 0 });
   const modelEnd = (t: number, callId: string): Step =>
     at(t, { type: 'model.end', task: 'a', callId, outcome: 'done', toolCalls: [], error: null });
-  const modelCancel = (t: number, callId: string): Step => at(t, { type: 'model.cancel', task: 'a', callId, reason: 'preempt' });
+  const modelCancel = (t: number, callId: string): Step =>
+    at(t, { type: 'model.cancel', task: 'a', callId, reason: 'preempt' });
 
   it('a call ends at its first end or cancel: a later end or cancel changes nothing', () => {
     const events = numbered([
@@ -137,7 +173,8 @@ describe('buildReport: model and tool calls', () => {
   });
 
   it('lists a tool call that starts without being asked for, a call id started again as a new call, and keeps its first end', () => {
-    const toolStart = (t: number, callId: string): Step => at(t, { type: 'tool.start', task: 'a', callId, name: 'search', args: '{"q":1}' });
+    const toolStart = (t: number, callId: string): Step =>
+      at(t, { type: 'tool.start', task: 'a', callId, name: 'search', args: '{"q":1}' });
     const toolEnd = (t: number, callId: string, result: string): Step =>
       at(t, { type: 'tool.end', task: 'a', callId, name: 'search', ok: true, result, panicked: false });
     const events = numbered([
@@ -161,7 +198,8 @@ describe('buildReport: model and tool calls', () => {
 
 describe('buildReport: stops, violations, agents', () => {
   it('a stop lists the running task it marked only when that task then ended cancelled by the user', () => {
-    const stop = (t: number, task: string, marked: string): Step => at(t, { type: 'stop', task, cancelled: [], marked });
+    const stop = (t: number, task: string, marked: string): Step =>
+      at(t, { type: 'stop', task, cancelled: [], marked });
     const events = numbered([
       submitted(0, 'a'),
       started(0, 'a'),
@@ -199,7 +237,9 @@ describe('buildReport: stops, violations, agents', () => {
       timer(21), // seq 23
     ]);
     // p2..p10 by their submission, p1 by its start (p11 is the 11th pending task), the last 6, the root stop.
-    expect(windowAt(events, 'LIVENESS', 19)).toEqual(linesOf(events, [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 22]));
+    expect(windowAt(events, 'LIVENESS', 19)).toEqual(
+      linesOf(events, [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 22]),
+    );
   });
 
   it('a LIVENESS window of a run whose root had stopped before the cut shows no stop', () => {

@@ -1,6 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import { deepEqual, evaluateExpectations } from '../../../src/sim/report/expect.ts';
-import type { Report, ReportAgent, ReportCounters, ReportExpectation, ReportTask, ReportViolation } from '../../../src/sim/report/index.ts';
+import type {
+  Report,
+  ReportAgent,
+  ReportCounters,
+  ReportExpectation,
+  ReportTask,
+  ReportViolation,
+} from '../../../src/sim/report/index.ts';
 import type { Expect } from '../../../src/sim/scenario/index.ts';
 import type { TerminalKind } from '../../../src/kernel/task/terminal.ts';
 
@@ -138,7 +145,9 @@ describe('defaults and skipped checks', () => {
   });
 
   it('lists nothing when both defaults are turned off and nothing else is asked', () => {
-    expect(run(only({}), report({ violations: [violation('I5')], tasks: { q: task({ terminal: null }) } }))).toEqual([]);
+    expect(run(only({}), report({ violations: [violation('I5')], tasks: { q: task({ terminal: null }) } }))).toEqual(
+      [],
+    );
   });
 
   it('does not check violations when invariants is false', () => {
@@ -169,13 +178,25 @@ describe('invariants and violations', () => {
   it('fails on an unexpected violation, naming it once', () => {
     const r = report({ violations: [violation('I5'), violation('I2'), violation('I5')] });
     const e = one(only({ invariants: true }), r);
-    expect(e).toMatchObject({ name: 'invariants', path: 'expect.invariants', ok: false, expected: [], actual: ['I2', 'I5'] });
+    expect(e).toMatchObject({
+      name: 'invariants',
+      path: 'expect.invariants',
+      ok: false,
+      expected: [],
+      actual: ['I2', 'I5'],
+    });
   });
 
   it('passes when the violations equal the expected ones as a set', () => {
     const r = report({ violations: [violation('I5'), violation('I2'), violation('I5')] });
     const e = one(only({ invariants: true, violations: ['I5', 'I2'] }), r);
-    expect(e).toMatchObject({ name: 'invariants', path: 'expect.violations', ok: true, expected: ['I2', 'I5'], actual: ['I2', 'I5'] });
+    expect(e).toMatchObject({
+      name: 'invariants',
+      path: 'expect.violations',
+      ok: true,
+      expected: ['I2', 'I5'],
+      actual: ['I2', 'I5'],
+    });
   });
 
   it('fails when an expected violation did not occur, or only a subset did', () => {
@@ -186,7 +207,9 @@ describe('invariants and violations', () => {
 });
 
 describe('terminal and replyContains', () => {
-  const r = report({ tasks: { q: task({ reply: 'the weather is fine' }), x: task({ terminal: 'cancelled', reply: null }) } });
+  const r = report({
+    tasks: { q: task({ reply: 'the weather is fine' }), x: task({ terminal: 'cancelled', reply: null }) },
+  });
 
   it('compares the terminal kind', () => {
     const entries = run(only({ terminal: { q: 'done', x: 'done' } }), r);
@@ -228,7 +251,13 @@ describe('maxStackDepth and orders', () => {
   const r = report({ maxStackDepth: 4, suspendOrder: ['q', 'l1'], resumeOrder: ['l1', 'q'], finishOrder: ['l1', 'q'] });
 
   it('compares the depth exactly', () => {
-    expect(one(only({ maxStackDepth: 4 }), r)).toEqual({ name: 'maxStackDepth', path: 'expect.maxStackDepth', ok: true, expected: 4, actual: 4 });
+    expect(one(only({ maxStackDepth: 4 }), r)).toEqual({
+      name: 'maxStackDepth',
+      path: 'expect.maxStackDepth',
+      ok: true,
+      expected: 4,
+      actual: 4,
+    });
     expect(one(only({ maxStackDepth: 3 }), r).ok).toBe(false);
   });
 
@@ -281,7 +310,10 @@ describe('counters and countersMin', () => {
   });
 
   it('fails an unknown agent or counter with actual null', () => {
-    const entries = run(only({ counters: { ghost: { suspended: 0, preemptsByLevel: { '2': 0 } }, root: { bogus: 0, toString: 0 } } }), r);
+    const entries = run(
+      only({ counters: { ghost: { suspended: 0, preemptsByLevel: { '2': 0 } }, root: { bogus: 0, toString: 0 } } }),
+      r,
+    );
     expect(entries.map((e) => [e.name, e.ok, e.actual])).toEqual([
       ['counters.ghost.suspended', false, null],
       ['counters.ghost.preemptsByLevel.2', false, null],
@@ -299,7 +331,9 @@ describe('counters and countersMin', () => {
 
   it('countersMin checks at least, per level too', () => {
     const entries = run(
-      only({ countersMin: { root: { suspended: 4, resumed: 5, preemptsByLevel: { '1': 1, '2': 1, '3': 1, '4': 1 } } } }),
+      only({
+        countersMin: { root: { suspended: 4, resumed: 5, preemptsByLevel: { '1': 1, '2': 1, '3': 1, '4': 1 } } },
+      }),
       r,
     );
     expect(entries.map((e) => [e.name, e.path, e.ok])).toEqual([
@@ -366,7 +400,9 @@ describe('tasks', () => {
 
   it('fails an unknown task or field with actual null, even when null is expected', () => {
     const entries = run(
-      only({ tasks: { ghost: { level: { kind: 'equals', value: null } }, q: { nope: { kind: 'equals', value: null } } } }),
+      only({
+        tasks: { ghost: { level: { kind: 'equals', value: null } }, q: { nope: { kind: 'equals', value: null } } },
+      }),
       r,
     );
     expect(entries.map((e) => [e.name, e.ok, e.actual])).toEqual([
@@ -459,9 +495,18 @@ describe('agents', () => {
   const r = report({ agents: { root: agent(), kid: agent({ kind: 'resident', state: 'contextfull', tableSize: 2 }) } });
 
   it('checks the listed fields', () => {
-    const entries = run(only({ agents: { kid: { state: 'contextfull', tableSize: 3 }, root: { state: 'stopped' } } }), r);
+    const entries = run(
+      only({ agents: { kid: { state: 'contextfull', tableSize: 3 }, root: { state: 'stopped' } } }),
+      r,
+    );
     expect(entries).toEqual([
-      { name: 'agents.kid.state', path: 'expect.agents.kid.state', ok: true, expected: 'contextfull', actual: 'contextfull' },
+      {
+        name: 'agents.kid.state',
+        path: 'expect.agents.kid.state',
+        ok: true,
+        expected: 'contextfull',
+        actual: 'contextfull',
+      },
       { name: 'agents.kid.tableSize', path: 'expect.agents.kid.tableSize', ok: false, expected: 3, actual: 2 },
       { name: 'agents.root.state', path: 'expect.agents.root.state', ok: true, expected: 'stopped', actual: 'stopped' },
     ]);

@@ -6,12 +6,26 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceBody, TraceEvent } from '../../../src/kernel/index.ts';
 import { deepEqual, evaluateExpectations } from '../../../src/sim/report/expect.ts';
-import { finalizeReport, firstCodePoints, reachedStates, sortedJson, type RunRecord } from '../../../src/sim/report/index.ts';
+import {
+  finalizeReport,
+  firstCodePoints,
+  reachedStates,
+  sortedJson,
+  type RunRecord,
+} from '../../../src/sim/report/index.ts';
 import type { Expect } from '../../../src/sim/scenario/index.ts';
 
 const ev = (seq: number, body: TraceBody, agent = 'root'): TraceEvent => ({ seq, t: seq, agent, ...body });
 const submitted = (seq: number, task: string, level: 1 | 2 | 3 | 4 | null = null): TraceEvent =>
-  ev(seq, { type: 'task.submitted', task, class: level === null ? 'queued' : 'interrupt', level, kernel: false, source: 'cli', channel: 'cli' });
+  ev(seq, {
+    type: 'task.submitted',
+    task,
+    class: level === null ? 'queued' : 'interrupt',
+    level,
+    kernel: false,
+    source: 'cli',
+    channel: 'cli',
+  });
 
 /** A run of q1 (done, one output on "chat") and q2 (submitted, never ended); no agents in the dump. */
 function record(expectBlock: Expect, swarm: RunRecord['swarm'] = null): RunRecord {
@@ -74,7 +88,9 @@ describe('expectations on values of the wrong shape', () => {
 
 describe('the verdict of a --swarm run', () => {
   it('keeps only the invariants of the scenario and adds oneTerminal over the submitted tasks', () => {
-    const report = finalizeReport(record({ allTerminal: true, invariants: true, terminal: { q1: 'failed' } }, { sites: [] }));
+    const report = finalizeReport(
+      record({ allTerminal: true, invariants: true, terminal: { q1: 'failed' } }, { sites: [] }),
+    );
     expect(report.ok).toBe(false);
     expect(report.expectations).toEqual([
       { name: 'invariants', path: 'expect.invariants', ok: true, expected: [], actual: [] },
@@ -114,7 +130,10 @@ describe('reached states named from the trace', () => {
 
   it('an L4 task deferred reached l4-deferred-critical only when deferred by a critical section', () => {
     const base = record(only({}));
-    const events = [submitted(1, 'c', 4), ev(2, { type: 'preempt.deferred', task: 'c', victim: null, reason: 'level' })];
+    const events = [
+      submitted(1, 'c', 4),
+      ev(2, { type: 'preempt.deferred', task: 'c', victim: null, reason: 'level' }),
+    ];
     const report = finalizeReport({ ...base, events });
     expect(reachedStates(report, events)).toEqual([]);
     const critical = [...events, ev(3, { type: 'preempt.deferred', task: 'c', victim: null, reason: 'critical' })];

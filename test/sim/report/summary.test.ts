@@ -4,7 +4,13 @@
  * it. The summary is read by people, so the tests pin its whole text, line by line.
  */
 import { describe, expect, it } from 'vitest';
-import { finalizeReport, formatSummary, type Report, type ReportSuspension, type ReportTask } from '../../../src/sim/report/index.ts';
+import {
+  finalizeReport,
+  formatSummary,
+  type Report,
+  type ReportSuspension,
+  type ReportTask,
+} from '../../../src/sim/report/index.ts';
 
 const HASH = 'ab'.repeat(32);
 const COMMAND = 'homeagent sim run summary.json --seed 3';

@@ -39,7 +39,15 @@ class Trace {
     return this;
   }
   submit(t: number, task: string, level: 1 | 2 | 3 | 4): this {
-    return this.at(t, { type: 'task.submitted', task, class: 'interrupt', level, kernel: false, source: 'cli', channel: 'cli' });
+    return this.at(t, {
+      type: 'task.submitted',
+      task,
+      class: 'interrupt',
+      level,
+      kernel: false,
+      source: 'cli',
+      channel: 'cli',
+    });
   }
   start(t: number, task: string): this {
     return this.at(t, { type: 'step.begin', task, step: 'Prepare', turn: 0 });
@@ -68,7 +76,15 @@ describe('the response bound derived from the configuration', () => {
         tools: { slow: { durationMs: [100, 1_000] }, quick: { durationMs: 5 } },
         inputs: [
           // Two tool turns (3 tools in all), then text: 3 calls.
-          { id: 'a', class: 'queued', replies: [{ tools: [{ name: 'slow' }, { name: 'quick' }] }, { tools: [{ name: 'slow' }] }, { text: 'done' }] },
+          {
+            id: 'a',
+            class: 'queued',
+            replies: [
+              { tools: [{ name: 'slow' }, { name: 'quick' }] },
+              { tools: [{ name: 'slow' }] },
+              { text: 'done' },
+            ],
+          },
           { id: 'b', class: 'interrupt', level: 'L3', replies: [{ text: 'x', firstChunkMs: 400 }] },
         ],
       }),
@@ -118,27 +134,41 @@ describe('the RESPONSE monitor', () => {
     const late = watch(new Trace().submit(0, 'a', 4).start(201, 'a')).violations;
     expect(late).toHaveLength(1);
     expect(late[0]).toMatchObject({ invariant: RESPONSE, t: 201, seq: 2, task: 'a' });
-    expect(late[0]?.message).toContain('L4 task a started 201ms after its submission at t=0ms, past its response bound of 200ms');
+    expect(late[0]?.message).toContain(
+      'L4 task a started 201ms after its submission at t=0ms, past its response bound of 200ms',
+    );
   });
 
   it('reveals a task still waiting past its deadline at the first event after it, even if the task is then dropped', () => {
-    const trace = new Trace().submit(0, 'x', 3).at(250, { type: 'cooldown.timer', atMs: 300 }).at(301, { type: 'cooldown.timer', atMs: 400 }).end(302, 'x');
+    const trace = new Trace()
+      .submit(0, 'x', 3)
+      .at(250, { type: 'cooldown.timer', atMs: 300 })
+      .at(301, { type: 'cooldown.timer', atMs: 400 })
+      .end(302, 'x');
     const found = watch(trace).violations;
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ t: 301, seq: 3, task: 'x' });
     expect(found[0]?.message).toContain('has not started at t=301ms');
     // Dropped before its deadline: no verdict at all.
-    expect(watch(new Trace().submit(0, 'y', 3).end(100, 'y').at(5_000, { type: 'cooldown.timer', atMs: 0 })).violations).toEqual([]);
+    expect(
+      watch(new Trace().submit(0, 'y', 3).end(100, 'y').at(5_000, { type: 'cooldown.timer', atMs: 0 })).violations,
+    ).toEqual([]);
   });
 
   it('allows an L3 one (W + M) more for every L4 submitted while it waits, and an L4 nothing for later L4s', () => {
     // R3(0) = 300 < 450 ≤ R3(1) = 500.
-    expect(watch(new Trace().submit(0, 'l3', 3).submit(10, 'l4', 4).start(10, 'l4').start(450, 'l3')).violations).toEqual([]);
+    expect(
+      watch(new Trace().submit(0, 'l3', 3).submit(10, 'l4', 4).start(10, 'l4').start(450, 'l3')).violations,
+    ).toEqual([]);
     expect(watch(new Trace().submit(0, 'l3', 3).start(450, 'l3')).violations.map((v) => v.task)).toEqual(['l3']);
     // The first L4 waits for nobody; a later L4 does not widen its bound (FIFO within a level).
-    expect(watch(new Trace().submit(0, 'a', 4).submit(5, 'b', 4).start(250, 'a')).violations.map((v) => v.task)).toEqual(['a']);
+    expect(
+      watch(new Trace().submit(0, 'a', 4).submit(5, 'b', 4).start(250, 'a')).violations.map((v) => v.task),
+    ).toEqual(['a']);
     // The second L4 had one L4 waiting ahead of it: R4(1) = 300.
-    expect(watch(new Trace().submit(0, 'a', 4).submit(0, 'b', 4).start(100, 'a').start(300, 'b')).violations).toEqual([]);
+    expect(watch(new Trace().submit(0, 'a', 4).submit(0, 'b', 4).start(100, 'a').start(300, 'b')).violations).toEqual(
+      [],
+    );
   });
 
   it('counts a task with more competitors than assumed as outside the assumption, and does not check it', () => {
@@ -159,14 +189,26 @@ describe('the RESPONSE monitor', () => {
 
   it('traces its violation right after the event that revealed it, through the kernel stamp, as the invariant monitors do', () => {
     const recorded: TraceEvent[] = [];
-    const sink = new SimMonitors({ emit: (e) => recorded.push(e) }, new InvariantMonitor({ builtinPlugins: ['cli'] }), new ResponseMonitor({ applicable: true, parameters: SMALL }));
+    const sink = new SimMonitors(
+      { emit: (e) => recorded.push(e) },
+      new InvariantMonitor({ builtinPlugins: ['cli'] }),
+      new ResponseMonitor({ applicable: true, parameters: SMALL }),
+    );
     let seq = 0;
     const stamp = (agent: string, t: number, body: TraceBody): void => {
       seq += 1;
       sink.emit({ seq, t, agent, ...body });
     };
     sink.attach(stamp);
-    stamp('root', 0, { type: 'task.submitted', task: 'a', class: 'interrupt', level: 4, kernel: false, source: 'cli', channel: 'cli' });
+    stamp('root', 0, {
+      type: 'task.submitted',
+      task: 'a',
+      class: 'interrupt',
+      level: 4,
+      kernel: false,
+      source: 'cli',
+      channel: 'cli',
+    });
     stamp('root', 0, { type: 'task.start', task: 'a', from: 'level' });
     stamp('root', 500, { type: 'step.begin', task: 'a', step: 'Prepare', turn: 0 });
     expect(recorded.map((e) => e.type)).toEqual(['task.submitted', 'task.start', 'step.begin', 'invariant.violation']);
@@ -192,7 +234,10 @@ describe('simulated runs against the response bound', () => {
     const e4 = fileScenario('e4-priority-stress');
     for (const opts of [{}, { seed: 2, swarm: true }, { seed: 3, swarm: true }]) {
       const { report: r } = await report(e4, opts);
-      expect(r.violations.filter((v) => v.invariant === RESPONSE), JSON.stringify(opts)).toEqual([]);
+      expect(
+        r.violations.filter((v) => v.invariant === RESPONSE),
+        JSON.stringify(opts),
+      ).toEqual([]);
       const b = r.responseBound;
       expect(b?.applicable).toBe(true);
       expect(b?.L4?.checked).toBe(25);
@@ -228,6 +273,12 @@ describe('simulated runs against the response bound', () => {
     );
     const { report: r, exitCode } = await report(loop);
     expect(exitCode).toBe(0);
-    expect(r.responseBound).toEqual({ applicable: false, reason: expect.stringContaining('maxToolTurns is 0') as unknown, parameters: null, L4: null, L3: null });
+    expect(r.responseBound).toEqual({
+      applicable: false,
+      reason: expect.stringContaining('maxToolTurns is 0') as unknown,
+      parameters: null,
+      L4: null,
+      L3: null,
+    });
   });
 });

@@ -17,7 +17,7 @@ describe('issue-7 item 9: run limits in the scenario schema (docs/spec.md §12.2
   it('maxEvents is an integer ≥ 1, maxVirtualMs an integer ≥ 0; other keys are unknown', () => {
     expect(problems(doc({ limits: { maxEvents: 0, maxVirtualMs: -1, maxTurns: 3 } }))).toEqual([
       { path: 'limits.maxEvents', message: 'must be ≥ 1, got 0' },
-      { path: 'limits.maxTurns', message: 'unknown key \'maxTurns\' (allowed: maxEvents, maxVirtualMs)' },
+      { path: 'limits.maxTurns', message: "unknown key 'maxTurns' (allowed: maxEvents, maxVirtualMs)" },
       { path: 'limits.maxVirtualMs', message: 'must be ≥ 0, got -1' },
     ]);
     expect(problems(doc({ limits: { maxEvents: 1.5 } })).map((p) => p.path)).toEqual(['limits.maxEvents']);

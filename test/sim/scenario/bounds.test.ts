@@ -11,15 +11,30 @@ function nested(levels: number): unknown {
 }
 
 function withArgs(args: unknown): Record<string, unknown> {
-  return doc({ tools: { t: { durationMs: 0 } }, inputs: [{ id: 'a', class: 'queued', replies: [{ tools: [{ name: 't', args }] }] }] });
+  return doc({
+    tools: { t: { durationMs: 0 } },
+    inputs: [{ id: 'a', class: 'queued', replies: [{ tools: [{ name: 't', args }] }] }],
+  });
 }
 
 describe('issue-7 item 8: schema bounds (docs/spec.md §12.2 Bounds)', () => {
   /** Every time, duration, spacing and afterMs in a file, as a function of its value. */
   const timeFields: readonly (readonly [string, (v: unknown) => Record<string, unknown>])[] = [
     ['inputs[0].at', (v) => doc({ inputs: [{ id: 'a', class: 'queued', at: v }] })],
-    ['inputs[1].when.afterMs', (v) => doc({ inputs: [{ id: 'a', class: 'queued' }, { id: 'b', class: 'queued', when: { task: 'a', step: 'Model', afterMs: v } }] })],
-    ['inputs[0].replies[0].firstChunkMs', (v) => doc({ inputs: [{ id: 'a', class: 'queued', replies: [{ firstChunkMs: v }] }] })],
+    [
+      'inputs[1].when.afterMs',
+      (v) =>
+        doc({
+          inputs: [
+            { id: 'a', class: 'queued' },
+            { id: 'b', class: 'queued', when: { task: 'a', step: 'Model', afterMs: v } },
+          ],
+        }),
+    ],
+    [
+      'inputs[0].replies[0].firstChunkMs',
+      (v) => doc({ inputs: [{ id: 'a', class: 'queued', replies: [{ firstChunkMs: v }] }] }),
+    ],
     ['stopAt', (v) => doc({ stopAt: v })],
     ['events[0].at', (v) => doc({ events: [{ at: v, unregisterChannel: 'x' }] })],
     ['kernel.cooldownMs', (v) => doc({ kernel: { cooldownMs: v } })],
@@ -53,7 +68,9 @@ describe('issue-7 item 8: schema bounds (docs/spec.md §12.2 Bounds)', () => {
       expect(paths(at([0, T_MAX + 1])), path).toEqual([path]);
       expect(parseScenario(at([0, T_MAX])).ok, path).toBe(true);
     }
-    expect(problems(doc({ stopAt: 1e15 }))).toEqual([{ path: 'stopAt', message: 'must be ≤ 1000000000000, got 1000000000000000' }]);
+    expect(problems(doc({ stopAt: 1e15 }))).toEqual([
+      { path: 'stopAt', message: 'must be ≤ 1000000000000, got 1000000000000000' },
+    ]);
   });
 
   it('seed is 0 … 2^53−1, exactly the range --seed accepts', () => {
@@ -69,19 +86,29 @@ describe('issue-7 item 8: schema bounds (docs/spec.md §12.2 Bounds)', () => {
 
   it('model.chunks is at most 100 000: chunks 1e9 is a schema problem, not a V8 abort', () => {
     expect(ok(doc({ model: { chunks: 100_000 } })).model.chunks).toBe(100_000);
-    expect(problems(doc({ model: { chunks: 100_001 } }))).toEqual([{ path: 'model.chunks', message: 'must be ≤ 100000, got 100001' }]);
+    expect(problems(doc({ model: { chunks: 100_001 } }))).toEqual([
+      { path: 'model.chunks', message: 'must be ≤ 100000, got 100001' },
+    ]);
     expect(paths(doc({ model: { chunks: 1e9 } }))).toEqual(['model.chunks']);
   });
 
   it('inputs plus generated inputs are at most 1 000 000: generate.queued 1e9 is a schema problem', () => {
     expect(paths(doc({ generate: { queued: 1e9 } }))).toEqual(['generate.queued']);
     expect(paths(doc({ generate: { interrupts: { L3: 1_000_001 } } }))).toEqual(['generate.interrupts.L3']);
-    expect(parseScenario(doc({ generate: { queued: 500_000, interrupts: { L1: 250_000, L4: 250_000 } } })).ok).toBe(true);
-    const over = problems(doc({ inputs: [{ id: 'a', class: 'queued' }], generate: { queued: 500_000, interrupts: { L1: 250_000, L4: 250_000 } } }));
+    expect(parseScenario(doc({ generate: { queued: 500_000, interrupts: { L1: 250_000, L4: 250_000 } } })).ok).toBe(
+      true,
+    );
+    const over = problems(
+      doc({
+        inputs: [{ id: 'a', class: 'queued' }],
+        generate: { queued: 500_000, interrupts: { L1: 250_000, L4: 250_000 } },
+      }),
+    );
     expect(over).toEqual([
       {
         path: 'generate',
-        message: 'inputs plus generated inputs must be ≤ 1000000, got 1000001 (1 in inputs, 1000000 generated); split the scenario',
+        message:
+          'inputs plus generated inputs must be ≤ 1000000, got 1000001 (1 in inputs, 1000000 generated); split the scenario',
       },
     ]);
   });
@@ -91,7 +118,10 @@ describe('issue-7 item 8: schema bounds (docs/spec.md §12.2 Bounds)', () => {
     expect(parseScenario(withArgs([[[1]], 'flat', { a: nested(63) }])).ok).toBe(false);
     expect(parseScenario(withArgs([{ a: nested(62) }])).ok).toBe(true);
     expect(problems(withArgs(nested(65)))).toEqual([
-      { path: 'inputs[0].replies[0].tools[0].args', message: 'must nest at most 64 levels of objects and arrays; flatten the arguments' },
+      {
+        path: 'inputs[0].replies[0].tools[0].args',
+        message: 'must nest at most 64 levels of objects and arrays; flatten the arguments',
+      },
     ]);
     expect(paths(withArgs(nested(4500)))).toEqual(['inputs[0].replies[0].tools[0].args']);
     expect(paths(doc({ kernelReplies: { 'root:1': [{ tools: [{ name: 't', args: nested(65) }] }] } }))).toEqual([
@@ -101,8 +131,10 @@ describe('issue-7 item 8: schema bounds (docs/spec.md §12.2 Bounds)', () => {
 
   it('the depth check itself does not recurse: a million levels are refused, not a stack overflow', () => {
     expect(paths(withArgs(nested(1_000_000)))).toEqual(['inputs[0].replies[0].tools[0].args']);
-    expect(paths(doc({ inputs: [{ id: 'a', class: 'queued' }], expect: { tasks: { a: { toolCalls: [nested(1_000_000)] } } } }))).toEqual([
-      'expect.tasks.a.toolCalls',
-    ]);
+    expect(
+      paths(
+        doc({ inputs: [{ id: 'a', class: 'queued' }], expect: { tasks: { a: { toolCalls: [nested(1_000_000)] } } } }),
+      ),
+    ).toEqual(['expect.tasks.a.toolCalls']);
   });
 });

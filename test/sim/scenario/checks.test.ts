@@ -6,23 +6,34 @@ import { describe, expect, it } from 'vitest';
 import { COUNTER_NAMES, TASK_FIELDS } from '../../../src/sim/scenario/expect-names.ts';
 import { doc, ok, problems } from './helpers.ts';
 
-const queued = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ id, class: 'queued', ...extra });
+const queued = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  id,
+  class: 'queued',
+  ...extra,
+});
 const totalMessage = (got: number, inFile: number, generated: number): string =>
   `inputs plus generated inputs must be ≤ 1000000, got ${got} (${inFile} in inputs, ${generated} generated); split the scenario`;
 
 describe('scenario cross-field rules: inputs', () => {
   it('stop on a queued input is refused with the fix: make it an interrupt with a level', () => {
     expect(problems(doc({ inputs: [queued('a', { stop: true })] }))).toEqual([
-      { path: 'inputs[0].stop', message: 'allowed only on interrupts: remove it, or set class to "interrupt" with a level' },
+      {
+        path: 'inputs[0].stop',
+        message: 'allowed only on interrupts: remove it, or set class to "interrupt" with a level',
+      },
     ]);
   });
 
-  it('an empty agent is the shape pass\'s problem only, not also an unknown agent', () => {
-    expect(problems(doc({ inputs: [queued('a', { agent: '' })] }))).toEqual([{ path: 'inputs[0].agent', message: 'must not be empty' }]);
+  it("an empty agent is the shape pass's problem only, not also an unknown agent", () => {
+    expect(problems(doc({ inputs: [queued('a', { agent: '' })] }))).toEqual([
+      { path: 'inputs[0].agent', message: 'must not be empty' },
+    ]);
   });
 
-  it('an empty trigger target is the shape pass\'s problem only, not also an unknown task', () => {
-    expect(problems(doc({ inputs: [queued('a', { afterTerminal: '' })] }))).toEqual([{ path: 'inputs[0].afterTerminal', message: 'must not be empty' }]);
+  it("an empty trigger target is the shape pass's problem only, not also an unknown task", () => {
+    expect(problems(doc({ inputs: [queued('a', { afterTerminal: '' })] }))).toEqual([
+      { path: 'inputs[0].afterTerminal', message: 'must not be empty' },
+    ]);
     expect(problems(doc({ inputs: [queued('a', { when: { task: '', step: 'Model' } })] }))).toEqual([
       { path: 'inputs[0].when.task', message: 'must not be empty' },
     ]);
@@ -45,7 +56,10 @@ describe('scenario cross-field rules: residents and events', () => {
 
   it('an event that does nothing names the actions it could take', () => {
     expect(problems(doc({ events: [{ at: 3 }] }))).toEqual([
-      { path: 'events[0]', message: 'an event needs at least one of: registerChannel, unregisterChannel, destroy, stopAgent' },
+      {
+        path: 'events[0]',
+        message: 'an event needs at least one of: registerChannel, unregisterChannel, destroy, stopAgent',
+      },
     ]);
   });
 });
@@ -54,7 +68,9 @@ describe('scenario cross-field rules: inputs plus generated inputs ≤ 1 000 000
   it('every generated count adds to the total: queued and each of L1..L4', () => {
     const generate = { queued: 200_000, interrupts: { L1: 200_000, L2: 200_000, L3: 200_000, L4: 200_000 } };
     expect(ok(doc({ generate })).generate?.queued).toBe(200_000);
-    expect(problems(doc({ inputs: [queued('a')], generate }))).toEqual([{ path: 'generate', message: totalMessage(1_000_001, 1, 1_000_000) }]);
+    expect(problems(doc({ inputs: [queued('a')], generate }))).toEqual([
+      { path: 'generate', message: totalMessage(1_000_001, 1, 1_000_000) },
+    ]);
   });
 
   it('a count of exactly 1 000 000 is a valid count and counts in full', () => {
@@ -65,31 +81,47 @@ describe('scenario cross-field rules: inputs plus generated inputs ≤ 1 000 000
 
   it('a count the shape pass refuses (fractional, negative) adds nothing to the total', () => {
     // Counted, 1.5 or −1 would tip the total over or under the bound and add a second, misleading problem.
-    expect(problems(doc({ generate: { queued: 1.5, interrupts: { L1: 1_000_000 } } })).map((p) => p.path)).toEqual(['generate.queued']);
+    expect(problems(doc({ generate: { queued: 1.5, interrupts: { L1: 1_000_000 } } })).map((p) => p.path)).toEqual([
+      'generate.queued',
+    ]);
     expect(problems(doc({ inputs: [queued('a')], generate: { queued: -1, interrupts: { L1: 1_000_000 } } }))).toEqual([
       { path: 'generate', message: totalMessage(1_000_001, 1, 1_000_000) },
       { path: 'generate.queued', message: 'must be ≥ 0, got -1' },
     ]);
   });
 
-  it('the total problem is at inputs when the file alone is over the bound, else at generate', { timeout: 120_000 }, () => {
-    const million = Array.from({ length: 1_000_000 }, (_, i) => queued(`q${i}`));
-    expect(problems(doc({ inputs: million, generate: { queued: 1 } }))).toEqual([{ path: 'generate', message: totalMessage(1_000_001, 1_000_000, 1) }]);
-    million.push(queued('last'));
-    expect(problems(doc({ inputs: million }))).toEqual([{ path: 'inputs', message: totalMessage(1_000_001, 1_000_001, 0) }]);
-  });
+  it(
+    'the total problem is at inputs when the file alone is over the bound, else at generate',
+    { timeout: 120_000 },
+    () => {
+      const million = Array.from({ length: 1_000_000 }, (_, i) => queued(`q${i}`));
+      expect(problems(doc({ inputs: million, generate: { queued: 1 } }))).toEqual([
+        { path: 'generate', message: totalMessage(1_000_001, 1_000_000, 1) },
+      ]);
+      million.push(queued('last'));
+      expect(problems(doc({ inputs: million }))).toEqual([
+        { path: 'inputs', message: totalMessage(1_000_001, 1_000_001, 0) },
+      ]);
+    },
+  );
 });
 
 describe('scenario cross-field rules: names inside expect', () => {
-  it('an unknown agent\'s counters are not checked: the agent is the one problem', () => {
+  it("an unknown agent's counters are not checked: the agent is the one problem", () => {
     expect(problems(doc({ expect: { counters: { nobody: { suspendd: 0 } } } }))).toEqual([
-      { path: 'expect.counters.nobody', message: `unknown agent 'nobody': must be "root" or a declared resident id (no residents are declared)` },
+      {
+        path: 'expect.counters.nobody',
+        message: `unknown agent 'nobody': must be "root" or a declared resident id (no residents are declared)`,
+      },
     ]);
   });
 
   it('an equal reference names a declared agent and a known counter', () => {
     expect(problems(doc({ expect: { equal: [['ghost.suspended', 'root.zzzzzzzz']] } }))).toEqual([
-      { path: 'expect.equal[0][0]', message: `unknown agent 'ghost': must be "root" or a declared resident id (no residents are declared)` },
+      {
+        path: 'expect.equal[0][0]',
+        message: `unknown agent 'ghost': must be "root" or a declared resident id (no residents are declared)`,
+      },
       { path: 'expect.equal[0][1]', message: `unknown counter 'zzzzzzzz' (known: ${COUNTER_NAMES.join(', ')})` },
     ]);
   });

@@ -15,7 +15,8 @@ function file(name: string, bytes: Uint8Array | string): string {
   return path;
 }
 
-const VALID = '{"version": 1,\n "name": "enc",\n "inputs": [{"id": "a", "class": "queued", "text": "caf\u00e9 \u{1F600}"}]}';
+const VALID =
+  '{"version": 1,\n "name": "enc",\n "inputs": [{"id": "a", "class": "queued", "text": "caf\u00e9 \u{1F600}"}]}';
 
 describe('issue-7 item 13: scenario file encoding', () => {
   it('accepts a UTF-8 BOM at the start of the file', () => {
@@ -29,13 +30,17 @@ describe('issue-7 item 13: scenario file encoding', () => {
     bytes[at] = 0xff;
     const path = file('latin.json', bytes);
     const r = loadScenarioFile(path);
-    expect(r.ok ? [] : r.problems).toEqual([{ path: '', message: `scenario file ${path} is not valid UTF-8: byte 0xff at offset ${at} (line 3)` }]);
+    expect(r.ok ? [] : r.problems).toEqual([
+      { path: '', message: `scenario file ${path} is not valid UTF-8: byte 0xff at offset ${at} (line 3)` },
+    ]);
   });
 
   it('names UTF-16 as the likely cause when the file starts with its BOM', () => {
     const path = file('utf16.json', Buffer.from(`\ufeff${VALID}`, 'utf16le'));
     const r = loadScenarioFile(path);
-    expect(r.ok ? '' : r.problems[0]?.message).toBe(`scenario file ${path} is not valid UTF-8: byte 0xff at offset 0 (line 1); the file looks like UTF-16: save it as UTF-8`);
+    expect(r.ok ? '' : r.problems[0]?.message).toBe(
+      `scenario file ${path} is not valid UTF-8: byte 0xff at offset 0 (line 1); the file looks like UTF-16: save it as UTF-8`,
+    );
   });
 
   it('finds the first ill-formed sequence: overlong, surrogate, above U+10FFFF, truncated', () => {
@@ -55,7 +60,10 @@ describe('issue-7 item 13: unknown names and bad values inside expect are schema
     { id: 'a', class: 'queued' },
     { id: 'b', class: 'interrupt', level: 'L2' },
   ];
-  const withExpect = (expect: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  const withExpect = (
+    expect: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown> => ({
     version: 1,
     name: 'exp',
     inputs,
@@ -67,7 +75,7 @@ describe('issue-7 item 13: unknown names and bad values inside expect are schema
     const r = parseScenario(
       withExpect(
         {
-          terminal: { a: 'done', 'gq1': 'done', 'root:1': 'done', 'w:2': 'done' },
+          terminal: { a: 'done', gq1: 'done', 'root:1': 'done', 'w:2': 'done' },
           replyContains: { b: 'ok' },
           tasks: { a: { modelCalls: 1, toolCalls: [], reply: 'ok a', preemptCount: { min: 0 } } },
           suspendOrder: ['a'],
@@ -75,7 +83,10 @@ describe('issue-7 item 13: unknown names and bad values inside expect are schema
           finishOrder: ['b', 'a', 'gi2-1'],
           counters: { root: { suspended: 1, preemptsByLevel: { '2': 1 } }, w: { executed: 0 } },
           countersMin: { root: { interruptsByLevel: { '1': 0 } } },
-          equal: [['root.suspended', 'root.resumed'], ['root.preemptsByLevel.2', 'w.interruptsByLevel.4']],
+          equal: [
+            ['root.suspended', 'root.resumed'],
+            ['root.preemptsByLevel.2', 'w.interruptsByLevel.4'],
+          ],
           outputs: { speaker: [{ task: 'a', text: 'hi' }], nowhere: [] },
           agents: { root: { state: 'stopped' }, w: { tableSize: 0 } },
           violations: ['DRAIN', 'RUNTIME', 'LIMIT'],
@@ -115,10 +126,21 @@ describe('issue-7 item 13: unknown names and bad values inside expect are schema
         agents: { helper: { state: 'running' } },
       }),
     );
-    expect(ps.map((p) => p.path)).toEqual(['expect.agents.helper', 'expect.counters.nobody', 'expect.counters.root.suspendd', 'expect.tasks.a.modelCals']);
-    expect(ps[2]?.message).toMatch(/^unknown counter 'suspendd'; did you mean 'suspended'\? \(known: enqueued, executed, /);
-    expect(ps[3]?.message).toMatch(/^unknown task field 'modelCals'; did you mean 'modelCalls'\? \(known: agent, movedFrom, /);
-    expect(ps[0]?.message).toBe(`unknown agent 'helper': must be "root" or a declared resident id (no residents are declared)`);
+    expect(ps.map((p) => p.path)).toEqual([
+      'expect.agents.helper',
+      'expect.counters.nobody',
+      'expect.counters.root.suspendd',
+      'expect.tasks.a.modelCals',
+    ]);
+    expect(ps[2]?.message).toMatch(
+      /^unknown counter 'suspendd'; did you mean 'suspended'\? \(known: enqueued, executed, /,
+    );
+    expect(ps[3]?.message).toMatch(
+      /^unknown task field 'modelCals'; did you mean 'modelCalls'\? \(known: agent, movedFrom, /,
+    );
+    expect(ps[0]?.message).toBe(
+      `unknown agent 'helper': must be "root" or a declared resident id (no residents are declared)`,
+    );
   });
 
   it('a per-level counter takes levels and any other counter a number, in counters and in equal', () => {
@@ -126,22 +148,34 @@ describe('issue-7 item 13: unknown names and bad values inside expect are schema
       problems(
         withExpect({
           counters: { root: { preemptsByLevel: 3, suspended: { '1': 1 } } },
-          equal: [['root.suspended.1', 'root.preemptsByLevel.5'], ['root.a.b.c', 'root.resumed']],
+          equal: [
+            ['root.suspended.1', 'root.preemptsByLevel.5'],
+            ['root.a.b.c', 'root.resumed'],
+          ],
         }),
       ),
     ).toEqual([
-      { path: 'expect.counters.root.preemptsByLevel', message: `'preemptsByLevel' is counted per level: write {"1": n, …, "4": n} with the levels to check` },
+      {
+        path: 'expect.counters.root.preemptsByLevel',
+        message: `'preemptsByLevel' is counted per level: write {"1": n, …, "4": n} with the levels to check`,
+      },
       { path: 'expect.counters.root.suspended', message: `'suspended' is not counted per level: write a number` },
       { path: 'expect.equal[0][0]', message: `'suspended' is not counted per level: write "root.suspended"` },
       { path: 'expect.equal[0][1]', message: 'the level must be 1, 2, 3 or 4, got "5"' },
-      { path: 'expect.equal[1][0]', message: 'must be "<agent>.<counter>" or "<agent>.<counter>.<level>", got "root.a.b.c"' },
+      {
+        path: 'expect.equal[1][0]',
+        message: 'must be "<agent>.<counter>" or "<agent>.<counter>.<level>", got "root.a.b.c"',
+      },
     ]);
   });
 
   it('an unknown invariant name or a stack depth the stack can never reach is a problem', () => {
     expect(problems(withExpect({ violations: ['DRAINN'], maxStackDepth: 5 }))).toEqual([
       { path: 'expect.maxStackDepth', message: 'must be 0 … 4: the suspend stack never holds more' },
-      { path: 'expect.violations[0]', message: expect.stringMatching(/^must be one of: I1, I2, .*DRAIN.* \(got "DRAINN"\)$/) as unknown as string },
+      {
+        path: 'expect.violations[0]',
+        message: expect.stringMatching(/^must be one of: I1, I2, .*DRAIN.* \(got "DRAINN"\)$/) as unknown as string,
+      },
     ]);
   });
 });

@@ -24,7 +24,13 @@ describe('scenario files (docs/spec.md §12.2): the examples', () => {
     const s = r.scenario;
     expect(s.name).toBe('e5-nested-to-the-bound');
     expect(s.builtinPlugins).toEqual(['webui']);
-    expect(s.model).toEqual({ firstChunkMs: [150, 300], chunkMs: [20, 40], chunks: 4, cancelAware: true, cancelLagMs: 0 });
+    expect(s.model).toEqual({
+      firstChunkMs: [150, 300],
+      chunkMs: [20, 40],
+      chunks: 4,
+      cancelAware: true,
+      cancelLagMs: 0,
+    });
     expect(s.inputs.map((i) => [i.id, i.class, i.level])).toEqual([
       ['q', 'queued', null],
       ['l1', 'interrupt', 1],
@@ -49,7 +55,9 @@ describe('scenario files (docs/spec.md §12.2): the examples', () => {
       { name: 'qq/sales', plugin: 'qq' },
     ]);
     expect(s.outputs).toEqual([{ name: 'qq' }]);
-    expect(s.residents).toEqual([{ id: 'watcher', inputChs: ['qq/support'], taskPrompt: 'watch the support group and report problems' }]);
+    expect(s.residents).toEqual([
+      { id: 'watcher', inputChs: ['qq/support'], taskPrompt: 'watch the support group and report problems' },
+    ]);
     const complaint = s.inputs[0];
     expect(complaint?.channel).toBe('qq/support');
     expect(complaint?.timing).toEqual({ kind: 'at', at: 1000 });
@@ -64,7 +72,14 @@ describe('scenario files (docs/spec.md §12.2): the examples', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.scenario.tools).toEqual([
-      { name: 'fetch_weather', durationMs: 2000, result: 'sunny, 21C', fails: false, panics: false, parallelSafe: false },
+      {
+        name: 'fetch_weather',
+        durationMs: 2000,
+        result: 'sunny, 21C',
+        fails: false,
+        panics: false,
+        parallelSafe: false,
+      },
     ]);
     expect(r.scenario.inputs[1]?.timing).toEqual({ kind: 'when', task: 'ask', step: 'ToolExec', afterMs: 50 });
   });
@@ -120,7 +135,13 @@ describe('scenario files (docs/spec.md §12.2): defaults', () => {
 
   it('defaults channel to the source, and keeps explicit values', () => {
     const i = input({ id: 'a', class: 'interrupt', level: 'L3', source: 'webui/dev-3' });
-    expect([i.source, i.channel, i.agent, i.level, i.text]).toEqual(['webui/dev-3', 'webui/dev-3', 'root', 3, 'input a']);
+    expect([i.source, i.channel, i.agent, i.level, i.text]).toEqual([
+      'webui/dev-3',
+      'webui/dev-3',
+      'root',
+      3,
+      'input a',
+    ]);
     const j = input({ id: 'b', class: 'queued', source: 'qq', channel: 'qq/support', description: 'why' });
     expect([j.source, j.channel, j.description]).toEqual(['qq', 'qq/support', 'why']);
   });
@@ -169,7 +190,12 @@ describe('scenario files (docs/spec.md §12.2): defaults', () => {
           {
             id: 'a',
             class: 'queued',
-            replies: [{ tools: [{ name: 't' }] }, { error: 'fail' }, { firstChunkMs: [5, 9] }, { text: 'x', error: 'context_full' }],
+            replies: [
+              { tools: [{ name: 't' }] },
+              { error: 'fail' },
+              { firstChunkMs: [5, 9] },
+              { text: 'x', error: 'context_full' },
+            ],
           },
         ],
         kernelReplies: { 'root:1': [{}], 'watcher:2': [{ text: 'hi' }, { tools: [] }] },
@@ -193,13 +219,26 @@ describe('scenario files (docs/spec.md §12.2): defaults', () => {
   it('tool defaults: result "<name> ok", flags false', () => {
     const s = ok(doc({ tools: { 'search-web': { durationMs: [10, 20], fails: true }, b_2: { durationMs: 0 } } }));
     expect(s.tools).toStrictEqual([
-      { name: 'search-web', durationMs: [10, 20], result: 'search-web ok', fails: true, panics: false, parallelSafe: false },
+      {
+        name: 'search-web',
+        durationMs: [10, 20],
+        result: 'search-web ok',
+        fails: true,
+        panics: false,
+        parallelSafe: false,
+      },
       { name: 'b_2', durationMs: 0, result: 'b_2 ok', fails: false, panics: false, parallelSafe: false },
     ]);
   });
 
   it('generate, faults and expect defaults', () => {
-    const s = ok(doc({ generate: { queued: 3, interrupts: { L4: 2 } }, faults: { toolFailRate: 0.5 }, expect: { allTerminal: false } }));
+    const s = ok(
+      doc({
+        generate: { queued: 3, interrupts: { L4: 2 } },
+        faults: { toolFailRate: 0.5 },
+        expect: { allTerminal: false },
+      }),
+    );
     expect(s.generate).toStrictEqual({
       queued: 3,
       interrupts: { L1: 0, L2: 0, L3: 0, L4: 2 },
@@ -208,7 +247,13 @@ describe('scenario files (docs/spec.md §12.2): defaults', () => {
       victimAware: false,
       victimTimeoutMs: 5000,
     });
-    expect(s.faults).toStrictEqual({ toolPanicRate: 0, toolFailRate: 0.5, modelErrorRate: 0, modelIgnoresCancelRate: 0, modelStallRate: 0 });
+    expect(s.faults).toStrictEqual({
+      toolPanicRate: 0,
+      toolFailRate: 0.5,
+      modelErrorRate: 0,
+      modelIgnoresCancelRate: 0,
+      modelStallRate: 0,
+    });
     expect(s.expect).toStrictEqual({ allTerminal: false, invariants: true });
   });
 
@@ -219,7 +264,10 @@ describe('scenario files (docs/spec.md §12.2): defaults', () => {
         stopAt: 9000,
         kernel: { maxQueue: 8, parentMessage: 'discard', offload: { enabled: true } },
         residents: [{ id: 'w', kind: 'rt', contextWindowTokens: 100 }],
-        events: [{ at: 5, destroy: { id: 'w', residual: 'drop' } }, { at: 6, registerChannel: { name: 'x/y' } }],
+        events: [
+          { at: 5, destroy: { id: 'w', residual: 'drop' } },
+          { at: 6, registerChannel: { name: 'x/y' } },
+        ],
         inputs: [{ id: 'a', class: 'queued' }],
         expect: {
           tasks: { a: { preemptCount: { min: 1 }, terminal: 'done', tools: ['t'] } },
@@ -235,9 +283,16 @@ describe('scenario files (docs/spec.md §12.2): defaults', () => {
     expect(s.stopAt).toBe(9000);
     expect(s.kernel).toStrictEqual({ maxQueue: 8, parentMessage: 'discard', offload: { enabled: true } });
     expect(s.residents).toStrictEqual([{ id: 'w', kind: 'rt', contextWindowTokens: 100 }]);
-    expect(s.events).toStrictEqual([{ at: 5, destroy: { id: 'w', residual: 'drop' } }, { at: 6, registerChannel: { name: 'x/y' } }]);
+    expect(s.events).toStrictEqual([
+      { at: 5, destroy: { id: 'w', residual: 'drop' } },
+      { at: 6, registerChannel: { name: 'x/y' } },
+    ]);
     expect(s.expect.tasks).toStrictEqual({
-      a: { preemptCount: { kind: 'range', min: 1 }, terminal: { kind: 'equals', value: 'done' }, tools: { kind: 'equals', value: ['t'] } },
+      a: {
+        preemptCount: { kind: 'range', min: 1 },
+        terminal: { kind: 'equals', value: 'done' },
+        tools: { kind: 'equals', value: ['t'] },
+      },
     });
     expect(s.expect.counters).toStrictEqual({ root: { interruptsByLevel: { '1': 2, '4': 1 }, suspended: 0 } });
     expect(s.expect.exitCode).toBe(1);
@@ -280,7 +335,15 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
         faults: { modelStallRate: 1.5 },
         inputs: 'none',
       }),
-    ).toEqual(['faults.modelStallRate', 'inputs', 'kernel.maxQueue', 'kernel.parentMessage', 'model.chunks', 'seed', 'version']);
+    ).toEqual([
+      'faults.modelStallRate',
+      'inputs',
+      'kernel.maxQueue',
+      'kernel.parentMessage',
+      'model.chunks',
+      'seed',
+      'version',
+    ]);
   });
 
   it('version: missing or not 1 is a problem; the root must be an object', () => {
@@ -301,7 +364,16 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
       doc({
         desc: 'x',
         model: { chunkz: 2 },
-        inputs: [{ id: 'a', class: 'interrupt', levle: 'L1', level: 'L1', description: 'fine', replies: [{ text: 'x', description: 'no' }] }],
+        inputs: [
+          {
+            id: 'a',
+            class: 'interrupt',
+            levle: 'L1',
+            level: 'L1',
+            description: 'fine',
+            replies: [{ text: 'x', description: 'no' }],
+          },
+        ],
         expect: { counters: { root: { interruptsByLevel: { '5': 1 } } } },
         generate: { queued: 1, interrupts: { L0: 1 } },
       }),
@@ -315,16 +387,16 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
       'model.chunkz',
     ]);
     const levle = ps.find((p) => p.path === 'inputs[0].levle');
-    expect(levle?.message).toMatch(/^unknown key 'levle'; did you mean 'level'\? \(allowed: id, description, class, level, /);
+    expect(levle?.message).toMatch(
+      /^unknown key 'levle'; did you mean 'level'\? \(allowed: id, description, class, level, /,
+    );
     expect(ps.find((p) => p.path === 'desc')?.message).toContain('allowed: version, name, description,');
   });
 
   it('kernel accepts only the keys of docs/spec.md §12.2', () => {
-    expect(paths(doc({ kernel: { stepBudget: 1, systemPrompt: 'x', offload: { enabled: true, helpers: 2 } } }))).toEqual([
-      'kernel.offload.helpers',
-      'kernel.stepBudget',
-      'kernel.systemPrompt',
-    ]);
+    expect(
+      paths(doc({ kernel: { stepBudget: 1, systemPrompt: 'x', offload: { enabled: true, helpers: 2 } } })),
+    ).toEqual(['kernel.offload.helpers', 'kernel.stepBudget', 'kernel.systemPrompt']);
   });
 
   it('ids are required, match the pattern, and gq*/gi* are reserved for generated inputs', () => {
@@ -340,7 +412,13 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
         ],
       }),
     );
-    expect(ps.map((p) => p.path)).toEqual(['inputs[0].id', 'inputs[1].id', 'inputs[2].id', 'inputs[3].id', 'inputs[4].id']);
+    expect(ps.map((p) => p.path)).toEqual([
+      'inputs[0].id',
+      'inputs[1].id',
+      'inputs[2].id',
+      'inputs[3].id',
+      'inputs[4].id',
+    ]);
     expect(ps[0]?.message).toBe('required: a string');
     expect(ps[1]?.message).toContain('reserved for generated inputs');
   });
@@ -355,7 +433,9 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
         ],
       }),
     );
-    expect(ps).toEqual([{ path: 'inputs[2].id', message: "duplicate id 'a' (first used by inputs[0]); ids must be unique" }]);
+    expect(ps).toEqual([
+      { path: 'inputs[2].id', message: "duplicate id 'a' (first used by inputs[0]); ids must be unique" },
+    ]);
   });
 
   it('class is required and must be queued or interrupt', () => {
@@ -412,7 +492,13 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
           ],
         }),
       ),
-    ).toEqual(['inputs[0].at', 'inputs[1].when.afterMs', 'inputs[1].when.extra', 'inputs[1].when.step', 'inputs[1].when.task']);
+    ).toEqual([
+      'inputs[0].at',
+      'inputs[1].when.afterMs',
+      'inputs[1].when.extra',
+      'inputs[1].when.step',
+      'inputs[1].when.task',
+    ]);
   });
 
   it('trigger targets: an unknown input id, a self trigger and an undeclared agent are problems', () => {
@@ -431,10 +517,19 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
         ],
       }),
     );
-    expect(ps.map((p) => p.path)).toEqual(['inputs[1].afterTerminal', 'inputs[2].afterTerminal', 'inputs[3].when.task', 'inputs[4].afterTerminal']);
-    expect(ps[0]?.message).toBe(`unknown task 'missing': must be the id of an input in this file or a kernel task "<agent>:<n>" (n ≥ 1)`);
+    expect(ps.map((p) => p.path)).toEqual([
+      'inputs[1].afterTerminal',
+      'inputs[2].afterTerminal',
+      'inputs[3].when.task',
+      'inputs[4].afterTerminal',
+    ]);
+    expect(ps[0]?.message).toBe(
+      `unknown task 'missing': must be the id of an input in this file or a kernel task "<agent>:<n>" (n ≥ 1)`,
+    );
     expect(ps[1]?.message).toContain('cannot trigger on itself');
-    expect(ps[2]?.message).toBe(`unknown agent 'ghost': must be "root" or a declared resident id (declared residents: watcher)`);
+    expect(ps[2]?.message).toBe(
+      `unknown agent 'ghost': must be "root" or a declared resident id (declared residents: watcher)`,
+    );
   });
 
   it('a trigger may name a generated input that generate creates', () => {
@@ -443,22 +538,23 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
       kind: 'afterTerminal',
       task: 'gi4-2',
     });
-    expect(paths(doc({ ...base, generate: { queued: 0, interrupts: { L4: 1 } } }))).toEqual(['inputs[0].afterTerminal']);
+    expect(paths(doc({ ...base, generate: { queued: 0, interrupts: { L4: 1 } } }))).toEqual([
+      'inputs[0].afterTerminal',
+    ]);
     expect(paths(doc(base))).toEqual(['inputs[0].afterTerminal']);
   });
 
   it('inputs on a non-root agent must name a declared resident', () => {
-    expect(ok(doc({ residents: [{ id: 'w' }], inputs: [{ id: 'a', class: 'queued', agent: 'w' }] })).inputs[0]?.agent).toBe('w');
+    expect(
+      ok(doc({ residents: [{ id: 'w' }], inputs: [{ id: 'a', class: 'queued', agent: 'w' }] })).inputs[0]?.agent,
+    ).toBe('w');
     expect(paths(doc({ inputs: [{ id: 'a', class: 'queued', agent: 'w' }] }))).toEqual(['inputs[0].agent']);
   });
 
   it('residents: ids unique, not "root", kinds resident | rt', () => {
-    expect(paths(doc({ residents: [{ id: 'root' }, { id: 'w' }, { id: 'w', kind: 'robot' }, { id: 'a.b' }] }))).toEqual([
-      'residents[0].id',
-      'residents[2].id',
-      'residents[2].kind',
-      'residents[3].id',
-    ]);
+    expect(paths(doc({ residents: [{ id: 'root' }, { id: 'w' }, { id: 'w', kind: 'robot' }, { id: 'a.b' }] }))).toEqual(
+      ['residents[0].id', 'residents[2].id', 'residents[2].kind', 'residents[3].id'],
+    );
   });
 
   it('kernelReplies keys must be <agent>:<n> with n ≥ 1 and a known agent', () => {
@@ -485,16 +581,23 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
       'kernelReplies["root:3"]',
       'kernelReplies["root:4"][0].error',
     ]);
-    expect(ps.find((p) => p.path === 'kernelReplies.root')?.message).toBe('invalid key: must be "<agent>:<n>" with n ≥ 1, e.g. "root:1"');
-    expect(ps.find((p) => p.path === 'kernelReplies["root:4"][0].error')?.message).toBe('must be one of: fail, context_full (got "timeout")');
+    expect(ps.find((p) => p.path === 'kernelReplies.root')?.message).toBe(
+      'invalid key: must be "<agent>:<n>" with n ≥ 1, e.g. "root:1"',
+    );
+    expect(ps.find((p) => p.path === 'kernelReplies["root:4"][0].error')?.message).toBe(
+      'must be one of: fail, context_full (got "timeout")',
+    );
   });
 
   it('a Range is an integer ≥ 0 or [min, max] with 0 ≤ min ≤ max', () => {
-    for (const good of [0, 7, [0, 0], [3, 9]]) expect(ok(doc({ model: { chunkMs: good } })).model.chunkMs).toEqual(good);
+    for (const good of [0, 7, [0, 0], [3, 9]])
+      expect(ok(doc({ model: { chunkMs: good } })).model.chunkMs).toEqual(good);
     for (const bad of [-1, 1.5, [2, 1], [1], [1, 2, 3], [-1, 2], '5', null]) {
       const ps = problems(doc({ model: { chunkMs: bad } }));
       expect(ps.map((p) => p.path)).toEqual(['model.chunkMs']);
-      expect(ps[0]?.message).toMatch(/^must be an integer 0 … 1000000000000 or \[min, max\] with integers 0 ≤ min ≤ max ≤ 1000000000000, got /);
+      expect(ps[0]?.message).toMatch(
+        /^must be an integer 0 … 1000000000000 or \[min, max\] with integers 0 ≤ min ≤ max ≤ 1000000000000, got /,
+      );
     }
     expect(problems(doc({ tools: { t: {} } }))).toEqual([
       {
@@ -505,7 +608,10 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
   });
 
   it('tool names match [A-Za-z0-9_-]+; replies need at least one entry', () => {
-    expect(paths(doc({ tools: { 'two words': { durationMs: 1 }, '': { durationMs: 1 } } }))).toEqual(['tools[""]', 'tools["two words"]']);
+    expect(paths(doc({ tools: { 'two words': { durationMs: 1 }, '': { durationMs: 1 } } }))).toEqual([
+      'tools[""]',
+      'tools["two words"]',
+    ]);
     expect(paths(doc({ inputs: [{ id: 'a', class: 'queued', replies: [] }] }))).toEqual(['inputs[0].replies']);
   });
 

@@ -45,7 +45,8 @@ describe('scenario names (docs/spec.md §12.2): name and input ids match [a-z0-9
     for (const id of ['gq', 'gi', 'gq1', 'gi4-1', 'giraffe']) {
       expect(messagesAt(doc({ inputs: [{ id, class: 'queued' }] }), 'inputs[0].id'), id).toEqual([reserved]);
     }
-    for (const id of ['g', 'gx', 'qg1', 'ig']) expect(ok(doc({ inputs: [{ id, class: 'queued' }] })).inputs[0]?.id).toBe(id);
+    for (const id of ['g', 'gx', 'qg1', 'ig'])
+      expect(ok(doc({ inputs: [{ id, class: 'queued' }] })).inputs[0]?.id).toBe(id);
   });
 });
 
@@ -58,14 +59,17 @@ describe('scenario names (docs/spec.md §12.2): tool names match [A-Za-z0-9_-]+'
 
   it('refuses the empty name and any other character at the start, in the middle or at the end', () => {
     for (const name of ['', '.ab', 'a.b', 'ab.', 'two words', 'tool/x']) {
-      expect(messagesAt(doc({ tools: { [name]: { durationMs: 1 } } }), formatPath(['tools', name])), name).toEqual([TOOL_MESSAGE]);
+      expect(messagesAt(doc({ tools: { [name]: { durationMs: 1 } } }), formatPath(['tools', name])), name).toEqual([
+        TOOL_MESSAGE,
+      ]);
     }
   });
 });
 
 describe('scenario names (docs/spec.md §12.2): resident ids match [A-Za-z0-9][A-Za-z0-9_-]*', () => {
   it('accepts a letter or digit first, then letters, digits, "_" and "-"', () => {
-    for (const id of ['W', '9lives', 'Watcher_2-b', 'w--']) expect(ok(doc({ residents: [{ id }] })).residents[0]?.id).toBe(id);
+    for (const id of ['W', '9lives', 'Watcher_2-b', 'w--'])
+      expect(ok(doc({ residents: [{ id }] })).residents[0]?.id).toBe(id);
   });
 
   it('refuses "_" or "-" first, and ".", ":" or "/" anywhere (they separate names in references)', () => {
@@ -90,7 +94,19 @@ describe('scenario names (docs/spec.md §12.2): kernelReplies keys are "<agent>:
   });
 
   it('refuses a key with anything before the agent, after the number, a bad agent or a bad number', () => {
-    for (const key of ['.root:1', 'root:1x', 'root:1\n', 'root:0', 'root:01', 'root:', ':1', '_w:1', 'ro.ot:1', 'root', 'root:-1']) {
+    for (const key of [
+      '.root:1',
+      'root:1x',
+      'root:1\n',
+      'root:0',
+      'root:01',
+      'root:',
+      ':1',
+      '_w:1',
+      'ro.ot:1',
+      'root',
+      'root:-1',
+    ]) {
       expect(messagesAt(doc({ kernelReplies: { [key]: [{}] } }), formatPath(['kernelReplies', key])), key).toEqual([
         KERNEL_TASK_MESSAGE,
       ]);
@@ -106,7 +122,9 @@ describe('scenario names (docs/spec.md §12.2): expect.equal names counters "<ag
 
   it('refuses a reference without ".", with nothing before it or after it, or with a line break at the end', () => {
     for (const ref of ['root', '.root.suspended', 'root.', 'root.suspended\n']) {
-      expect(messagesAt(doc({ expect: { equal: [[ref, 'root.resumed']] } }), 'expect.equal[0][0]'), ref).toContain(COUNTER_REF_MESSAGE);
+      expect(messagesAt(doc({ expect: { equal: [[ref, 'root.resumed']] } }), 'expect.equal[0][0]'), ref).toContain(
+        COUNTER_REF_MESSAGE,
+      );
     }
   });
 });

@@ -24,7 +24,15 @@ describe('scenario normalization: every optional value given', () => {
       channels: [{ name: 'qq/support', plugin: 'qq', owner: '', output: 'qq' }],
       outputs: [{ name: 'qq', caps: ['text'] }],
       residents: [
-        { id: 'w', kind: 'resident', inputChs: ['qq/support'], allowedOutputs: ['qq'], tools: ['fetch'], taskPrompt: 'watch', contextWindowTokens: 500 },
+        {
+          id: 'w',
+          kind: 'resident',
+          inputChs: ['qq/support'],
+          allowedOutputs: ['qq'],
+          tools: ['fetch'],
+          taskPrompt: 'watch',
+          contextWindowTokens: 500,
+        },
       ],
       events: [
         { at: 1, registerChannel: { name: 'qq/sales', plugin: 'qq', owner: 'w' } },
@@ -34,7 +42,13 @@ describe('scenario normalization: every optional value given', () => {
     };
     const s = ok(doc({ description: 'all the optional fields', tools: { fetch: { durationMs: 1 } }, ...written }));
     expect(s.description).toBe('all the optional fields');
-    expect({ kernel: s.kernel, channels: s.channels, outputs: s.outputs, residents: s.residents, events: s.events }).toStrictEqual(written);
+    expect({
+      kernel: s.kernel,
+      channels: s.channels,
+      outputs: s.outputs,
+      residents: s.residents,
+      events: s.events,
+    }).toStrictEqual(written);
   });
 
   it('keeps every expectation as written; only task field values become equals or range', () => {

@@ -9,9 +9,14 @@ import { doc, problems } from './helpers.ts';
 
 describe('scenario problems: wording', () => {
   it('an unknown key three edits from every allowed key gets no suggestion, only the allowed list', () => {
-    expect(problems(doc({ limits: { maxEve: 1 } }))).toEqual([{ path: 'limits.maxEve', message: "unknown key 'maxEve' (allowed: maxEvents, maxVirtualMs)" }]);
+    expect(problems(doc({ limits: { maxEve: 1 } }))).toEqual([
+      { path: 'limits.maxEve', message: "unknown key 'maxEve' (allowed: maxEvents, maxVirtualMs)" },
+    ]);
     expect(problems(doc({ limits: { maxEven: 1 } }))).toEqual([
-      { path: 'limits.maxEven', message: "unknown key 'maxEven'; did you mean 'maxEvents'? (allowed: maxEvents, maxVirtualMs)" },
+      {
+        path: 'limits.maxEven',
+        message: "unknown key 'maxEven'; did you mean 'maxEvents'? (allowed: maxEvents, maxVirtualMs)",
+      },
     ]);
   });
 
@@ -25,7 +30,8 @@ describe('scenario problems: wording', () => {
     expect(problems(doc({ model: { chunkMs: [2, 1] } }))).toEqual([
       {
         path: 'model.chunkMs',
-        message: 'must be an integer 0 … 1000000000000 or [min, max] with integers 0 ≤ min ≤ max ≤ 1000000000000, got [2,1]',
+        message:
+          'must be an integer 0 … 1000000000000 or [min, max] with integers 0 ≤ min ≤ max ≤ 1000000000000, got [2,1]',
       },
     ]);
   });

@@ -31,7 +31,8 @@ describe('unknownTaskMessage: generated inputs', () => {
 
   it('a name that only contains a generated name is not one', () => {
     const ctx = context({ queued: 5, interrupts: { L1: 5 } });
-    for (const name of ['xgq1', 'gq1x', 'gq01', 'xgi1-1', 'gi1-1x', 'gi1-01', 'gi5-1']) expect(unknownTaskMessage(name, ctx)).toBe(UNKNOWN(name));
+    for (const name of ['xgq1', 'gq1x', 'gq01', 'xgi1-1', 'gi1-1x', 'gi1-01', 'gi5-1'])
+      expect(unknownTaskMessage(name, ctx)).toBe(UNKNOWN(name));
   });
 
   it('without interrupts in generate, no gi name exists; an unrelated name is unknown either way', () => {
@@ -47,6 +48,8 @@ describe('unknownAgentMessage', () => {
     expect(unknownAgentMessage('ghost', ['watcher', 'helper'])).toBe(
       `unknown agent 'ghost': must be "root" or a declared resident id (declared residents: watcher, helper)`,
     );
-    expect(unknownAgentMessage('ghost', [])).toBe(`unknown agent 'ghost': must be "root" or a declared resident id (no residents are declared)`);
+    expect(unknownAgentMessage('ghost', [])).toBe(
+      `unknown agent 'ghost': must be "root" or a declared resident id (no residents are declared)`,
+    );
   });
 });

@@ -18,18 +18,29 @@ describe('residents: inputchs (docs/spec.md §12.2, §10.1)', () => {
   it('an inputch not declared in channels is named, with the declared channels', () => {
     const json = doc({ channels, residents: [{ id: 'a' }, { id: 'w', inputChs: ['qq/support', 'qq/typo'] }] });
     expect(problems(json)).toEqual([
-      { path: 'residents[1].inputChs[1]', message: "inputch 'qq/typo' is not declared in channels (declared: qq/support, qq/sales, qq/ops)" },
+      {
+        path: 'residents[1].inputChs[1]',
+        message: "inputch 'qq/typo' is not declared in channels (declared: qq/support, qq/sales, qq/ops)",
+      },
     ]);
   });
 
   it('without channels, the message says none are declared', () => {
     expect(problems(doc({ residents: [{ id: 'w', inputChs: ['qq/support'] }] }))).toEqual([
-      { path: 'residents[0].inputChs[0]', message: "inputch 'qq/support' is not declared in channels (declared: none)" },
+      {
+        path: 'residents[0].inputChs[0]',
+        message: "inputch 'qq/support' is not declared in channels (declared: none)",
+      },
     ]);
   });
 
   it('an undeclared inputch claims nothing: a second resident naming it gets the same problem, not "already taken"', () => {
-    const json = doc({ residents: [{ id: 'a', inputChs: ['x/y'] }, { id: 'b', inputChs: ['x/y'] }] });
+    const json = doc({
+      residents: [
+        { id: 'a', inputChs: ['x/y'] },
+        { id: 'b', inputChs: ['x/y'] },
+      ],
+    });
     expect(problems(json).map((p) => p.message)).toEqual([
       "inputch 'x/y' is not declared in channels (declared: none)",
       "inputch 'x/y' is not declared in channels (declared: none)",
@@ -37,7 +48,10 @@ describe('residents: inputchs (docs/spec.md §12.2, §10.1)', () => {
   });
 
   it('a channel owned by another agent cannot be taken', () => {
-    const json = doc({ channels: [{ name: 'qq/support', owner: 'helper' }], residents: [{ id: 'w', inputChs: ['qq/support'] }] });
+    const json = doc({
+      channels: [{ name: 'qq/support', owner: 'helper' }],
+      residents: [{ id: 'w', inputChs: ['qq/support'] }],
+    });
     expect(problems(json)).toEqual([
       {
         path: 'residents[0].inputChs[0]',
@@ -75,22 +89,42 @@ describe('residents: granted outputs and tools (docs/spec.md §12.2, §8.4)', ()
   });
 
   it('an output not declared in outputs is named, with the declared outputs', () => {
-    const json = doc({ outputs: [{ name: 'qq' }, { name: 'mail' }], residents: [{ id: 'a' }, { id: 'w', allowedOutputs: ['qq', 'sms'] }] });
+    const json = doc({
+      outputs: [{ name: 'qq' }, { name: 'mail' }],
+      residents: [{ id: 'a' }, { id: 'w', allowedOutputs: ['qq', 'sms'] }],
+    });
     expect(problems(json)).toEqual([
-      { path: 'residents[1].allowedOutputs[1]', message: "output 'sms' is not declared in outputs (declared: qq, mail)" },
+      {
+        path: 'residents[1].allowedOutputs[1]',
+        message: "output 'sms' is not declared in outputs (declared: qq, mail)",
+      },
     ]);
   });
 
   it('an output entry without a name declares nothing (the shape pass reports it)', () => {
-    const json = doc({ outputs: [{ name: 'qq' }, { caps: ['text'] }], residents: [{ id: 'w', allowedOutputs: ['sms'] }] });
-    expect(problems(json)).toContainEqual({ path: 'residents[0].allowedOutputs[0]', message: "output 'sms' is not declared in outputs (declared: qq)" });
+    const json = doc({
+      outputs: [{ name: 'qq' }, { caps: ['text'] }],
+      residents: [{ id: 'w', allowedOutputs: ['sms'] }],
+    });
+    expect(problems(json)).toContainEqual({
+      path: 'residents[0].allowedOutputs[0]',
+      message: "output 'sms' is not declared in outputs (declared: qq)",
+    });
     const nameless = doc({ outputs: [{ caps: ['text'] }], residents: [{ id: 'w', allowedOutputs: ['sms'] }] });
-    expect(problems(nameless)).toContainEqual({ path: 'residents[0].allowedOutputs[0]', message: "output 'sms' is not declared in outputs (declared: none)" });
+    expect(problems(nameless)).toContainEqual({
+      path: 'residents[0].allowedOutputs[0]',
+      message: "output 'sms' is not declared in outputs (declared: none)",
+    });
   });
 
   it('a tool not declared in tools is named, with the declared tools, or none', () => {
-    const json = doc({ tools: { search: { durationMs: 1 } }, residents: [{ id: 'a' }, { id: 'w', tools: ['search', 'fetch'] }] });
-    expect(problems(json)).toEqual([{ path: 'residents[1].tools[1]', message: "tool 'fetch' is not declared in tools (declared: search)" }]);
+    const json = doc({
+      tools: { search: { durationMs: 1 } },
+      residents: [{ id: 'a' }, { id: 'w', tools: ['search', 'fetch'] }],
+    });
+    expect(problems(json)).toEqual([
+      { path: 'residents[1].tools[1]', message: "tool 'fetch' is not declared in tools (declared: search)" },
+    ]);
     expect(problems(doc({ residents: [{ id: 'w', tools: ['fetch'] }] }))).toEqual([
       { path: 'residents[0].tools[0]', message: "tool 'fetch' is not declared in tools (declared: none)" },
     ]);
@@ -114,8 +148,14 @@ describe('events on residents (docs/spec.md §12.2, §10.3)', () => {
       { at: 2, stopAgent: 'phantom' },
     ];
     expect(problems(doc({ residents: [{ id: 'w' }], events }))).toEqual([
-      { path: 'events[1].destroy.id', message: `unknown agent 'ghost': must be "root" or a declared resident id (declared residents: w)` },
-      { path: 'events[2].stopAgent', message: `unknown agent 'phantom': must be "root" or a declared resident id (declared residents: w)` },
+      {
+        path: 'events[1].destroy.id',
+        message: `unknown agent 'ghost': must be "root" or a declared resident id (declared residents: w)`,
+      },
+      {
+        path: 'events[2].stopAgent',
+        message: `unknown agent 'phantom': must be "root" or a declared resident id (declared residents: w)`,
+      },
     ]);
   });
 });

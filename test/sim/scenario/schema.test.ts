@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { STACK_DEPTH_MAX } from '../../../src/kernel/index.ts';
-import { ARGS_DEPTH_MAX, INPUTS_MAX, MODEL_CHUNKS_MAX, parseScenario, SEED_MAX, TIME_MS_MAX } from '../../../src/sim/scenario/index.ts';
+import {
+  ARGS_DEPTH_MAX,
+  INPUTS_MAX,
+  MODEL_CHUNKS_MAX,
+  parseScenario,
+  SEED_MAX,
+  TIME_MS_MAX,
+} from '../../../src/sim/scenario/index.ts';
 import { doc, ok, problems } from './helpers.ts';
 
 /** The messages of the problems at `path`; [] when the file parses or has none there. */
@@ -44,7 +51,16 @@ function everyKey(): Record<string, unknown> {
     tools: { fetch: { durationMs: 5, result: 'r', fails: false, panics: false, parallelSafe: true } },
     channels: [{ name: 'mail', plugin: 'mailer', owner: 'w', output: 'speaker' }],
     outputs: [{ name: 'speaker', caps: ['text'] }],
-    residents: [{ id: 'w', kind: 'rt', allowedOutputs: ['speaker'], tools: ['fetch'], taskPrompt: 'watch', contextWindowTokens: 500 }],
+    residents: [
+      {
+        id: 'w',
+        kind: 'rt',
+        allowedOutputs: ['speaker'],
+        tools: ['fetch'],
+        taskPrompt: 'watch',
+        contextWindowTokens: 500,
+      },
+    ],
     events: [
       { at: 10, registerChannel: { name: 'bell', plugin: 'door', owner: 'w' } },
       { at: 20, unregisterChannel: 'bell' },
@@ -70,7 +86,14 @@ function everyKey(): Record<string, unknown> {
       { id: 'c', class: 'queued', afterTerminal: 'b' },
     ],
     kernelReplies: { 'root:1': [{ text: 'k' }] },
-    generate: { queued: 1, interrupts: { L1: 1, L2: 1, L3: 1, L4: 1 }, l4Source: 'gen', spacingMs: 5, victimAware: true, victimTimeoutMs: 100 },
+    generate: {
+      queued: 1,
+      interrupts: { L1: 1, L2: 1, L3: 1, L4: 1 },
+      l4Source: 'gen',
+      spacingMs: 5,
+      victimAware: true,
+      victimTimeoutMs: 100,
+    },
     faults: { toolPanicRate: 0, toolFailRate: 0.5, modelErrorRate: 0, modelIgnoresCancelRate: 0, modelStallRate: 1 },
     expect: {
       allTerminal: true,
@@ -104,7 +127,10 @@ describe('scenario shape (docs/spec.md §12.2): the keys', () => {
 
   it('an unknown key names every allowed key of its object, in the order of docs/spec.md §12.2', () => {
     expect(problems(doc({ limits: { maxEvent: 1 } }))).toEqual([
-      { path: 'limits.maxEvent', message: "unknown key 'maxEvent'; did you mean 'maxEvents'? (allowed: maxEvents, maxVirtualMs)" },
+      {
+        path: 'limits.maxEvent',
+        message: "unknown key 'maxEvent'; did you mean 'maxEvents'? (allowed: maxEvents, maxVirtualMs)",
+      },
     ]);
     expect(messagesAt(doc({ kernel: { offload: { helpers: 1 } } }), 'kernel.offload.helpers')).toEqual([
       "unknown key 'helpers' (allowed: enabled, busyAfterMs, minPending, maxHelpers)",
@@ -113,10 +139,14 @@ describe('scenario shape (docs/spec.md §12.2): the keys', () => {
 
   it('accepts each level on an interrupt and each terminal in expect.terminal', () => {
     for (const level of ['L1', 'L2', 'L3', 'L4']) {
-      expect(ok(doc({ inputs: [{ id: 'a', class: 'interrupt', level }] })).inputs[0]?.level).toBe(Number(level.slice(1)));
+      expect(ok(doc({ inputs: [{ id: 'a', class: 'interrupt', level }] })).inputs[0]?.level).toBe(
+        Number(level.slice(1)),
+      );
     }
     for (const terminal of ['done', 'failed', 'skipped', 'cancelled', 'dropped', 'superseded']) {
-      expect(ok(doc({ inputs: [{ id: 'a', class: 'queued' }], expect: { terminal: { a: terminal } } })).expect.terminal).toEqual({ a: terminal });
+      expect(
+        ok(doc({ inputs: [{ id: 'a', class: 'queued' }], expect: { terminal: { a: terminal } } })).expect.terminal,
+      ).toEqual({ a: terminal });
     }
   });
 });
@@ -132,17 +162,57 @@ interface Bound {
 const queued = (extra: Record<string, unknown>) => doc({ inputs: [{ id: 'a', class: 'queued', ...extra }] });
 
 const BOUNDS: readonly Bound[] = [
-  { path: 'inputs[0].at', file: (at) => queued({ at }), accepted: [0, 5, TIME_MS_MAX], refused: [-1, 1.5, TIME_MS_MAX + 1] },
-  { path: 'kernel.maxToolTurns', file: (v) => doc({ kernel: { maxToolTurns: v } }), accepted: [0, 3], refused: [-1, 0.5] },
+  {
+    path: 'inputs[0].at',
+    file: (at) => queued({ at }),
+    accepted: [0, 5, TIME_MS_MAX],
+    refused: [-1, 1.5, TIME_MS_MAX + 1],
+  },
+  {
+    path: 'kernel.maxToolTurns',
+    file: (v) => doc({ kernel: { maxToolTurns: v } }),
+    accepted: [0, 3],
+    refused: [-1, 0.5],
+  },
   { path: 'kernel.maxQueue', file: (v) => doc({ kernel: { maxQueue: v } }), accepted: [1, 5], refused: [0, -1] },
-  { path: 'kernel.modelTimeoutMs', file: (v) => doc({ kernel: { modelTimeoutMs: v } }), accepted: [1, 5000, TIME_MS_MAX], refused: [0, TIME_MS_MAX + 1] },
-  { path: 'model.chunks', file: (v) => doc({ model: { chunks: v } }), accepted: [1, 3, MODEL_CHUNKS_MAX], refused: [0, MODEL_CHUNKS_MAX + 1] },
-  { path: 'generate.queued', file: (v) => doc({ generate: { queued: v } }), accepted: [0, 2, INPUTS_MAX], refused: [-1, INPUTS_MAX + 1] },
-  { path: 'faults.toolFailRate', file: (v) => doc({ faults: { toolFailRate: v } }), accepted: [0, 0.5, 1], refused: [-0.1, 1.5] },
+  {
+    path: 'kernel.modelTimeoutMs',
+    file: (v) => doc({ kernel: { modelTimeoutMs: v } }),
+    accepted: [1, 5000, TIME_MS_MAX],
+    refused: [0, TIME_MS_MAX + 1],
+  },
+  {
+    path: 'model.chunks',
+    file: (v) => doc({ model: { chunks: v } }),
+    accepted: [1, 3, MODEL_CHUNKS_MAX],
+    refused: [0, MODEL_CHUNKS_MAX + 1],
+  },
+  {
+    path: 'generate.queued',
+    file: (v) => doc({ generate: { queued: v } }),
+    accepted: [0, 2, INPUTS_MAX],
+    refused: [-1, INPUTS_MAX + 1],
+  },
+  {
+    path: 'faults.toolFailRate',
+    file: (v) => doc({ faults: { toolFailRate: v } }),
+    accepted: [0, 0.5, 1],
+    refused: [-0.1, 1.5],
+  },
   { path: 'seed', file: (seed) => doc({ seed }), accepted: [0, 5, SEED_MAX], refused: [-1, 1.5] },
-  { path: 'expect.maxStackDepth', file: (v) => doc({ expect: { maxStackDepth: v } }), accepted: [0, 2, STACK_DEPTH_MAX], refused: [-1, STACK_DEPTH_MAX + 1] },
+  {
+    path: 'expect.maxStackDepth',
+    file: (v) => doc({ expect: { maxStackDepth: v } }),
+    accepted: [0, 2, STACK_DEPTH_MAX],
+    refused: [-1, STACK_DEPTH_MAX + 1],
+  },
   { path: 'limits.maxEvents', file: (v) => doc({ limits: { maxEvents: v } }), accepted: [1, 5], refused: [0] },
-  { path: 'limits.maxVirtualMs', file: (v) => doc({ limits: { maxVirtualMs: v } }), accepted: [0, 5], refused: [-1, 2.5] },
+  {
+    path: 'limits.maxVirtualMs',
+    file: (v) => doc({ limits: { maxVirtualMs: v } }),
+    accepted: [0, 5],
+    refused: [-1, 2.5],
+  },
 ];
 
 describe('scenario shape (docs/spec.md §12.2 Bounds): every number at both ends of its range', () => {
@@ -182,7 +252,8 @@ describe('scenario shape (docs/spec.md §12.2): replies and tool arguments', () 
 });
 
 describe('scenario shape (docs/spec.md §12.2 Expect): counters and task fields', () => {
-  const task = (field: unknown) => doc({ inputs: [{ id: 'a', class: 'queued' }], expect: { tasks: { a: { preemptCount: field } } } });
+  const task = (field: unknown) =>
+    doc({ inputs: [{ id: 'a', class: 'queued' }], expect: { tasks: { a: { preemptCount: field } } } });
   const at = 'expect.tasks.a.preemptCount';
 
   it('a counter is an integer ≥ 0 or an object keyed "1".."4"', () => {
@@ -206,7 +277,9 @@ describe('scenario shape (docs/spec.md §12.2 Expect): counters and task fields'
   });
 
   it('a range with a bad bound or an unknown key reports only that, not the range rule', () => {
-    expect(messagesAt(task({ min: 'x', max: 1 }), at)).toEqual(['must be a value (string, number, boolean, null or array) or {min, max}']);
+    expect(messagesAt(task({ min: 'x', max: 1 }), at)).toEqual([
+      'must be a value (string, number, boolean, null or array) or {min, max}',
+    ]);
     expect(problems(task({ mn: 1 }))).toEqual([
       { path: `${at}.mn`, message: "unknown key 'mn'; did you mean 'min'? (allowed: min, max)" },
     ]);
@@ -215,6 +288,8 @@ describe('scenario shape (docs/spec.md §12.2 Expect): counters and task fields'
   it('a task field value nests no deeper than a report field', () => {
     // The deepest report field is a tool call's args (ARGS_DEPTH_MAX) inside the tool-call list.
     expect(messagesAt(task(nested(ARGS_DEPTH_MAX + 2)), at)).toEqual([]);
-    expect(messagesAt(task(nested(ARGS_DEPTH_MAX + 3)), at)).toEqual([`must nest at most ${ARGS_DEPTH_MAX + 2} levels: no report field nests deeper`]);
+    expect(messagesAt(task(nested(ARGS_DEPTH_MAX + 3)), at)).toEqual([
+      `must nest at most ${ARGS_DEPTH_MAX + 2} levels: no report field nests deeper`,
+    ]);
   });
 });
