@@ -233,6 +233,7 @@ export function drive(plan: DriverPlan, interrupts: readonly DriverInterrupt[]):
         break;
       }
       case 'reply':
+      case 'output.send':
         // Recorded by the world's command log; gathered by task at the end.
         break;
       case 'timer.set': {

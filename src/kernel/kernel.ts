@@ -401,7 +401,7 @@ export class Kernel {
         this.calls.delete(callId);
         if (ending === 'early') this.deadCalls.set(callId, { agent, task });
       },
-      taskEnded: (_agent: Agent, task: Task, terminal: Terminal, nowMs: number) => {
+      taskEnded: (_agent: Agent, task: Task, terminal: Terminal) => {
         this.commands.push({ type: 'reply', task: task.id, terminal });
         const after = this.afterTerminal.get(task.id);
         if (after !== undefined) {

@@ -372,6 +372,7 @@ export class KernelWorld {
           this.openTimers.delete(c.id);
           break;
         case 'reply':
+        case 'output.send':
           break;
       }
       this.onCommand?.(c);

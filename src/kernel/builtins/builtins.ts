@@ -22,13 +22,7 @@ import {
 } from '../channels/outputs.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
 import { commitCapped, formatRecall } from '../memory/rules.ts';
-import {
-  MemoryError,
-  type CommitResult,
-  type GraphMemory,
-  type MemoryPorts,
-  type Triple,
-} from '../ports/graph-memory.ts';
+import { MemoryError, type CommitResult, type MemoryPorts } from '../ports/graph-memory.ts';
 import type { ToolCall, ToolSpec } from '../ports/provider.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
 

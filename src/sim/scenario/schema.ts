@@ -69,11 +69,9 @@ const inputCount = count.max(INPUTS_MAX);
 const positive = z.int().min(1);
 const nonEmpty = z.string().min(1);
 const rate = z.number().min(0).max(1);
-const inputId = z
-  .string()
-  .regex(INPUT_ID, {
-    error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")',
-  });
+const inputId = z.string().regex(INPUT_ID, {
+  error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")',
+});
 const agentId = z
   .string()
   .regex(AGENT_ID, { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });

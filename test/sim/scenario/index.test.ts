@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile, parseScenario } from '../../../src/sim/scenario/index.ts';
+import { loadScenarioFile } from '../../../src/sim/scenario/index.ts';
 import type { ScenarioInput } from '../../../src/sim/scenario/index.ts';
 import { doc, ok, paths, problems } from './helpers.ts';
 
