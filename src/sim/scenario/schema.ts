@@ -239,6 +239,10 @@ const expect = strictObj({
 });
 
 export const scenarioSchema = strictObj({
+  $schema: z
+    .string()
+    .meta({ description: 'The path or URL of this JSON Schema, for editors; the simulator ignores it.' })
+    .optional(),
   version: z.literal(1),
   name: z.string().regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-")' }),
   description: z.string().optional(),
