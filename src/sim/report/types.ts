@@ -161,7 +161,7 @@ export type ReportCounters = Omit<SchedulerCounters, 'interruptsByLevel' | 'pree
 
 /**
  * An agent as the report shows it: the kernel dump's fields, less its id (the record key), context,
- * current step, scheduler and consolidation count, plus two fields of the report's own.
+ * current step, scheduler and consolidation count, plus a field of the report's own.
  * docs/spec.md §12.3 order: kind, state, parent, rounds, tableSize, table, inputChs, allowedOutputs, tools,
  * maxStackDepth, contextfullSignals, contextHash (set by the literal in build.ts).
  */
@@ -172,13 +172,13 @@ export type ReportAgent = Pick<
   | 'parent'
   | 'rounds'
   | 'tableSize'
+  | 'table'
   | 'inputChs'
   | 'allowedOutputs'
   | 'tools'
   | 'maxStackDepth'
   | 'contextfullSignals'
 > & {
-  readonly table: readonly unknown[];
   /** SHA-256 hex of the sorted-key canonical JSON of the agent's context events. */
   readonly contextHash: string;
 };

@@ -59,10 +59,22 @@ function isRange(v: unknown): boolean {
 }
 
 type RangeIn = number | [number, number];
-const range = z.custom<RangeIn>(isRange, {
-  error: (iss) =>
-    iss.input === undefined ? `required: ${RANGE_RULE}` : `must be ${RANGE_RULE}, got ${show(iss.input)}`,
-});
+const msJsonSchema = { type: 'integer', minimum: 0, maximum: TIME_MS_MAX } as const;
+/**
+ * A custom check has no JSON Schema form of its own, so its metadata carries the one published in
+ * schemas/scenario.schema.json; that form cannot say min ≤ max, which only this check enforces. The
+ * metadata is registered on the check itself (`.meta()` would wrap it in a copy).
+ */
+const range = z
+  .custom<RangeIn>(isRange, {
+    error: (iss) =>
+      iss.input === undefined ? `required: ${RANGE_RULE}` : `must be ${RANGE_RULE}, got ${show(iss.input)}`,
+  })
+  .register(z.globalRegistry, {
+    id: 'Range',
+    description: `Virtual milliseconds, fixed or drawn from the seeded generator: ${RANGE_RULE}.`,
+    anyOf: [msJsonSchema, { type: 'array', prefixItems: [msJsonSchema, msJsonSchema], items: false, minItems: 2 }],
+  });
 const ms = z.int().min(0).max(TIME_MS_MAX);
 const count = z.int().min(0);
 const inputCount = count.max(INPUTS_MAX);
@@ -76,9 +88,12 @@ const agentId = z
   .string()
   .regex(AGENT_ID, { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });
 
-const args = z.unknown().refine((v) => !nestsDeeperThan(v, ARGS_DEPTH_MAX), {
-  error: `must nest at most ${ARGS_DEPTH_MAX} levels of objects and arrays; flatten the arguments`,
-});
+const args = z
+  .unknown()
+  .refine((v) => !nestsDeeperThan(v, ARGS_DEPTH_MAX), {
+    error: `must nest at most ${ARGS_DEPTH_MAX} levels of objects and arrays; flatten the arguments`,
+  })
+  .meta({ description: `Any JSON value nested at most ${ARGS_DEPTH_MAX} levels of objects and arrays.` });
 const replyToolCall = strictObj({ name: z.string(), args: args.optional() });
 const reply = strictObj({
   text: z.string().optional(),
@@ -89,9 +104,14 @@ const reply = strictObj({
 const replies = z.array(reply).min(1, { error: 'must list at least one reply (omit the key for the default reply)' });
 
 const input = strictObj({
-  id: inputId.refine((id) => !isReservedId(id), {
-    error: 'ids starting with "gq" or "gi" are reserved for generated inputs; choose another id',
-  }),
+  id: inputId
+    .refine((id) => !isReservedId(id), {
+      error: 'ids starting with "gq" or "gi" are reserved for generated inputs; choose another id',
+    })
+    .meta({
+      not: { pattern: '^g[qi]' },
+      description: 'Ids starting with "gq" or "gi" are reserved for generated inputs.',
+    }),
   description: z.string().optional(),
   class: z.enum(['queued', 'interrupt']),
   level: z.enum(['L1', 'L2', 'L3', 'L4']).optional(),
@@ -147,7 +167,9 @@ const channel = strictObj({
 });
 const output = strictObj({ name: nonEmpty, caps: z.array(nonEmpty).optional() });
 const resident = strictObj({
-  id: agentId.refine((id) => id !== 'root', { error: '"root" is the root agent; choose another resident id' }),
+  id: agentId
+    .refine((id) => id !== 'root', { error: '"root" is the root agent; choose another resident id' })
+    .meta({ not: { const: 'root' } }),
   kind: z.enum(['resident', 'rt']).optional(),
   inputChs: z.array(nonEmpty).optional(),
   allowedOutputs: z.array(nonEmpty).optional(),
@@ -194,11 +216,15 @@ const counterValue = z.union(
   { error: 'must be an integer ≥ 0 or an object keyed "1".."4" with integers ≥ 0' },
 );
 const counters = z.record(z.string(), z.record(z.string(), counterValue));
-const fieldRange = strictObj({ min: z.number().optional(), max: z.number().optional() }).refine(
-  (r) => (r.min !== undefined || r.max !== undefined) && (r.min === undefined || r.max === undefined || r.min <= r.max),
-  // Only once min and max are themselves valid: a range with a bad key says just that.
-  { error: 'a range needs min, max or both, with min ≤ max', when: (payload) => payload.issues.length === 0 },
-);
+const fieldRange = strictObj({ min: z.number().optional(), max: z.number().optional() })
+  .refine(
+    (r) =>
+      (r.min !== undefined || r.max !== undefined) && (r.min === undefined || r.max === undefined || r.min <= r.max),
+    // Only once min and max are themselves valid: a range with a bad key says just that.
+    { error: 'a range needs min, max or both, with min ≤ max', when: (payload) => payload.issues.length === 0 },
+  )
+  // With only min and max allowed, one key at least is min, max or both.
+  .meta({ minProperties: 1 });
 const fieldExpect = z
   .union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), fieldRange], {
     error: 'must be a value (string, number, boolean, null or array) or {min, max}',
@@ -239,6 +265,10 @@ const expect = strictObj({
 });
 
 export const scenarioSchema = strictObj({
+  $schema: z
+    .string()
+    .meta({ description: 'The path or URL of this JSON Schema, for editors; the simulator ignores it.' })
+    .optional(),
   version: z.literal(1),
   name: z.string().regex(INPUT_ID, { error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-")' }),
   description: z.string().optional(),

@@ -390,7 +390,14 @@ describe('scenario files (docs/spec.md §12.2): problems', () => {
     expect(levle?.message).toMatch(
       /^unknown key 'levle'; did you mean 'level'\? \(allowed: id, description, class, level, /,
     );
-    expect(ps.find((p) => p.path === 'desc')?.message).toContain('allowed: version, name, description,');
+    expect(ps.find((p) => p.path === 'desc')?.message).toContain('allowed: $schema, version, name, description,');
+  });
+
+  it('$schema is accepted at the top level only, as a string, and ignored', () => {
+    const plain = doc({ inputs: [{ id: 'q', class: 'queued' }] });
+    expect(ok({ $schema: '../schemas/scenario.schema.json', ...plain })).toEqual(ok(plain));
+    expect(paths({ $schema: 1, ...plain })).toEqual(['$schema']);
+    expect(paths(doc({ inputs: [{ id: 'q', class: 'queued', $schema: 'x' }] }))).toEqual(['inputs[0].$schema']);
   });
 
   it('kernel accepts only the keys of docs/spec.md §12.2', () => {
