@@ -10,7 +10,7 @@
  * command that reproduces the run, and the test kit (src/testing) can write the document to a file
  * when a run fails.
  */
-import { finalizeReport, type Report } from '../sim/report/index.ts';
+import { finalizeReport, unexpectedViolations, type Report, type ReportViolation } from '../sim/report/index.ts';
 import { reproduceCommand } from '../sim/reproduce.ts';
 import {
   loadScenarioFile as readScenarioFile,
@@ -104,10 +104,20 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   return finalizeReport(outcome.record, { exitCode: true });
 }
 
+/** The command that runs `file` with a run's seed and swarm, as a report words it (the test kit's failures). */
+export function runFileCommand(file: string, seed: number, swarm: boolean): string {
+  return reproduceCommand(file, seed, false, swarm);
+}
+
+/** The violations of a report that its scenario does not list as expected: those that fail the run. */
+export function unexpectedViolationsOf(scenario: Scenario, report: Report): ReportViolation[] {
+  return unexpectedViolations(scenario, report.violations);
+}
+
 /** The command that reproduces a run: with the scenario's file when it was read from one. */
 function runCommand(scenario: Scenario, seed: number, swarm: boolean): string {
   const origin = origins.get(scenario);
-  if (origin?.kind === 'file') return reproduceCommand(origin.path, seed, false, swarm);
+  if (origin?.kind === 'file') return runFileCommand(origin.path, seed, swarm);
   return `npx homeagent sim run <scenario> --seed ${seed}${swarm ? ' --swarm' : ''}`;
 }
 
