@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -6,6 +7,16 @@ import { defineConfig } from 'vitest/config';
  * through playwright-core against the timeline and live pages; it is selected by name, so `npm test` never
  * starts a browser.
  */
+/**
+ * The package's own name resolves to its sources, as tsconfig.json's `paths` does for the type checker: the
+ * examples of docs/library.md import 'homeagent' and 'homeagent/testing' as a user's code would, and run
+ * against the code as it is now, not against a build.
+ */
+const alias = [
+  { find: /^homeagent$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+  { find: /^homeagent\/testing$/, replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)) },
+];
+
 export default defineConfig({
   test: {
     coverage: {
@@ -19,6 +30,7 @@ export default defineConfig({
     },
     projects: [
       {
+        resolve: { alias },
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'properties/**/*.test.ts', 'scenarios/**/*.test.ts'],

@@ -9,8 +9,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The compiler's inputs besides src/: its configuration. */
-const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json'];
+/** The build's inputs besides src/: the compiler's configuration and the build script itself. */
+const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.js'];
 const STAMP_FILE = join('dist', 'build-stamp.json');
 const STAMP_VERSION = 1;
 

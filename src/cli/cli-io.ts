@@ -17,6 +17,9 @@ import { removeRunTempDirsOfThisProcess } from '../sim/run-temp-dir.ts';
 import type { Problem } from '../sim/scenario/index.ts';
 import { exitCleanlyOnSignals, isStopping } from './shutdown.ts';
 
+export { formatProblems } from '../validation/problem.ts';
+export { reproduceCommand, shellQuote } from '../sim/reproduce.ts';
+
 export type ExitCode = 0 | 1 | 2;
 
 export const EXIT_OK = 0;
@@ -32,13 +35,6 @@ export interface UnusableDocument {
 
 export function unusableDocument(problems: readonly Problem[]): UnusableDocument {
   return { reportVersion: 1, ok: false, problems: problems.map((p) => ({ path: p.path, message: p.message })) };
-}
-
-/** Readable problem list; the path "" means the whole file. */
-export function formatProblems(what: string, problems: readonly Problem[]): string {
-  const lines = [`${what}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`];
-  for (const p of problems) lines.push(`  ${p.path === '' ? '(file)' : p.path}: ${p.message}`);
-  return lines.join('\n');
 }
 
 /**
@@ -69,22 +65,6 @@ export function parseNonNegativeInt(text: string): number | null {
   if (!/^[0-9]+$/.test(text)) return null;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : null;
-}
-
-/** POSIX shell quoting, only when needed, so that printed command lines can be pasted as they are. */
-export function shellQuote(arg: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
-  return `'${arg.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * The command line that re-runs one seed exactly: the file as the user wrote it, the seed, and
- * `--shuffle-ties` and `--swarm` when they were used (they change the run). Output flags (`--json`,
- * `--trace`) do not change the run and are left out. It starts with `npx` so that it runs as printed
- * in a checkout after `npm ci`, where the bin is not on PATH (and wherever the package is installed).
- */
-export function reproduceCommand(file: string, seed: number, shuffleTies: boolean, swarm = false): string {
-  return `npx homeagent sim run ${shellQuote(file)} --seed ${seed}${shuffleTies ? ' --shuffle-ties' : ''}${swarm ? ' --swarm' : ''}`;
 }
 
 /**

@@ -10,7 +10,6 @@
  */
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { removeRunTempDirsOfThisProcess } from '../sim/run-temp-dir.ts';
 import type { Problem, Scenario } from '../sim/scenario/index.ts';
 import { runScenario, type SimOptions, type SimOutcome } from '../sim/simulation.ts';
 
@@ -70,8 +69,7 @@ function errorMessage(err: unknown): string {
 
 /**
  * `runScenario` with a trace file, where the trace file failing is unusable input rather than a crash.
- * The failure comes out of the run's final flush, before the run has removed its temporary directory,
- * so the directories this process still holds are removed here (no other run is in progress).
+ * The failure comes out of the run's final flush, after the run has removed its temporary directory.
  */
 export async function runScenarioTraced(
   scenario: Scenario,
@@ -82,7 +80,6 @@ export async function runScenarioTraced(
   } catch (err) {
     const problem = traceWriteProblem(err, opts.tracePath);
     if (problem === null) throw err;
-    removeRunTempDirsOfThisProcess();
     return { kind: 'unusable', problems: [problem] };
   }
 }

@@ -183,11 +183,17 @@ export class SimWorld {
     return existsSync(dir) ? readdirSync(dir) : [];
   }
 
-  /** Flushes the trace file and deletes the run's SQLite store; the world is unusable afterwards. */
+  /**
+   * Flushes the trace file and deletes the run's SQLite store; the world is unusable afterwards. The
+   * store goes even when the trace file fails its last write (a full disk), which is then thrown.
+   */
   close(): void {
-    this.hasher.close();
-    this.mainMemory.close();
-    if (this.memoryDir !== null) rmSync(this.memoryDir, { recursive: true, force: true });
+    try {
+      this.hasher.close();
+    } finally {
+      this.mainMemory.close();
+      if (this.memoryDir !== null) rmSync(this.memoryDir, { recursive: true, force: true });
+    }
   }
 }
 

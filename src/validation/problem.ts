@@ -23,3 +23,10 @@ export function formatPath(path: readonly PathSegment[]): string {
   }
   return out;
 }
+
+/** A readable list of problems under a heading that names the document; the path "" means the whole file. */
+export function formatProblems(what: string, problems: readonly Problem[]): string {
+  const lines = [`${what}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`];
+  for (const p of problems) lines.push(`  ${p.path === '' ? '(file)' : p.path}: ${p.message}`);
+  return lines.join('\n');
+}

@@ -5,7 +5,8 @@
  * The proof that the build is what runs: a copy of the repository whose node_modules lacks tsx. With a
  * current build, the command, its runs and its sweep workers work there and give the same trace hashes
  * as the sources; once a source file changes, the stale build is refused (and without tsx the command
- * says so), and with tsx back it runs the edited sources.
+ * says so), and with tsx back it runs the edited sources. Installed from the package, with dist/ and no
+ * src/, it runs dist/ as it is.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -74,6 +75,41 @@ describe('issue-7 item 15 and 16: the bin runs a current build, never a stale on
     },
   );
 
+  it('the build emits declarations whose relative imports name the compiled .js files', ({ expect }) => {
+    const declarations = readdirSync(join(root, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.d.ts'),
+    );
+    expect(declarations).toContain(join('kernel', 'index.d.ts'));
+    const specifiers = declarations.flatMap((f) =>
+      [
+        ...readFileSync(join(root, 'dist', f), 'utf8').matchAll(/(?:from\s*|import\s*\(\s*)['"](\.{1,2}\/[^'"]*)['"]/g),
+      ].map((m) => `${f}: ${m[1] ?? ''}`),
+    );
+    expect(specifiers.length).toBeGreaterThan(100);
+    expect(specifiers.filter((s) => !s.endsWith('.js'))).toEqual([]);
+  });
+
+  it(
+    'installed from the package (dist/ and no src/), the command runs dist/ without a stamp or tsx',
+    { timeout: SPAWN_TIMEOUT_MS },
+    async ({ expect }) => {
+      const installed = join(tmp, 'installed');
+      mkdirSync(installed);
+      for (const entry of ['bin', 'dist', 'package.json']) {
+        cpSync(join(root, entry), join(installed, entry), { recursive: true });
+      }
+      rmSync(join(installed, 'dist', 'build-stamp.json'));
+      symlinkSync(join(root, 'node_modules'), join(installed, 'node_modules'));
+      const [run, sources] = await Promise.all([
+        runBin(['sim', 'run', SCENARIO, '--json'], { root: installed }),
+        runBin(['sim', 'run', SCENARIO, '--json']),
+      ]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(parseOneJson(run.stdout)['traceHash']).toBe(parseOneJson(sources.stdout)['traceHash']);
+    },
+  );
+
   it(
     'item 16: sweep workers load the compiled code (no tsx) and give the same hashes as one worker',
     { timeout: SPAWN_TIMEOUT_MS },
@@ -114,13 +150,14 @@ describe('issue-7 item 15 and 16: the bin runs a current build, never a stale on
 });
 
 describe('issue-7 item 15: the build stamp follows every change of the sources', () => {
-  it('a change of content, an added and a deleted file, and a changed tsconfig each make the build stale', ({
+  it('a change of content, an added and a deleted file, a changed tsconfig and a changed build script each make the build stale', ({
     expect,
   }) => {
     const root = join(tmp, 'stamp');
     mkdirSync(join(root, 'src', 'sub'), { recursive: true });
     mkdirSync(join(root, 'dist'));
-    for (const file of ['src/a.ts', 'src/sub/b.ts', 'tsconfig.json', 'tsconfig.build.json'])
+    mkdirSync(join(root, 'scripts'));
+    for (const file of ['src/a.ts', 'src/sub/b.ts', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.js'])
       writeFileSync(join(root, file), 'x');
     expect(isBuildCurrent(root)).toBe(false); // no stamp yet
 
@@ -130,6 +167,7 @@ describe('issue-7 item 15: the build stamp follows every change of the sources',
       () => writeFileSync(join(root, 'src/sub/c.ts'), 'x'),
       () => unlinkSync(join(root, 'src/a.ts')),
       () => writeFileSync(join(root, 'tsconfig.build.json'), '{}'),
+      () => writeFileSync(join(root, 'scripts/build.js'), '{}'),
     ];
     for (const change of changes) {
       stamp();

@@ -14,6 +14,16 @@ import { defineConfig } from 'vitest/config';
  * the patterns below read the same whatever directory vitest is started from.
  */
 export default defineConfig({
+  // As in the root vitest.config.ts: the package's own name resolves to the (mutated) sources.
+  resolve: {
+    alias: [
+      { find: /^homeagent$/, replacement: fileURLToPath(new URL('../../src/index.ts', import.meta.url)) },
+      {
+        find: /^homeagent\/testing$/,
+        replacement: fileURLToPath(new URL('../../src/testing/index.ts', import.meta.url)),
+      },
+    ],
+  },
   test: {
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['test/**/*.test.ts', 'properties/**/*.test.ts', 'scenarios/**/*.test.ts'],

@@ -32,6 +32,8 @@ export {
   TIME_MS_MAX,
 } from './bounds.ts';
 export { formatPath } from '../../validation/problem.ts';
+/** A scenario file as written (docs/scenario-format.md), before any default: what `parseScenario` checks. */
+export type { ScenarioIn as ScenarioJson } from './schema.ts';
 export { DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
 export type {
   AgentExpect,
