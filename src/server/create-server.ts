@@ -93,7 +93,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   const logger = new Logger(settings.logFormat, io.log, () => clock.now());
   ensureDataDir(settings.dataDir);
   const { provider, label } = chooseProvider(settings, io);
-  const tools = new CommandToolRunner(settings.tools);
+  const tools = new CommandToolRunner(settings.tools, () => clock.now());
   const config = resolveKernelConfig({
     ...defined(settings.kernel),
     builtinPlugins: settings.builtinPlugins,
@@ -101,10 +101,10 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     outputs: settings.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] })),
   });
 
-  const journal = openJournal(settings, config);
+  const journal = openJournal(settings, config, clock.now());
   let hasher: TraceHasher;
   try {
-    hasher = openTrace(settings);
+    hasher = openTrace(settings, clock.now());
   } catch (err) {
     journal?.close();
     throw err;
@@ -293,14 +293,18 @@ function chooseProvider(settings: ServeSettings, io: ServerIo): { provider: Prov
   }
 }
 
-function openJournal(settings: ServeSettings, config: ReturnType<typeof resolveKernelConfig>): JournalWriter | null {
+function openJournal(
+  settings: ServeSettings,
+  config: ReturnType<typeof resolveKernelConfig>,
+  startedAtMs: number,
+): JournalWriter | null {
   if (settings.journal === null) return null;
   try {
     return new JournalWriter(settings.journal, {
       type: 'journal.header',
       journalVersion: JOURNAL_VERSION,
       homeagent: HOMEAGENT_VERSION,
-      startedAtMs: Date.now(),
+      startedAtMs,
       config: publicConfig(settings),
       builtinPlugins: config.builtinPlugins,
       kernel: config,
@@ -313,10 +317,10 @@ function openJournal(settings: ServeSettings, config: ReturnType<typeof resolveK
   }
 }
 
-function openTrace(settings: ServeSettings): TraceHasher {
+function openTrace(settings: ServeSettings, startedAtMs: number): TraceHasher {
   if (settings.trace === null) return new TraceHasher();
   try {
-    return new TraceHasher({ path: settings.trace, header: { serve: HOMEAGENT_VERSION, startedAtMs: Date.now() } });
+    return new TraceHasher({ path: settings.trace, header: { serve: HOMEAGENT_VERSION, startedAtMs } });
   } catch (err) {
     throw new StartError(
       `cannot write the trace ${settings.trace}: ${err instanceof Error ? err.message : String(err)}`,
