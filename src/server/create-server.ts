@@ -10,7 +10,7 @@
  * tapped for the journal and for streamed text; the memory store is wrapped for the journal. None
  * of this is visible to the kernel, which is the same object the simulator drives.
  *
- * Shutdown (SIGINT, SIGTERM): stop listening, stop the root — every task ends, so every open request
+ * Shutdown (SIGINT, SIGTERM, SIGHUP): stop listening, stop the root — every task ends, so every open request
  * is answered with its terminal — wait briefly for cancelled streams and tools to close, run the
  * end-of-run checks, end the live event streams, and write the trailer with the final hash.
  */
