@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Submission, SubmitResult } from '../kernel/index.ts';
 import { readJsonBody, sendError, sendJson } from './http-io.ts';
 import { checkInput, checkInterrupt, type Checked } from './http-schemas.ts';
-import { SseStream } from './sse.ts';
+import { parseLastEventId, SseStream } from './sse.ts';
 import { terminalBody, type TaskBoard, type TaskEvent, type TerminalBody } from './task-board.ts';
 
 export const HTTP_SOURCE = 'http';
@@ -57,12 +57,12 @@ export function getTask(res: ServerResponse, ports: TaskPorts, task: string): vo
 
 export function getTaskEvents(req: IncomingMessage, res: ServerResponse, ports: TaskPorts, task: string): void {
   const header = req.headers['last-event-id'];
-  const lastId = header === undefined || Array.isArray(header) ? 0 : Number(header);
-  if (!Number.isInteger(lastId) || lastId < 0) {
+  const lastId = parseLastEventId(header);
+  if (!lastId.ok) {
     sendError(
       res,
       400,
-      `Last-Event-ID must be the id of an event of this task (an integer ≥ 0), got ${JSON.stringify(header)}`,
+      `Last-Event-ID must be the id of an event of this task (decimal digits), got ${JSON.stringify(header)}`,
       'Last-Event-ID',
     );
     return;
@@ -71,7 +71,8 @@ export function getTaskEvents(req: IncomingMessage, res: ServerResponse, ports: 
     sendError(res, 404, unknownTask(task), 'task');
     return;
   }
-  streamEvents(res, ports.board, task, lastId);
+  if (req.method === 'HEAD') new SseStream(res).end();
+  else streamEvents(res, ports.board, task, lastId.id ?? 0);
 }
 
 interface Request {
