@@ -6,21 +6,19 @@
  * Every line is written synchronously, whole, with its newline, at the moment it happens: the door
  * and the memory port are synchronous, so the file's order is the kernel's order, and a process
  * that dies loses at most the line it was writing — which `sim replay` recognises as cut and skips.
- * One journal per run: the file is created or truncated at start; there is no rotation.
+ * A run is written after the runs the file already holds (serve appends across restarts, §13.1a), each
+ * from its own header; there is no rotation.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { KernelInput } from '../kernel/index.ts';
+import type { OutputFile } from '../trace-file/index.ts';
 import type { JournalHeader, JournalLine, JournalMemory } from './format.ts';
 
 export class JournalWriter {
-  private fd: number | null;
+  private file: OutputFile | null;
 
-  /** Opens (creates or truncates) the file and writes the header; throws when the file cannot be written. */
-  constructor(
-    readonly path: string,
-    header: JournalHeader,
-  ) {
-    this.fd = openSync(path, 'w');
+  /** Writes the header at the end of `file`; throws when the file cannot take it. The writer closes the file. */
+  constructor(file: OutputFile, header: JournalHeader) {
+    this.file = file;
     this.write(header);
   }
 
@@ -43,13 +41,13 @@ export class JournalWriter {
   }
 
   close(): void {
-    if (this.fd === null) return;
-    closeSync(this.fd);
-    this.fd = null;
+    const file = this.file;
+    if (file === null) return;
+    this.file = null;
+    file.close();
   }
 
   private write(line: JournalLine): void {
-    if (this.fd === null) return;
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    this.file?.append(`${JSON.stringify(line)}\n`);
   }
 }

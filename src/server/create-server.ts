@@ -20,6 +20,7 @@ import { SystemClock } from '../clock/index.ts';
 import {
   JOURNAL_VERSION,
   JournalWriter,
+  lastRecordedTimeMs,
   MAIN_STORE,
   RecordingChildMemoryFactory,
   RecordingMemory,
@@ -45,6 +46,7 @@ import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';
 import { HttpChannel } from './http-channel.ts';
 import { Logger, type LogOutput } from './logger.ts';
+import { canonicalPath, openOutput, type OpenedOutput, type OutputKind } from './output-targets.ts';
 import { publicConfig } from './public-config.ts';
 import type { ServeSettings } from './settings.ts';
 import { TaskBoard } from './task-board.ts';
@@ -89,9 +91,19 @@ export interface RunningServer {
 }
 
 export async function createServer(settings: ServeSettings, io: ServerIo): Promise<RunningServer> {
-  const clock = new SystemClock();
-  const logger = new Logger(settings.logFormat, io.log, () => clock.now());
   ensureDataDir(settings.dataDir);
+  const outputs = openOutputs(settings);
+  // Time goes on from the journal's last time, whatever the wall clock did since (docs/spec.md §13.1a).
+  const lastMs = outputs.journal === null ? null : lastRecordedTimeMs(outputs.journal.file);
+  const clock = new SystemClock(lastMs === null ? {} : { notBeforeMs: lastMs });
+  const logger = new Logger(settings.logFormat, io.log, () => clock.now());
+  for (const [what, opened] of [['journal', outputs.journal] as const, ['trace', outputs.trace] as const]) {
+    if (opened !== null && opened.tornBytes > 0)
+      logger.server(
+        what,
+        `cut a torn last line (${opened.tornBytes} bytes) from ${settings[what] ?? ''}: the run before stopped while writing it`,
+      );
+  }
   const { provider, label } = chooseProvider(settings, io);
   const tools = new CommandToolRunner(settings.tools, () => clock.now());
   const config = resolveKernelConfig({
@@ -101,10 +113,10 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     outputs: settings.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] })),
   });
 
-  const journal = openJournal(settings, config, clock.now());
+  const journal = openJournal(settings, config, outputs, clock.now());
   let hasher: TraceHasher;
   try {
-    hasher = openTrace(settings, clock.now());
+    hasher = openTrace(settings, outputs, clock.now());
   } catch (err) {
     journal?.close();
     throw err;
@@ -293,37 +305,66 @@ function chooseProvider(settings: ServeSettings, io: ServerIo): { provider: Prov
   }
 }
 
+interface OpenedOutputs {
+  readonly journal: OpenedOutput | null;
+  readonly trace: OpenedOutput | null;
+}
+
+/** Opens `--journal` and `--trace` to append this run after the runs they hold. */
+function openOutputs(settings: ServeSettings): OpenedOutputs {
+  const open = (kind: OutputKind, path: string | null): OpenedOutput | null => {
+    if (path === null) return null;
+    try {
+      return openOutput(kind, path, settings.dataDir);
+    } catch (err) {
+      throw new StartError(`--${kind}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  const journal = open('journal', settings.journal);
+  try {
+    return { journal, trace: open('trace', settings.trace) };
+  } catch (err) {
+    journal?.file.close();
+    throw err;
+  }
+}
+
 function openJournal(
   settings: ServeSettings,
   config: ReturnType<typeof resolveKernelConfig>,
+  outputs: OpenedOutputs,
   startedAtMs: number,
 ): JournalWriter | null {
-  if (settings.journal === null) return null;
+  if (outputs.journal === null) return null;
   try {
-    return new JournalWriter(settings.journal, {
+    return new JournalWriter(outputs.journal.file, {
       type: 'journal.header',
       journalVersion: JOURNAL_VERSION,
       homeagent: HOMEAGENT_VERSION,
       startedAtMs,
+      dataDir: canonicalPath(settings.dataDir),
       config: publicConfig(settings),
       builtinPlugins: config.builtinPlugins,
       kernel: config,
       systemPrompts: { root: config.systemPrompt },
     });
   } catch (err) {
+    outputs.journal.file.close();
     throw new StartError(
-      `cannot write the journal ${settings.journal}: ${err instanceof Error ? err.message : String(err)}`,
+      `cannot write the journal ${settings.journal ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
 }
 
-function openTrace(settings: ServeSettings, startedAtMs: number): TraceHasher {
-  if (settings.trace === null) return new TraceHasher();
+function openTrace(settings: ServeSettings, outputs: OpenedOutputs, startedAtMs: number): TraceHasher {
+  if (outputs.trace === null) return new TraceHasher();
+  const header = { serve: HOMEAGENT_VERSION, startedAtMs, dataDir: canonicalPath(settings.dataDir) };
   try {
-    return new TraceHasher({ path: settings.trace, header: { serve: HOMEAGENT_VERSION, startedAtMs } });
+    return new TraceHasher({ file: outputs.trace.file, header });
   } catch (err) {
+    outputs.trace.file.close();
     throw new StartError(
-      `cannot write the trace ${settings.trace}: ${err instanceof Error ? err.message : String(err)}`,
+      `cannot write the trace ${settings.trace ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
 }

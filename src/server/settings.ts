@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
 import {
   BODY_TIMEOUT_MS_DEFAULT,
@@ -17,6 +17,7 @@ import {
   type ToolConfig,
 } from './config-schema.ts';
 import { defaultLogFormat, type LogFormat } from './logger.ts';
+import { outputTargetProblems } from './output-targets.ts';
 import { check, type FieldProblem } from './zod-problems.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -103,12 +104,15 @@ export function resolveSettings(
   const logFormat = flags.logFormat ?? defaultLogFormat(stderrIsTerminal);
   if (logFormat !== 'json' && logFormat !== 'text')
     problems.push({ path: '--log-format', message: `must be json or text, got ${JSON.stringify(logFormat)}` });
-  if (flags.journal !== undefined && flags.trace !== undefined && resolve(flags.journal) === resolve(flags.trace)) {
-    problems.push({
-      path: '--trace',
-      message: `${flags.trace} is also the --journal file; give the trace a file of its own`,
-    });
-  }
+  const dataDir = flags.dataDir ?? config.dataDir ?? join(homedir(), '.homeagent');
+  problems.push(
+    ...outputTargetProblems({
+      dataDir,
+      config: flags.config ?? null,
+      journal: flags.journal ?? null,
+      trace: flags.trace ?? null,
+    }),
+  );
   const tools = config.tools ?? [];
   tools.forEach((t, i) => {
     if (tools.findIndex((u) => u.name === t.name) !== i)
@@ -123,7 +127,7 @@ export function resolveSettings(
       port,
       token,
       bodyTimeoutMs: config.http?.bodyTimeoutMs ?? BODY_TIMEOUT_MS_DEFAULT,
-      dataDir: flags.dataDir ?? config.dataDir ?? join(homedir(), '.homeagent'),
+      dataDir,
       journal: flags.journal ?? null,
       trace: flags.trace ?? null,
       logFormat: logFormat as LogFormat,

@@ -11,6 +11,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
 import { canonicalLine } from './canonical-line.ts';
+import { openOutputFile, type OutputFile } from './output-file.ts';
 import { TraceFileWriter, type TraceHeader } from './writer.ts';
 /** Hash input is batched up to this many UTF-16 units. */
 const HASH_BATCH = 1 << 15;
@@ -18,7 +19,9 @@ const HASH_BATCH = 1 << 15;
 export interface TraceHasherOptions {
   /** Also write the lines to this file (created or truncated), the header first. */
   readonly path?: string;
-  /** The file's first line, `{"type":"trace.header",…}`. Not hashed. Ignored without `path`. */
+  /** Also write the lines to this open file, after what it holds (instead of `path`). */
+  readonly file?: OutputFile;
+  /** The run's first line in the file, `{"type":"trace.header",…}`. Not hashed. Ignored without a file. */
   readonly header?: TraceHeader;
   /** Also keep the lines (without newlines) in memory, readable through `lines`. */
   readonly keepLines?: boolean;
@@ -38,7 +41,8 @@ export class TraceHasher implements TraceSink {
 
   constructor(opts: TraceHasherOptions = {}) {
     this.kept = opts.keepLines === true ? [] : null;
-    this.file = opts.path === undefined ? null : new TraceFileWriter(opts.path, opts.header);
+    const file = opts.file ?? (opts.path === undefined ? undefined : openOutputFile(opts.path, 'create'));
+    this.file = file === undefined ? null : new TraceFileWriter(file, opts.header);
   }
 
   emit(event: TraceEvent): void {

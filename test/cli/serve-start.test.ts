@@ -1,10 +1,11 @@
 /**
  * How `homeagent serve` starts (docs/spec.md §13.1, §13.1a "Edges"), spawned as a user runs it: any
  * loopback form of `--host` binds without a token, and the `listening on` line names the address and
- * the port actually bound (`--port 0` picks one); a token that is not printable ASCII and a missing
- * config file are refused with exit 2 and one problem each.
+ * the port actually bound (`--port 0` picks one); a token that is not printable ASCII, a missing
+ * config file and a `--journal` naming the memory database are refused with exit 2 and one problem each.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -41,13 +42,31 @@ describe('homeagent serve: starting', () => {
   );
 
   it(
-    'exit 2 with one problem: a token that is not printable ASCII, a config file that is not there',
+    'exit 2 with one problem: a token that is not printable ASCII, a config file that is not there, the memory database as --journal',
     { timeout: SPAWN_TIMEOUT_MS },
     async () => {
       const absent = join(dir, 'absent.json');
-      const [token, config] = await Promise.all([
+      const dataDir = join(dir, 'b');
+      mkdirSync(dataDir);
+      const memory = join(dataDir, 'memory.sqlite');
+      const db = new Database(memory);
+      db.exec('create table kept (x)');
+      db.close();
+      const [token, config, journal] = await Promise.all([
         runBin(['serve', '--model', 'demo', '--no-terminal', '--port', '0'], { env: { HOMEAGENT_TOKEN: 'caf\u00e9' } }),
         runBin(['serve', '--config', absent, '--no-terminal', '--port', '0']),
+        runBin([
+          'serve',
+          '--model',
+          'demo',
+          '--data-dir',
+          dataDir,
+          '--journal',
+          memory,
+          '--no-terminal',
+          '--port',
+          '0',
+        ]),
       ]);
       expect(token.code).toBe(2);
       expect(token.stderr).toContain('HOMEAGENT_TOKEN: must be printable ASCII');
@@ -55,6 +74,11 @@ describe('homeagent serve: starting', () => {
       expect(config.code).toBe(2);
       expect(config.stderr).toContain(`--config: cannot read ${absent}`);
       expect(config.stderr).not.toContain('providers');
+      expect(journal.code).toBe(2);
+      expect(journal.stderr).toContain(`--journal: ${memory} is the memory database`);
+      const kept = new Database(memory, { readonly: true });
+      expect(kept.prepare("select name from sqlite_master where name = 'kept'").all()).toHaveLength(1);
+      kept.close();
     },
   );
 });
