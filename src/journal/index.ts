@@ -27,4 +27,4 @@ export { openJournal, type JournalItem, type OpenedJournal } from './reader.ts';
 export { RecordingChildMemoryFactory } from './recording-child-memory.ts';
 export { RecordingMemory, type MemoryRecorder } from './recording-memory.ts';
 export type { BodyLine } from './schema.ts';
-export { JournalWriter } from './writer.ts';
+export { BACKLOG_BYTES_MAX, JournalWriter, type JournalEvents, type JournalState } from './writer.ts';

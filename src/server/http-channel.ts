@@ -103,8 +103,13 @@ export class HttpChannel {
     const read = method === 'GET' || method === 'HEAD';
     if (path === '/healthz') {
       if (!read) return notAllowed(res, READ);
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('ok');
+      const down = this.ports.unavailable();
+      const text = down === null ? 'ok' : `unavailable: ${down.code}: ${down.message}`;
+      res.writeHead(down === null ? 200 : 503, {
+        'content-type': 'text/plain; charset=utf-8',
+        ...(down === null ? {} : { 'retry-after': String(down.retryAfterS) }),
+      });
+      res.end(text);
       return;
     }
     if (path === '/') {

@@ -35,6 +35,23 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/** Why new inputs are refused for now (503): a code for clients, a message for people, when to retry. */
+export interface Unavailable {
+  readonly code: string;
+  readonly message: string;
+  readonly retryAfterS: number;
+}
+
+/** 503 with `Retry-After`, the error naming its `code` (`journal_unwritable`). */
+export function sendUnavailable(res: ServerResponse, why: Unavailable): void {
+  sendJson(
+    res,
+    503,
+    { error: { message: why.message, type: errorType(503), param: null, code: why.code } },
+    { 'retry-after': String(why.retryAfterS) },
+  );
+}
+
 export function sendError(
   res: ServerResponse,
   status: number,

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Submission, SubmitResult } from '../kernel/index.ts';
-import { readJsonBody, sendError, sendJson } from './http-io.ts';
+import { readJsonBody, sendError, sendJson, sendUnavailable, type Unavailable } from './http-io.ts';
 import { checkInput, checkInterrupt, type Checked } from './http-schemas.ts';
 import { parseLastEventId, SseStream } from './sse.ts';
 import { terminalBody, type TaskBoard, type TaskEvent, type TerminalBody } from './task-board.ts';
@@ -22,12 +22,14 @@ export interface TaskPorts {
   readonly bodyTimeoutMs: number;
   /** Submits through the Runtime; the board knows the task before the kernel does. */
   submit(sub: Submission): SubmitResult;
+  /** Why no new input is accepted now (503), or null; asked before every submission. */
+  unavailable(): Unavailable | null;
   nextId(prefix: string): string;
 }
 
 export async function postInput(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInput);
-  if (body === null) return;
+  if (body === null || refused(res, ports)) return;
   submitAndAnswer(req, res, ports, {
     cls: 'queued',
     text: body.text,
@@ -38,7 +40,7 @@ export async function postInput(req: IncomingMessage, res: ServerResponse, ports
 
 export async function postInterrupt(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInterrupt);
-  if (body === null) return;
+  if (body === null || refused(res, ports)) return;
   submitAndAnswer(req, res, ports, {
     cls: 'interrupt',
     text: body.text ?? '',
@@ -157,6 +159,14 @@ function retryAfter(body: TerminalBody): Record<string, string> {
 
 function unknownTask(task: string): string {
   return `no task ${JSON.stringify(task)}: it never existed, or it ended more than 1000 tasks ago`;
+}
+
+/** Answers 503 when no new input is accepted now; true when it did. */
+export function refused(res: ServerResponse, ports: TaskPorts): boolean {
+  const why = ports.unavailable();
+  if (why === null) return false;
+  sendUnavailable(res, why);
+  return true;
 }
 
 /** The body, read and checked; null when an error was answered. */

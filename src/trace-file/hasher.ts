@@ -25,6 +25,11 @@ export interface TraceHasherOptions {
   readonly header?: TraceHeader;
   /** Also keep the lines (without newlines) in memory, readable through `lines`. */
   readonly keepLines?: boolean;
+  /**
+   * Told when the file cannot be written (a full disk, an I/O error), which is then let go: the hash
+   * and the count go on without it. Without this, the write's error is thrown to the sink's caller.
+   */
+  readonly onFileError?: (error: unknown) => void;
 }
 
 /**
@@ -38,9 +43,11 @@ export class TraceHasher implements TraceSink {
   private count = 0;
   /** Lines not yet fed to the hash: one native `update` per batch instead of per event. */
   private pendingHash = '';
+  private readonly onFileError: ((error: unknown) => void) | null;
 
   constructor(opts: TraceHasherOptions = {}) {
     this.kept = opts.keepLines === true ? [] : null;
+    this.onFileError = opts.onFileError ?? null;
     const file = opts.file ?? (opts.path === undefined ? undefined : openOutputFile(opts.path, 'create'));
     this.file = file === undefined ? null : new TraceFileWriter(file, opts.header);
   }
@@ -51,7 +58,7 @@ export class TraceHasher implements TraceSink {
     this.pendingHash += `${line}\n`;
     if (this.pendingHash.length >= HASH_BATCH) this.feedHash();
     if (this.kept !== null) this.kept.push(line);
-    if (this.file !== null) this.file.write(`${line}\n`);
+    if (this.file !== null) this.toFile(() => this.file?.write(`${line}\n`));
   }
 
   /** Number of events hashed so far. */
@@ -78,8 +85,24 @@ export class TraceHasher implements TraceSink {
 
   /** Flushes and closes the file, if any. Idempotent. */
   close(): void {
-    if (this.file === null) return;
-    this.file.close();
+    const file = this.file;
+    if (file === null) return;
     this.file = null;
+    this.toFile(() => file.close());
+  }
+
+  /** A write to the file: with `onFileError`, a failure lets the file go and is told, once. */
+  private toFile(write: () => void): void {
+    if (this.onFileError === null) {
+      write();
+      return;
+    }
+    try {
+      write();
+    } catch (err) {
+      this.file?.discard();
+      this.file = null;
+      this.onFileError(err);
+    }
   }
 }

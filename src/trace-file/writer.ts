@@ -43,6 +43,19 @@ export class TraceFileWriter {
     }
   }
 
+  /** Closes the file without writing what is buffered (the file failed); never throws. */
+  discard(): void {
+    const file = this.file;
+    this.file = null;
+    this.buffered = [];
+    this.bufferedLength = 0;
+    try {
+      file?.close();
+    } catch {
+      // The file already failed; its owner was told.
+    }
+  }
+
   private flush(): void {
     if (this.file === null || this.buffered.length === 0) return;
     const text = this.buffered.join('');
