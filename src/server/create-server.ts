@@ -53,6 +53,7 @@ import { canonicalPath, openOutput, type OpenedOutput, type OutputKind } from '.
 import { publicConfig } from './public-config.ts';
 import type { ServeSettings } from './settings.ts';
 import { TaskBoard } from './task-board.ts';
+import { TaskIds } from './task-ids.ts';
 import { TerminalChannel } from './terminal-channel.ts';
 import { TimerPlugin } from './timer-plugin.ts';
 import { TraceFeed } from './trace-feed.ts';
@@ -99,6 +100,7 @@ export interface RunningServer {
 
 export async function createServer(settings: ServeSettings, io: ServerIo): Promise<RunningServer> {
   ensureDataDir(settings.dataDir);
+  const ids = openTaskIds(settings.dataDir);
   const outputs = openOutputs(settings, io.openOutputFile);
   // Time goes on from the journal's last time, whatever the wall clock did since (docs/spec.md §13.1a).
   const lastMs = outputs.journal === null ? null : lastRecordedTimeMs(outputs.journal.file);
@@ -190,17 +192,27 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     },
   );
 
-  let seq = 0;
-  const nextId = (prefix: string): string => `${prefix}-${(seq += 1)}`;
-  // docs/spec.md §13.1a: while the journal cannot be written no new input is accepted; each asks it to try again.
-  const unavailable = (): Unavailable | null =>
-    journal === null || journal.state !== 'failing' || journal.retry()
-      ? null
-      : {
-          code: 'journal_unwritable',
-          message: `the journal ${settings.journal ?? ''} cannot be written; no new input is accepted until it can`,
-          retryAfterS: UNAVAILABLE_RETRY_AFTER_S,
-        };
+  const nextId = (prefix: string): string => ids.next(prefix);
+  // docs/spec.md §13.1a: while the journal (or the id counter) cannot be written no new input is
+  // accepted; each asks it to try again.
+  const unavailable = (): Unavailable | null => {
+    const refuse = (code: string, message: string): Unavailable => ({
+      code,
+      message,
+      retryAfterS: UNAVAILABLE_RETRY_AFTER_S,
+    });
+    if (journal !== null && journal.state === 'failing' && !journal.retry())
+      return refuse(
+        'journal_unwritable',
+        `the journal ${settings.journal ?? ''} cannot be written; no new input is accepted until it can`,
+      );
+    if (!ids.ready())
+      return refuse(
+        'data_dir_unwritable',
+        `${ids.problem ?? 'the task id counter cannot be written'}; no new input is accepted until it can`,
+      );
+    return null;
+  };
   const submit = (sub: Submission) => {
     board.open(sub.id, sub.agent ?? 'root');
     const result = runtime.submit(sub);
@@ -302,6 +314,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
             `the journal ${settings.journal ?? ''} ends without ${journal.unwritten} lines it could not write, and without its trailer`,
           );
         store.close();
+        ids.close();
         logger.server('stopped', `trace ${result.traceHash} (${result.events} events)`, {
           violations: logger.violations,
         });
@@ -321,6 +334,18 @@ function ensureDataDir(dir: string): void {
       `cannot create the data directory ${dir}: ${err instanceof Error ? err.message : String(err)}; choose another with --data-dir`,
     );
   }
+}
+
+/** The data directory's task id counter, with its first block reserved: a start that cannot, fails. */
+function openTaskIds(dataDir: string): TaskIds {
+  let ids: TaskIds;
+  try {
+    ids = TaskIds.open(dataDir);
+  } catch (err) {
+    throw new StartError(errorText(err));
+  }
+  if (!ids.ready()) throw new StartError(`${ids.problem ?? 'cannot reserve task ids'}; choose another --data-dir`);
+  return ids;
 }
 
 function chooseProvider(settings: ServeSettings, io: ServerIo): { provider: Provider; label: string } {
