@@ -1,15 +1,15 @@
 /**
  * `homeagent serve [--config FILE] [--model demo] [--host 127.0.0.1] [--port 8787] [--token T]
  * [--data-dir DIR] [--journal FILE] [--trace FILE] [--log-format json|text] [--no-terminal]`
- * (docs/spec.md §13.1): runs the kernel in production until SIGINT or SIGTERM.
+ * (docs/spec.md §13.1): runs the kernel in production until SIGINT, SIGTERM or SIGHUP.
  *
  * stdout carries exactly one line when the server is ready, `listening on http://HOST:PORT`, then
  * (besides terminal replies) one last line on shutdown, `trace <hash> (<n> events)` — the hash
  * `homeagent sim replay` gives for the journal. The log is on stderr, readable text when stderr is a
  * terminal and JSON lines otherwise, unless `--log-format` says which. Unusable settings (a bad
  * config file or flag, a non-loopback host without a token, a key variable that is not set, a port
- * in use) exit 2 with every problem named. A signal shuts down gracefully and exits 130 or 143, the
- * shell's convention; a kernel failure shuts down and exits 1.
+ * in use) exit 2 with every problem named. A signal shuts down gracefully and exits 130, 143 or 129
+ * (SIGINT, SIGTERM, SIGHUP), the shell's convention; a kernel failure shuts down and exits 1.
  */
 import type { Command } from 'commander';
 import { createServer, StartError, type RunningServer } from '../server/create-server.ts';

@@ -1,8 +1,9 @@
 /**
- * How the `homeagent` process ends when SIGINT (Ctrl-C) or SIGTERM stops it mid-run: the runs never
- * reach their own cleanup, so the process stops what it started (the hooks: the sweep's workers), then
- * deletes the temporary directories of its runs (their SQLite files, on this thread or on workers) and
- * exits with the shell's convention for a signal, 128 + its number (130, 143).
+ * How the `homeagent` process ends when SIGINT (Ctrl-C), SIGTERM or SIGHUP (its terminal closed, a
+ * process manager's reload) stops it mid-run: the runs never reach their own cleanup, so the process
+ * stops what it started (the hooks: the sweep's workers, `serve`'s graceful shutdown), then deletes the
+ * temporary directories of its runs (their SQLite files, on this thread or on workers) and exits with
+ * the shell's convention for a signal, 128 + its number (130, 143, 129).
  *
  * The workers are stopped first so that none creates a directory after the sweep for them. A second
  * signal while that is under way exits at once, still deleting what is there.
@@ -14,7 +15,7 @@ type Hook = () => Promise<unknown>;
 
 /** How long the hooks may take before the process exits anyway; terminating workers takes milliseconds. */
 const HOOKS_WAIT_MS = 2_000;
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 const hooks = new Set<Hook>();
 let stopping = false;

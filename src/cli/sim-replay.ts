@@ -103,10 +103,15 @@ function tracePathProblem(tracePath: string, journal: string): Problem | null {
 }
 
 function summary(file: string, r: ReplayResult): string[] {
-  const lines = [
-    `replayed ${r.inputs} inputs and ${r.memoryCalls} memory calls from ${file}`,
-    `trace ${r.traceHash} (${r.events} events)`,
-  ];
+  const lines = [`replayed ${r.inputs} inputs and ${r.memoryCalls} memory calls from ${file}`];
+  if (r.runs.length > 1) {
+    lines.push(`${r.runs.length} runs, one per start of the server, each on a fresh kernel:`);
+    for (const [i, run] of r.runs.entries()) {
+      const trailer = run.matches === null ? 'no trailer' : run.matches ? 'trailer: the same' : 'trailer: MISMATCH';
+      lines.push(`  run ${i + 1} (line ${run.line}): trace ${run.traceHash} (${run.events} events); ${trailer}`);
+    }
+  }
+  lines.push(`trace ${r.traceHash} (${r.events} events)`);
   if (r.trailer !== null) {
     lines.push(
       r.matches === true

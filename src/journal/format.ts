@@ -1,6 +1,7 @@
 /**
  * The production journal (docs/spec.md §13): what `serve --journal` writes and `sim replay` reads. One JSON
- * object per line, in the order things happened:
+ * object per line, in the order things happened; a file holds one run after another (serve appends
+ * across restarts), each from its header to its trailer, or to where it crashed:
  *
  *   journal.header   once, first: the format version, the homeagent version, the configuration
  *                    without secrets, the built-in plugins, the resolved kernel configuration and
@@ -26,6 +27,11 @@ export interface JournalHeader {
   /** The homeagent version that wrote it: another version's kernel may trace the same inputs otherwise. */
   readonly homeagent: string;
   readonly startedAtMs: number;
+  /**
+   * The data directory the run served, as an absolute path without links: serve appends a later run
+   * only to a file whose first line names its data directory (docs/spec.md §13.1a).
+   */
+  readonly dataDir?: string;
   /** The serve configuration as given, without the token (API keys are never in it: only their variables' names). */
   readonly config: Readonly<Record<string, unknown>>;
   readonly builtinPlugins: readonly string[];

@@ -5,6 +5,7 @@
  *  - lines.ts                   a file read line by line in bounded memory, a cut last line noticed;
  *  - reader.ts                  a journal file as its checked header and body items;
  *  - writer.ts                  the journal of one `serve` run, written line by line as things happen;
+ *  - last-time.ts               the last time a journal recorded, where a restart's clock starts;
  *  - recording-memory.ts        the main graph memory, every call written to the journal;
  *  - recording-child-memory.ts  the children's light memories, journaled the same way.
  */
@@ -21,8 +22,9 @@ export {
   type MemoryCall,
   type RecordedError,
 } from './format.ts';
+export { lastRecordedTimeMs } from './last-time.ts';
 export { openJournal, type JournalItem, type OpenedJournal } from './reader.ts';
 export { RecordingChildMemoryFactory } from './recording-child-memory.ts';
 export { RecordingMemory, type MemoryRecorder } from './recording-memory.ts';
 export type { BodyLine } from './schema.ts';
-export { JournalWriter } from './writer.ts';
+export { BACKLOG_BYTES_MAX, JournalWriter, type JournalEvents, type JournalState } from './writer.ts';

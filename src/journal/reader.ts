@@ -2,7 +2,8 @@
  * A journal file as a sequence of checked items: the header first, then the body lines, each validated
  * (schema.ts). What cannot be read is a problem with the line it is on; a last line cut short
  * (a crash while it was written) is an item of its own, so the replay can go on with the complete
- * prefix and warn.
+ * prefix and warn. A later header starts another run (serve appends each start's run to the file): it
+ * is an item of its own too, checked like the first.
  *
  * The header is checked in two steps: the format version and the homeagent version first, so that a
  * journal of another version gets that answer rather than a list of fields it does not have.
@@ -14,6 +15,8 @@ import { LineTooLongError, readLines, type FileLine } from './lines.ts';
 
 export type JournalItem =
   | { readonly kind: 'line'; readonly number: number; readonly line: BodyLine }
+  /** The header of a later run: the server was started again with the same file. */
+  | { readonly kind: 'run'; readonly number: number; readonly header: JournalHeader }
   /** The last line has no newline and does not parse: the writer was cut off in the middle of it. */
   | { readonly kind: 'cut'; readonly number: number; readonly bytes: number }
   /** The journal cannot be read on from here. */
@@ -40,15 +43,20 @@ export function openJournal(path: string, version: string): OpenedJournal {
     return { ok: false, problems: [{ path: '', message: `${path} is empty; a journal starts with its header line` }] };
   const header = checkHeader(first.value, version);
   if (!header.ok) return { ok: false, problems: [header.problem] };
-  return { ok: true, header: header.header, items: bodyItems(lines) };
+  return { ok: true, header: header.header, items: bodyItems(lines, version) };
 }
 
 type HeaderCheck =
   { readonly ok: true; readonly header: JournalHeader } | { readonly ok: false; readonly problem: Problem };
 
 function checkHeader(first: FileLine, version: string): HeaderCheck {
+  return checkHeaderValue(parseJson(first.text), first.number, version);
+}
+
+function checkHeaderValue(value: unknown, number: number, version: string): HeaderCheck {
   const fail = (path: string, message: string): HeaderCheck => ({ ok: false, problem: { path, message } });
-  const value = parseJson(first.text);
+  // The first run's header is "the header"; a later run's is named by its line.
+  const field = (name: string): string => (number === 1 ? `header.${name}` : `line ${number} header.${name}`);
   if (
     value === undefined ||
     typeof value !== 'object' ||
@@ -56,31 +64,34 @@ function checkHeader(first: FileLine, version: string): HeaderCheck {
     (value as { type?: unknown }).type !== 'journal.header'
   ) {
     return fail(
-      'line 1',
+      `line ${number}`,
       'not a homeagent journal: the first line must be its {"type":"journal.header",…} line (serve --journal writes one)',
     );
   }
   const record = value as Readonly<Record<string, unknown>>;
   if (record.journalVersion !== JOURNAL_VERSION) {
     return fail(
-      'header.journalVersion',
+      field('journalVersion'),
       `the journal is format version ${JSON.stringify(record.journalVersion)}; this homeagent reads version ${JOURNAL_VERSION} only`,
     );
   }
   if (record.homeagent !== version) {
     return fail(
-      'header.homeagent',
+      field('homeagent'),
       `the journal was written by homeagent ${JSON.stringify(record.homeagent)} and this is ${version}; ` +
         'replay it with the version that wrote it (another kernel may trace the same inputs differently)',
     );
   }
   const parsed = headerSchema.safeParse(value);
-  if (!parsed.success) return fail('line 1', `bad header: ${issueText(parsed.error.issues)}`);
+  if (!parsed.success) return fail(`line ${number}`, `bad header: ${issueText(parsed.error.issues)}`);
   // The header's own JSON, not zod's copy (see schema.ts): the kernel config is handed on as written.
   return { ok: true, header: value as JournalHeader };
 }
 
-function* bodyItems(lines: Generator<FileLine, void, undefined>): Generator<JournalItem, void, undefined> {
+function* bodyItems(
+  lines: Generator<FileLine, void, undefined>,
+  version: string,
+): Generator<JournalItem, void, undefined> {
   try {
     for (const { number, text, complete } of lines) {
       const value = parseJson(text);
@@ -91,6 +102,12 @@ function* bodyItems(lines: Generator<FileLine, void, undefined>): Generator<Jour
         }
         yield { kind: 'problem', problem: { path: `line ${number}`, message: 'not a JSON line' } };
         return;
+      }
+      if (isHeader(value)) {
+        const header = checkHeaderValue(value, number, version);
+        yield header.ok ? { kind: 'run', number, header: header.header } : { kind: 'problem', problem: header.problem };
+        if (!header.ok) return;
+        continue;
       }
       const parsed = parseBodyLine(value);
       if (!parsed.ok) {
@@ -103,6 +120,10 @@ function* bodyItems(lines: Generator<FileLine, void, undefined>): Generator<Jour
     const message = err instanceof LineTooLongError ? err.message : `cannot read on: ${errorText(err)}`;
     yield { kind: 'problem', problem: { path: '', message } };
   }
+}
+
+function isHeader(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'journal.header';
 }
 
 /** The parsed value, or undefined when the text is not JSON. */

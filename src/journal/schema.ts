@@ -146,6 +146,7 @@ export const headerSchema = z.object({
   journalVersion: z.number(),
   homeagent: text,
   startedAtMs: time,
+  dataDir: text.optional(),
   config: z.record(z.string(), z.unknown()),
   builtinPlugins: z.array(text),
   kernel: z.record(z.string(), z.unknown()),

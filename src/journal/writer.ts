@@ -6,22 +6,66 @@
  * Every line is written synchronously, whole, with its newline, at the moment it happens: the door
  * and the memory port are synchronous, so the file's order is the kernel's order, and a process
  * that dies loses at most the line it was writing — which `sim replay` recognises as cut and skips.
- * One journal per run: the file is created or truncated at start; there is no rotation.
+ * A run is written after the runs the file already holds (serve appends across restarts, §13.1a), each
+ * from its own header; there is no rotation.
+ *
+ * Theory of operation: a write failure is an outcome, not a crash (§13.1a). The states:
+ *
+ *   writing    every line goes to the file as it comes;
+ *   failing    a write failed (a full disk, an I/O error): the file was cut back to its last whole
+ *              line, and lines wait in memory, in order, up to BACKLOG_BYTES_MAX. `retry()` cuts the
+ *              file back again and writes them all at once; when that succeeds the journal is whole
+ *              again — exactly what it would be had nothing failed — and writing resumes;
+ *   abandoned  more waited than the bound: the journal ends where the failure began (a crash then
+ *              would have lost the same), and nothing more is written.
+ *
+ * The writer never throws after its header: it tells its owner of each change of state instead.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { KernelInput } from '../kernel/index.ts';
+import type { OutputFile } from '../trace-file/index.ts';
 import type { JournalHeader, JournalLine, JournalMemory } from './format.ts';
 
-export class JournalWriter {
-  private fd: number | null;
+/** Lines kept in memory while the journal cannot be written; past this the journal is abandoned. */
+export const BACKLOG_BYTES_MAX = 16 << 20;
 
-  /** Opens (creates or truncates) the file and writes the header; throws when the file cannot be written. */
+export type JournalState = 'writing' | 'failing' | 'abandoned';
+
+export interface JournalEvents {
+  /** The first write that failed, with its error; later failures of the same outage are not told. */
+  failed(error: unknown): void;
+  /** Every line that waited is in the file: the journal is whole again. */
+  recovered(lines: number): void;
+  /** More than BACKLOG_BYTES_MAX waited: the journal ends where the failure began. */
+  abandoned(lines: number): void;
+}
+
+export class JournalWriter {
+  private file: OutputFile | null;
+  private current: JournalState = 'writing';
+  /** The file's size after its last whole line: what a failed write is cut back to. */
+  private wholeBytes: number;
+  private backlog: string[] = [];
+  private backlogBytes = 0;
+  private dropped = 0;
+
+  /**
+   * Writes the header at the end of `file`; throws when the file cannot take it (a start that cannot
+   * write its journal does not start). The writer closes the file.
+   */
   constructor(
-    readonly path: string,
+    file: OutputFile,
     header: JournalHeader,
+    private readonly events: JournalEvents = IGNORE,
   ) {
-    this.fd = openSync(path, 'w');
-    this.write(header);
+    this.file = file;
+    const text = `${JSON.stringify(header)}\n`;
+    this.wholeBytes = file.size();
+    file.append(text);
+    this.wholeBytes += Buffer.byteLength(text);
+  }
+
+  get state(): JournalState {
+    return this.current;
   }
 
   input(input: KernelInput, nowMs: number): void {
@@ -39,17 +83,97 @@ export class JournalWriter {
   /** The last line of a clean shutdown; the file is closed after it. */
   trailer(traceHash: string, events: number): void {
     this.write({ type: 'journal.trailer', traceHash, events });
+    if (this.current === 'failing') this.retry();
     this.close();
   }
 
+  /**
+   * When failing: cuts the file back to its last whole line and writes every waiting line. True when
+   * the journal is being written (again); false while it still fails, and once abandoned.
+   */
+  retry(): boolean {
+    if (this.current !== 'failing') return this.current === 'writing';
+    const text = this.backlog.join('');
+    if (!this.appendWhole(text)) return false;
+    const lines = this.backlog.length;
+    this.backlog = [];
+    this.backlogBytes = 0;
+    this.current = 'writing';
+    this.events.recovered(lines);
+    return true;
+  }
+
+  /** Lines not in the file: those waiting while failing, and those dropped once abandoned. */
+  get unwritten(): number {
+    return this.backlog.length + this.dropped;
+  }
+
+  /** Closes the file; lines still waiting are lost (`unwritten` counts them). */
   close(): void {
-    if (this.fd === null) return;
-    closeSync(this.fd);
-    this.fd = null;
+    const file = this.file;
+    if (file === null) return;
+    this.file = null;
+    try {
+      file.close();
+    } catch {
+      // Nothing more can be done about a file that cannot even be closed; the failure was told.
+    }
   }
 
   private write(line: JournalLine): void {
-    if (this.fd === null) return;
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    if (this.file === null) return;
+    const text = `${JSON.stringify(line)}\n`;
+    switch (this.current) {
+      case 'writing':
+        if (!this.appendWhole(text)) this.wait(text);
+        return;
+      case 'failing':
+        this.wait(text);
+        return;
+      case 'abandoned':
+        this.dropped += 1;
+        return;
+    }
+  }
+
+  private wait(text: string): void {
+    this.backlog.push(text);
+    this.backlogBytes += Buffer.byteLength(text);
+    if (this.backlogBytes <= BACKLOG_BYTES_MAX) return;
+    this.current = 'abandoned';
+    this.dropped += this.backlog.length;
+    this.backlog = [];
+    this.backlogBytes = 0;
+    this.events.abandoned(this.dropped);
+  }
+
+  /** Appends `text` whole, or leaves the file as it was (cut back) and returns false. */
+  private appendWhole(text: string): boolean {
+    const file = this.file;
+    if (file === null) return false;
+    try {
+      // A failed write may have left part of a line: cut back first, so a line follows a whole one.
+      if (this.current === 'failing') file.truncate(this.wholeBytes);
+      file.append(text);
+      this.wholeBytes += Buffer.byteLength(text);
+      return true;
+    } catch (err) {
+      if (this.current === 'writing') {
+        this.current = 'failing';
+        this.cutBack(file);
+        this.events.failed(err);
+      }
+      return false;
+    }
+  }
+
+  private cutBack(file: OutputFile): void {
+    try {
+      file.truncate(this.wholeBytes);
+    } catch {
+      // Cut again before the next write (`appendWhole`), which fails too until it can be.
+    }
   }
 }
+
+const IGNORE: JournalEvents = { failed: () => undefined, recovered: () => undefined, abandoned: () => undefined };

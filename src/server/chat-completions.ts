@@ -14,14 +14,14 @@ import { sendError, sendJson } from './http-io.ts';
 import { checkChat } from './http-schemas.ts';
 import { SseStream } from './sse.ts';
 import { terminalBody, type TerminalBody } from './task-board.ts';
-import { HTTP_SOURCE, readChecked, TASK_HEADER, type TaskPorts } from './task-routes.ts';
+import { HTTP_SOURCE, readChecked, refused, TASK_HEADER, type TaskPorts } from './task-routes.ts';
 
 /** The model name answered when the request names none. */
 export const CHAT_MODEL_DEFAULT = 'homeagent';
 
 export async function postChatCompletion(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const checked = await readChecked(req, res, ports, checkChat);
-  if (checked === null) return;
+  if (checked === null || refused(res, ports)) return;
   const id = ports.nextId(HTTP_SOURCE);
   const result = ports.submit({ id, cls: 'queued', text: checked.text, source: HTTP_SOURCE, channel: HTTP_SOURCE });
   const head = { [TASK_HEADER]: id };

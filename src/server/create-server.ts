@@ -10,7 +10,7 @@
  * tapped for the journal and for streamed text; the memory store is wrapped for the journal. None
  * of this is visible to the kernel, which is the same object the simulator drives.
  *
- * Shutdown (SIGINT, SIGTERM): stop listening, stop the root — every task ends, so every open request
+ * Shutdown (SIGINT, SIGTERM, SIGHUP): stop listening, stop the root — every task ends, so every open request
  * is answered with its terminal — wait briefly for cancelled streams and tools to close, run the
  * end-of-run checks, end the live event streams, and write the trailer with the final hash.
  */
@@ -18,8 +18,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SystemClock } from '../clock/index.ts';
 import {
+  BACKLOG_BYTES_MAX,
   JOURNAL_VERSION,
   JournalWriter,
+  type JournalEvents,
+  lastRecordedTimeMs,
   MAIN_STORE,
   RecordingChildMemoryFactory,
   RecordingMemory,
@@ -39,15 +42,18 @@ import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { createProvider, DEMO_MODEL_LABEL, DemoProvider } from '../models/index.ts';
 import { Runtime } from '../runtime/runtime.ts';
-import { TraceHasher } from '../trace-file/index.ts';
+import { TraceHasher, type OutputFile } from '../trace-file/index.ts';
 import { CommandToolRunner } from './command-tools.ts';
 import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';
 import { HttpChannel } from './http-channel.ts';
+import type { Unavailable } from './http-io.ts';
 import { Logger, type LogOutput } from './logger.ts';
+import { canonicalPath, openOutput, type OpenedOutput, type OutputKind } from './output-targets.ts';
 import { publicConfig } from './public-config.ts';
 import type { ServeSettings } from './settings.ts';
 import { TaskBoard } from './task-board.ts';
+import { TaskIds } from './task-ids.ts';
 import { TerminalChannel } from './terminal-channel.ts';
 import { TimerPlugin } from './timer-plugin.ts';
 import { TraceFeed } from './trace-feed.ts';
@@ -56,6 +62,8 @@ import type { Readable, Writable } from 'node:stream';
 
 /** How long a shutdown waits for cancelled model streams and tool processes to close. */
 export const SHUTDOWN_STREAMS_WAIT_MS = 1000;
+/** A client refused while the journal cannot be written is told to try again this much later. */
+const UNAVAILABLE_RETRY_AFTER_S = 5;
 const POLL_MS = 10;
 
 export interface ServerIo {
@@ -67,6 +75,8 @@ export interface ServerIo {
   readonly onFatal: (err: unknown) => void;
   /** Replaces the provider `settings` choose (tests, benchmarks). */
   readonly provider?: Provider;
+  /** Opens `--journal` and `--trace` to append to (default: the file itself; tests: a file that fails). */
+  readonly openOutputFile?: (path: string) => OutputFile;
 }
 
 export interface ShutdownResult {
@@ -89,11 +99,22 @@ export interface RunningServer {
 }
 
 export async function createServer(settings: ServeSettings, io: ServerIo): Promise<RunningServer> {
-  const clock = new SystemClock();
-  const logger = new Logger(settings.logFormat, io.log, () => clock.now());
   ensureDataDir(settings.dataDir);
+  const ids = openTaskIds(settings.dataDir);
+  const outputs = openOutputs(settings, io.openOutputFile);
+  // Time goes on from the journal's last time, whatever the wall clock did since (docs/spec.md §13.1a).
+  const lastMs = outputs.journal === null ? null : lastRecordedTimeMs(outputs.journal.file);
+  const clock = new SystemClock(lastMs === null ? {} : { notBeforeMs: lastMs });
+  const logger = new Logger(settings.logFormat, io.log, () => clock.now());
+  for (const [what, opened] of [['journal', outputs.journal] as const, ['trace', outputs.trace] as const]) {
+    if (opened !== null && opened.tornBytes > 0)
+      logger.server(
+        what,
+        `cut a torn last line (${opened.tornBytes} bytes) from ${settings[what] ?? ''}: the run before stopped while writing it`,
+      );
+  }
   const { provider, label } = chooseProvider(settings, io);
-  const tools = new CommandToolRunner(settings.tools);
+  const tools = new CommandToolRunner(settings.tools, () => clock.now());
   const config = resolveKernelConfig({
     ...defined(settings.kernel),
     builtinPlugins: settings.builtinPlugins,
@@ -101,10 +122,16 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     outputs: settings.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] })),
   });
 
-  const journal = openJournal(settings, config);
+  const journal = openJournal(settings, config, outputs, clock.now(), journalEvents(settings, logger));
   let hasher: TraceHasher;
   try {
-    hasher = openTrace(settings);
+    hasher = openTrace(settings, outputs, clock.now(), (err) =>
+      logger.server(
+        'trace',
+        `cannot write the trace ${settings.trace ?? ''}: ${errorText(err)}; the trace file is closed, serving goes on and /v1/status keeps the hash`,
+        { path: settings.trace, error: errorText(err) },
+      ),
+    );
   } catch (err) {
     journal?.close();
     throw err;
@@ -165,8 +192,27 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     },
   );
 
-  let seq = 0;
-  const nextId = (prefix: string): string => `${prefix}-${(seq += 1)}`;
+  const nextId = (prefix: string): string => ids.next(prefix);
+  // docs/spec.md §13.1a: while the journal (or the id counter) cannot be written no new input is
+  // accepted; each asks it to try again.
+  const unavailable = (): Unavailable | null => {
+    const refuse = (code: string, message: string): Unavailable => ({
+      code,
+      message,
+      retryAfterS: UNAVAILABLE_RETRY_AFTER_S,
+    });
+    if (journal !== null && journal.state === 'failing' && !journal.retry())
+      return refuse(
+        'journal_unwritable',
+        `the journal ${settings.journal ?? ''} cannot be written; no new input is accepted until it can`,
+      );
+    if (!ids.ready())
+      return refuse(
+        'data_dir_unwritable',
+        `${ids.problem ?? 'the task id counter cannot be written'}; no new input is accepted until it can`,
+      );
+    return null;
+  };
   const submit = (sub: Submission) => {
     board.open(sub.id, sub.agent ?? 'root');
     const result = runtime.submit(sub);
@@ -200,6 +246,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     token: settings.token,
     submit,
     nextId,
+    unavailable,
     status,
     feed,
     routeFailed: (route, err) =>
@@ -216,13 +263,15 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     );
   }
   const terminal = settings.terminal
-    ? new TerminalChannel({ input: io.stdin, output: io.stdout, submit, nextId, terminal: terminalOf })
+    ? new TerminalChannel({ input: io.stdin, output: io.stdout, submit, nextId, unavailable, terminal: terminalOf })
     : null;
   terminal?.start();
   const timers = new TimerPlugin(settings.timers, {
     clock,
     submit: (sub) => void submit(sub),
     nextId: () => nextId('timer'),
+    unavailable,
+    skipped: (name, why) => logger.server('timer', `timer ${name} not fired: ${why.message}`),
     fired: (name, task) => logger.server('timer', `timer ${name} fired as ${task}`),
   });
   timers.start();
@@ -259,7 +308,13 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
         const result = { traceHash: hasher.digest(), events: hasher.events };
         if (clean) journal?.trailer(result.traceHash, result.events);
         else journal?.close();
+        if (journal !== null && journal.unwritten > 0)
+          logger.server(
+            'journal',
+            `the journal ${settings.journal ?? ''} ends without ${journal.unwritten} lines it could not write, and without its trailer`,
+          );
         store.close();
+        ids.close();
         logger.server('stopped', `trace ${result.traceHash} (${result.events} events)`, {
           violations: logger.violations,
         });
@@ -281,6 +336,18 @@ function ensureDataDir(dir: string): void {
   }
 }
 
+/** The data directory's task id counter, with its first block reserved: a start that cannot, fails. */
+function openTaskIds(dataDir: string): TaskIds {
+  let ids: TaskIds;
+  try {
+    ids = TaskIds.open(dataDir);
+  } catch (err) {
+    throw new StartError(errorText(err));
+  }
+  if (!ids.ready()) throw new StartError(`${ids.problem ?? 'cannot reserve task ids'}; choose another --data-dir`);
+  return ids;
+}
+
 function chooseProvider(settings: ServeSettings, io: ServerIo): { provider: Provider; label: string } {
   if (io.provider !== undefined) return { provider: io.provider, label: 'injected provider' };
   if (settings.model.kind === 'demo') return { provider: new DemoProvider(), label: DEMO_MODEL_LABEL };
@@ -293,35 +360,102 @@ function chooseProvider(settings: ServeSettings, io: ServerIo): { provider: Prov
   }
 }
 
-function openJournal(settings: ServeSettings, config: ReturnType<typeof resolveKernelConfig>): JournalWriter | null {
-  if (settings.journal === null) return null;
+interface OpenedOutputs {
+  readonly journal: OpenedOutput | null;
+  readonly trace: OpenedOutput | null;
+}
+
+/** Opens `--journal` and `--trace` to append this run after the runs they hold. */
+function openOutputs(settings: ServeSettings, openFile?: (path: string) => OutputFile): OpenedOutputs {
+  const open = (kind: OutputKind, path: string | null): OpenedOutput | null => {
+    if (path === null) return null;
+    try {
+      return openOutput(kind, path, settings.dataDir, openFile);
+    } catch (err) {
+      throw new StartError(`--${kind}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  const journal = open('journal', settings.journal);
   try {
-    return new JournalWriter(settings.journal, {
-      type: 'journal.header',
-      journalVersion: JOURNAL_VERSION,
-      homeagent: HOMEAGENT_VERSION,
-      startedAtMs: Date.now(),
-      config: publicConfig(settings),
-      builtinPlugins: config.builtinPlugins,
-      kernel: config,
-      systemPrompts: { root: config.systemPrompt },
-    });
+    return { journal, trace: open('trace', settings.trace) };
   } catch (err) {
+    journal?.file.close();
+    throw err;
+  }
+}
+
+/** The journal's failures and recoveries, each one log line naming the file. */
+function journalEvents(settings: ServeSettings, logger: Logger): JournalEvents {
+  const path = settings.journal ?? '';
+  return {
+    failed: (err) =>
+      logger.server(
+        'journal',
+        `cannot write the journal ${path}: ${errorText(err)}; new inputs are refused (503 journal_unwritable) until it can be written again, accepted tasks go on`,
+        { path, error: errorText(err) },
+      ),
+    recovered: (lines) =>
+      logger.server('journal', `the journal ${path} is written again (${lines} waiting lines); inputs are accepted`),
+    abandoned: (lines) =>
+      logger.server(
+        'journal',
+        `the journal ${path} ends where its failure began: more than ${BACKLOG_BYTES_MAX >> 20} MiB (${lines} lines) waited to be written; serving goes on without it, and inputs are accepted again`,
+      ),
+  };
+}
+
+function openJournal(
+  settings: ServeSettings,
+  config: ReturnType<typeof resolveKernelConfig>,
+  outputs: OpenedOutputs,
+  startedAtMs: number,
+  events: JournalEvents,
+): JournalWriter | null {
+  if (outputs.journal === null) return null;
+  try {
+    return new JournalWriter(
+      outputs.journal.file,
+      {
+        type: 'journal.header',
+        journalVersion: JOURNAL_VERSION,
+        homeagent: HOMEAGENT_VERSION,
+        startedAtMs,
+        dataDir: canonicalPath(settings.dataDir),
+        config: publicConfig(settings),
+        builtinPlugins: config.builtinPlugins,
+        kernel: config,
+        systemPrompts: { root: config.systemPrompt },
+      },
+      events,
+    );
+  } catch (err) {
+    outputs.journal.file.close();
     throw new StartError(
-      `cannot write the journal ${settings.journal}: ${err instanceof Error ? err.message : String(err)}`,
+      `cannot write the journal ${settings.journal ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
 }
 
-function openTrace(settings: ServeSettings): TraceHasher {
-  if (settings.trace === null) return new TraceHasher();
+function openTrace(
+  settings: ServeSettings,
+  outputs: OpenedOutputs,
+  startedAtMs: number,
+  onFileError: (err: unknown) => void,
+): TraceHasher {
+  if (outputs.trace === null) return new TraceHasher();
+  const header = { serve: HOMEAGENT_VERSION, startedAtMs, dataDir: canonicalPath(settings.dataDir) };
   try {
-    return new TraceHasher({ path: settings.trace, header: { serve: HOMEAGENT_VERSION, startedAtMs: Date.now() } });
+    return new TraceHasher({ file: outputs.trace.file, header, onFileError });
   } catch (err) {
+    outputs.trace.file.close();
     throw new StartError(
-      `cannot write the trace ${settings.trace}: ${err instanceof Error ? err.message : String(err)}`,
+      `cannot write the trace ${settings.trace ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Waits until no model stream or tool call is active, for at most SHUTDOWN_STREAMS_WAIT_MS. */

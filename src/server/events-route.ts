@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError } from './http-io.ts';
-import { SseStream } from './sse.ts';
+import { parseLastEventId, SseStream } from './sse.ts';
 import type { TraceFeed } from './trace-feed.ts';
 
 /** Unsent bytes a stream may hold before it is ended: a client this far behind has stopped reading. */
@@ -21,17 +21,21 @@ export const STREAM_BUFFER_BYTES_MAX = 4 << 20;
 
 export function getEvents(req: IncomingMessage, res: ServerResponse, feed: TraceFeed): void {
   const header = req.headers['last-event-id'];
-  const lastSeq = header === undefined || Array.isArray(header) || header === '' ? null : Number(header);
-  if (lastSeq !== null && (!Number.isInteger(lastSeq) || lastSeq < 0)) {
+  const lastSeq = parseLastEventId(header);
+  if (!lastSeq.ok) {
     sendError(
       res,
       400,
-      `Last-Event-ID must be the id of a trace event (an integer ≥ 0), got ${JSON.stringify(header)}`,
+      `Last-Event-ID must be the id of a trace event (decimal digits), got ${JSON.stringify(header)}`,
       'Last-Event-ID',
     );
     return;
   }
   const sse = new SseStream(res);
+  if (req.method === 'HEAD') {
+    sse.end();
+    return;
+  }
   // Assigned once listening; a stream cut during the replay is unsubscribed by its 'close' instead.
   let stop: (() => void) | null = null;
   const send = (write: () => void): void => {
@@ -42,7 +46,7 @@ export function getEvents(req: IncomingMessage, res: ServerResponse, feed: Trace
     }
     write();
   };
-  stop = feed.listen(lastSeq, {
+  stop = feed.listen(lastSeq.id, {
     trace: (seq, line) => send(() => sse.event(line, 'trace', seq)),
     status: (json) => send(() => sse.event(json, 'status')),
     end: () => sse.end(),

@@ -17,6 +17,7 @@ import { postChatCompletion } from './chat-completions.ts';
 import { getEvents } from './events-route.ts';
 import { sendError, sendJson } from './http-io.ts';
 import { getLivePage } from './live-page.ts';
+import { getModels, modelObject, MODELS_PATH, type ModelObject } from './models-route.ts';
 import { getTask, getTaskEvents, postInput, postInterrupt, type TaskPorts } from './task-routes.ts';
 import type { TraceFeed } from './trace-feed.ts';
 
@@ -31,12 +32,15 @@ export interface HttpPorts extends TaskPorts {
 }
 
 const TASK_PATH = /^\/v1\/tasks\/([^/]+)(\/events)?$/;
+/** The methods of a route that reads: HEAD answers like GET, without the body. */
+const READ = 'GET, HEAD';
 /** Node checks its own request timeouts this often (its default, 30 s, would make them imprecise). */
 const CONNECTION_CHECK_MS = 1000;
 
 export class HttpChannel {
   private readonly server: Server;
   private readonly tokenDigest: Buffer | null;
+  private readonly model: ModelObject = modelObject(Date.now());
 
   constructor(private readonly ports: HttpPorts) {
     this.tokenDigest = ports.token === null ? null : digest(ports.token);
@@ -47,14 +51,17 @@ export class HttpChannel {
     this.server.requestTimeout = ports.bodyTimeoutMs + CONNECTION_CHECK_MS;
   }
 
-  /** Listens; resolves with the address actually bound (port 0 picks a free one). */
+  /**
+   * Listens; resolves with the address and port actually bound (port 0 picks a free one; `127.1` or
+   * `localhost` is resolved to the address it names).
+   */
   listen(host: string, port: number): Promise<{ readonly host: string; readonly port: number }> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         const address = this.server.address() as AddressInfo;
-        resolve({ host, port: address.port });
+        resolve({ host: address.address, port: address.port });
       });
     });
   }
@@ -93,14 +100,20 @@ export class HttpChannel {
 
   private async route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const method = req.method ?? 'GET';
+    const read = method === 'GET' || method === 'HEAD';
     if (path === '/healthz') {
-      if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET');
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('ok');
+      if (!read) return notAllowed(res, READ);
+      const down = this.ports.unavailable();
+      const text = down === null ? 'ok' : `unavailable: ${down.code}: ${down.message}`;
+      res.writeHead(down === null ? 200 : 503, {
+        'content-type': 'text/plain; charset=utf-8',
+        ...(down === null ? {} : { 'retry-after': String(down.retryAfterS) }),
+      });
+      res.end(text);
       return;
     }
     if (path === '/') {
-      if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET');
+      if (!read) return notAllowed(res, READ);
       return getLivePage(res, method === 'HEAD');
     }
     if (!path.startsWith('/v1/')) return sendError(res, 404, `no route ${path}; the API lives under /v1/`);
@@ -118,15 +131,17 @@ export class HttpChannel {
       case '/v1/chat/completions':
         return method === 'POST' ? postChatCompletion(req, res, ports) : notAllowed(res, 'POST');
       case '/v1/status':
-        return method === 'GET' ? sendJson(res, 200, ports.status()) : notAllowed(res, 'GET');
+        return read ? sendJson(res, 200, ports.status()) : notAllowed(res, READ);
       case '/v1/events':
-        return method === 'GET' ? getEvents(req, res, ports.feed) : notAllowed(res, 'GET');
+        return read ? getEvents(req, res, ports.feed) : notAllowed(res, READ);
       default:
         break;
     }
+    if (path === MODELS_PATH || path.startsWith(`${MODELS_PATH}/`))
+      return read ? getModels(res, path, this.model) : notAllowed(res, READ);
     const task = TASK_PATH.exec(path);
     if (task === null) return sendError(res, 404, `no route ${path}`);
-    if (method !== 'GET') return notAllowed(res, 'GET');
+    if (!read) return notAllowed(res, READ);
     const id = decodeTaskId(task[1] ?? '');
     if (id === null) return sendError(res, 400, 'the task id in the path is not valid percent-encoding', 'task');
     if (task[2] === undefined) getTask(res, ports, id);

@@ -2,12 +2,13 @@
  * The HTTP channel's request and response plumbing: reading a JSON body within its limits, and the
  * answers every route shares. Errors are answered, never left to a reset or a hang:
  *
- * - a content type other than JSON → 415; a body over BODY_BYTES_MAX → 413, also when the client
- *   declares no length (counted while reading); malformed JSON → 400;
+ * - a content type other than JSON, or a charset other than UTF-8 → 415; a body over BODY_BYTES_MAX
+ *   → 413, also when the client declares no length (counted while reading); malformed JSON → 400;
  * - a body that does not arrive within the body timeout (a client that never finishes) → 408, and the
  *   connection is closed;
- * - after an early answer (413, 408) the rest of the body is read and dropped, for at most the body
- *   timeout, so the client reads the answer instead of a connection reset while it is still sending.
+ * - after an early answer (415, 413) the rest of the body — up to BODY_DRAIN_BYTES_MAX, within the body
+ *   timeout — is read and dropped before the connection may close, so a client that is still sending
+ *   reads the answer instead of a broken pipe; after a 408 the connection is closed at once.
  *
  * Error bodies have one shape on every route, OpenAI's: `{ error: { message, type, param } }`, with
  * `param` naming the field at fault, so an OpenAI client shows them as they are.
@@ -15,6 +16,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 export const BODY_BYTES_MAX = 1 << 20;
+/** After an early answer at most this much of the rest of a body is read and dropped; a larger one is cut. */
+export const BODY_DRAIN_BYTES_MAX = 8 << 20;
 /** After a 408 the connection is closed this soon: the client has shown it is not sending. */
 const SLOW_CLIENT_DRAIN_MS = 100;
 
@@ -30,6 +33,23 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** Why new inputs are refused for now (503): a code for clients, a message for people, when to retry. */
+export interface Unavailable {
+  readonly code: string;
+  readonly message: string;
+  readonly retryAfterS: number;
+}
+
+/** 503 with `Retry-After`, the error naming its `code` (`journal_unwritable`). */
+export function sendUnavailable(res: ServerResponse, why: Unavailable): void {
+  sendJson(
+    res,
+    503,
+    { error: { message: why.message, type: errorType(503), param: null, code: why.code } },
+    { 'retry-after': String(why.retryAfterS) },
+  );
 }
 
 export function sendError(
@@ -55,11 +75,23 @@ function errorType(status: number): string {
   }
 }
 
-/** Whether the media type is JSON (`application/json`, any parameters such as a charset). */
-export function isJsonContentType(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const media = header.split(';')[0]?.trim().toLowerCase();
-  return media === 'application/json';
+/**
+ * Why a request body of this content type is refused (415), or null for JSON in UTF-8: the media type
+ * `application/json`, with no charset or `utf-8` (JSON is UTF-8, RFC 8259; a body in another charset
+ * would be read as UTF-8 and its text changed without a word).
+ */
+export function contentTypeProblem(header: string | undefined): string | null {
+  const got = header === undefined ? 'none' : JSON.stringify(header);
+  const [media, ...params] = (header ?? '').split(';');
+  if (media?.trim().toLowerCase() !== 'application/json') return `Content-Type must be application/json, got ${got}`;
+  for (const param of params) {
+    const [name, value] = param.split('=', 2).map((part) => part.trim().toLowerCase());
+    if (name !== 'charset') continue;
+    const charset = value?.replace(/^"(.*)"$/, '$1');
+    if (charset !== 'utf-8' && charset !== 'utf8')
+      return `the body must be UTF-8 (send charset=utf-8 or no charset), got ${got}`;
+  }
+  return null;
 }
 
 /**
@@ -67,10 +99,8 @@ export function isJsonContentType(header: string | undefined): boolean {
  * `settle` arranges for the rest of the body to be dropped and the connection closed once answered.
  */
 export function readJsonBody(req: IncomingMessage, res: ServerResponse, timeoutMs: number): Promise<BodyResult> {
-  if (!isJsonContentType(req.headers['content-type'])) {
-    const got = req.headers['content-type'] === undefined ? 'none' : JSON.stringify(req.headers['content-type']);
-    return Promise.resolve(early(req, res, timeoutMs, 415, `Content-Type must be application/json, got ${got}`));
-  }
+  const typeProblem = contentTypeProblem(req.headers['content-type']);
+  if (typeProblem !== null) return Promise.resolve(early(req, res, timeoutMs, 415, typeProblem));
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > BODY_BYTES_MAX) {
     return Promise.resolve(
@@ -127,8 +157,33 @@ function early(
   status: number,
   message: string,
 ): BodyResult {
-  closeAfterAnswer(req, res, timeoutMs);
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > BODY_DRAIN_BYTES_MAX) closeAfterAnswer(req, res, timeoutMs);
+  else drainAfterAnswer(req, timeoutMs);
   return { ok: false, status, message };
+}
+
+/**
+ * Reads and drops the rest of the body while the answer goes out, and keeps the connection: a client
+ * that writes its whole body before it reads (Node's http client does) gets the answer instead of a
+ * broken pipe, because the server does not close a socket with unread data on it. Once the body is
+ * in, the connection serves the next request as usual. A client that sends more than
+ * BODY_DRAIN_BYTES_MAX, or has not finished within `drainMs`, loses the connection.
+ */
+function drainAfterAnswer(req: IncomingMessage, drainMs: number): void {
+  let dropped = 0;
+  const cut = (): void => {
+    req.socket.destroy();
+  };
+  const kill = setTimeout(cut, drainMs);
+  kill.unref();
+  req.on('data', (part: Buffer) => {
+    dropped += part.length;
+    if (dropped > BODY_DRAIN_BYTES_MAX) cut();
+  });
+  req.once('end', () => clearTimeout(kill));
+  req.once('close', () => clearTimeout(kill));
+  req.resume();
 }
 
 /**

@@ -5,8 +5,10 @@
  * for a person at a terminal, JSON for whatever collects a pipe or a file (a log driver, journald). The simulator, the monitors and this log share the
  * one trace vocabulary, so a production log reads like a simulated trace.
  *
- * Server lines in JSON have `type` `serve.<what>` and the wall time `t`, so one parser reads both
- * kinds of line.
+ * Server lines in JSON have `type` `serve.<what>` and the time `t`, so one parser reads both
+ * kinds of line. Text lines carry what clients sent (a source, a channel, a reply) as it came, so their
+ * control characters are escaped: a newline in a source must not start a forged line, and an escape
+ * sequence must not reach the terminal that shows the log. JSON escapes them by itself.
  */
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
 import { canonicalLine, formatTraceLine } from '../trace-file/index.ts';
@@ -33,7 +35,7 @@ export class Logger implements TraceSink {
   ) {}
 
   emit(e: TraceEvent): void {
-    this.out(this.format === 'json' ? canonicalLine(e) : formatTraceLine(e));
+    this.out(this.format === 'json' ? canonicalLine(e) : escapeControls(formatTraceLine(e)));
     if (e.type === 'invariant.violation') {
       this.violationCount += 1;
       this.server('violation', `${e.invariant}: ${e.message}`, {
@@ -57,6 +59,15 @@ export class Logger implements TraceSink {
     const extra = Object.entries(fields)
       .map(([k, v]) => `${k}=${Array.isArray(v) ? `[${v.join(',')}]` : String(v)}`)
       .join(' ');
-    this.out(`t=${this.now()}ms serve.${what}  ${message}${extra === '' ? '' : `  ${extra}`}`);
+    this.out(escapeControls(`t=${this.now()}ms serve.${what}  ${message}${extra === '' ? '' : `  ${extra}`}`));
   }
+}
+
+/** C0 and C1 control characters and DEL, which a terminal may act on. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `\n`, `\r` and `\t` as those two characters, every other control character as `\u00XX`. */
+export function escapeControls(line: string): string {
+  return line.replace(CONTROL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -5,8 +5,9 @@
  * lists all that is wrong (exit 2). Binding to a non-loopback host without a token is one of them.
  */
 import { readFileSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
 import {
   BODY_TIMEOUT_MS_DEFAULT,
@@ -16,6 +17,7 @@ import {
   type ToolConfig,
 } from './config-schema.ts';
 import { defaultLogFormat, type LogFormat } from './logger.ts';
+import { outputTargetProblems } from './output-targets.ts';
 import { check, type FieldProblem } from './zod-problems.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -73,13 +75,23 @@ export function resolveSettings(
   stderrIsTerminal = false,
 ): Resolved {
   const problems: FieldProblem[] = [];
-  const config = flags.config === undefined ? {} : loadConfig(flags.config, problems);
+  // Null when the file cannot be used: its problems are listed, and nothing else is read from it.
+  const loaded = flags.config === undefined ? {} : loadConfig(flags.config, problems);
+  const config = loaded ?? {};
   const port = flags.port === undefined ? (config.http?.port ?? DEFAULT_PORT) : parsePort(flags.port, problems);
   const host = flags.host ?? config.http?.host ?? DEFAULT_HOST;
   if (host === '') problems.push({ path: '--host', message: 'must name a host, like 127.0.0.1' });
   const envToken = env[TOKEN_ENV] === undefined || env[TOKEN_ENV] === '' ? undefined : env[TOKEN_ENV];
   const token = flags.token ?? envToken ?? config.http?.token ?? null;
   if (token === '') problems.push({ path: '--token', message: 'must not be empty; leave it out for no token' });
+  else if (token !== null && !PRINTABLE_TOKEN.test(token)) {
+    problems.push({
+      path: flags.token !== undefined ? '--token' : envToken !== undefined ? TOKEN_ENV : 'http.token',
+      message:
+        'must be printable ASCII (letters, digits, punctuation; spaces only inside): an HTTP header carries ' +
+        'nothing else, so no client could send this token',
+    });
+  }
   if ((token === null || token === '') && host !== '' && !isLoopbackHost(host)) {
     problems.push({
       path: flags.host === undefined ? 'http.host' : '--host',
@@ -88,16 +100,19 @@ export function resolveSettings(
         `set --token or ${TOKEN_ENV}, or bind to 127.0.0.1`,
     });
   }
-  const model = modelChoice(flags.model, config, flags.config !== undefined, problems);
+  const model = loaded === null ? null : modelChoice(flags.model, config, flags.config !== undefined, problems);
   const logFormat = flags.logFormat ?? defaultLogFormat(stderrIsTerminal);
   if (logFormat !== 'json' && logFormat !== 'text')
     problems.push({ path: '--log-format', message: `must be json or text, got ${JSON.stringify(logFormat)}` });
-  if (flags.journal !== undefined && flags.trace !== undefined && resolve(flags.journal) === resolve(flags.trace)) {
-    problems.push({
-      path: '--trace',
-      message: `${flags.trace} is also the --journal file; give the trace a file of its own`,
-    });
-  }
+  const dataDir = flags.dataDir ?? config.dataDir ?? join(homedir(), '.homeagent');
+  problems.push(
+    ...outputTargetProblems({
+      dataDir,
+      config: flags.config ?? null,
+      journal: flags.journal ?? null,
+      trace: flags.trace ?? null,
+    }),
+  );
   const tools = config.tools ?? [];
   tools.forEach((t, i) => {
     if (tools.findIndex((u) => u.name === t.name) !== i)
@@ -112,7 +127,7 @@ export function resolveSettings(
       port,
       token,
       bodyTimeoutMs: config.http?.bodyTimeoutMs ?? BODY_TIMEOUT_MS_DEFAULT,
-      dataDir: flags.dataDir ?? config.dataDir ?? join(homedir(), '.homeagent'),
+      dataDir,
       journal: flags.journal ?? null,
       trace: flags.trace ?? null,
       logFormat: logFormat as LogFormat,
@@ -128,18 +143,48 @@ export function resolveSettings(
   };
 }
 
-/** 127.0.0.0/8, ::1 and localhost: addresses no other machine can reach. */
+/** What a bearer token may hold: printable ASCII, without the spaces a header value loses at its ends. */
+const PRINTABLE_TOKEN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * Addresses no other machine can reach, in every form the address resolver takes (so in every form
+ * `listen` binds): `localhost`, 127.0.0.0/8 also written short, octal or hex (`127.1`, `0x7f.1`,
+ * `2130706433`, as inet_aton reads them), and `::1` or an IPv4-mapped 127 address in any IPv6 spelling,
+ * with or without brackets.
+ */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  return (
-    bare === 'localhost' ||
-    bare === '::1' ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) ||
-    /^::ffff:127\./i.test(bare)
-  );
+  const bare = (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host).toLowerCase();
+  if (bare === 'localhost' || bare === 'localhost.') return true;
+  if (isIPv6(bare)) {
+    const canonical = new URL(`http://[${bare}]`).hostname;
+    return canonical === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
+  }
+  const v4 = ipv4Number(bare);
+  return v4 !== null && v4 >>> 24 === 127;
 }
 
-function loadConfig(path: string, problems: FieldProblem[]): ServeConfig {
+/** The address of an IPv4 literal in inet_aton's forms (1 to 4 parts, decimal, octal or hex), or null. */
+function ipv4Number(text: string): number | null {
+  const parts = text.split('.');
+  if (parts.length > 4) return null;
+  const values = parts.map((part) => {
+    if (/^0x[0-9a-f]+$/.test(part)) return parseInt(part.slice(2), 16);
+    if (/^0[0-7]*$/.test(part)) return parseInt(part, 8);
+    if (/^[1-9][0-9]*$/.test(part)) return Number(part);
+    return NaN;
+  });
+  // The last part fills the bits the others leave: a.b.c.d, a.b.c16, a.b24, a32.
+  const lastBits = 8 * (5 - values.length);
+  let address = 0;
+  for (const [i, value] of values.entries()) {
+    const last = i === values.length - 1;
+    if (!Number.isFinite(value) || value >= 2 ** (last ? lastBits : 8)) return null;
+    address = last ? address * 2 ** lastBits + value : address * 256 + value;
+  }
+  return address;
+}
+
+function loadConfig(path: string, problems: FieldProblem[]): ServeConfig | null {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -148,19 +193,21 @@ function loadConfig(path: string, problems: FieldProblem[]): ServeConfig {
       path: '--config',
       message: `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`,
     });
-    return {};
+    return null;
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     problems.push({ path: '', message: `${path} is not JSON: ${err instanceof Error ? err.message : String(err)}` });
-    return {};
+    return null;
   }
   const checked = check(serveConfigSchema, value);
   if (checked.ok) return checked.value;
   problems.push(...checked.problems);
-  return {};
+  // Also say that providers are missing when they are, but never when they are there and the problem is elsewhere.
+  const hasProviders = typeof value === 'object' && value !== null && 'providers' in value;
+  return hasProviders ? null : {};
 }
 
 function parsePort(text: string, problems: FieldProblem[]): number {

@@ -7,6 +7,20 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 export const HEARTBEAT_MS = 15_000;
 
+/** A `Last-Event-ID` header read: `id` null when there is none. */
+export type LastEventId = { readonly ok: true; readonly id: number | null } | { readonly ok: false };
+
+/**
+ * The `Last-Event-ID` header as an event id. Only decimal digits are an id: `Number` would also read
+ * `1e1`, `0x1` or ` 1`, and resume a stream somewhere the client never was. An empty header is none,
+ * as in the SSE standard.
+ */
+export function parseLastEventId(header: string | readonly string[] | undefined): LastEventId {
+  if (header === undefined || header === '') return { ok: true, id: null };
+  if (typeof header !== 'string' || !/^[0-9]+$/.test(header)) return { ok: false };
+  return { ok: true, id: Number(header) };
+}
+
 export class SseStream {
   private readonly heartbeat: NodeJS.Timeout;
   private ended = false;

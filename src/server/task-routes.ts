@@ -9,9 +9,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Submission, SubmitResult } from '../kernel/index.ts';
-import { readJsonBody, sendError, sendJson } from './http-io.ts';
+import { readJsonBody, sendError, sendJson, sendUnavailable, type Unavailable } from './http-io.ts';
 import { checkInput, checkInterrupt, type Checked } from './http-schemas.ts';
-import { SseStream } from './sse.ts';
+import { parseLastEventId, SseStream } from './sse.ts';
 import { terminalBody, type TaskBoard, type TaskEvent, type TerminalBody } from './task-board.ts';
 
 export const HTTP_SOURCE = 'http';
@@ -22,12 +22,14 @@ export interface TaskPorts {
   readonly bodyTimeoutMs: number;
   /** Submits through the Runtime; the board knows the task before the kernel does. */
   submit(sub: Submission): SubmitResult;
+  /** Why no new input is accepted now (503), or null; asked before every submission. */
+  unavailable(): Unavailable | null;
   nextId(prefix: string): string;
 }
 
 export async function postInput(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInput);
-  if (body === null) return;
+  if (body === null || refused(res, ports)) return;
   submitAndAnswer(req, res, ports, {
     cls: 'queued',
     text: body.text,
@@ -38,7 +40,7 @@ export async function postInput(req: IncomingMessage, res: ServerResponse, ports
 
 export async function postInterrupt(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInterrupt);
-  if (body === null) return;
+  if (body === null || refused(res, ports)) return;
   submitAndAnswer(req, res, ports, {
     cls: 'interrupt',
     text: body.text ?? '',
@@ -57,12 +59,12 @@ export function getTask(res: ServerResponse, ports: TaskPorts, task: string): vo
 
 export function getTaskEvents(req: IncomingMessage, res: ServerResponse, ports: TaskPorts, task: string): void {
   const header = req.headers['last-event-id'];
-  const lastId = header === undefined || Array.isArray(header) ? 0 : Number(header);
-  if (!Number.isInteger(lastId) || lastId < 0) {
+  const lastId = parseLastEventId(header);
+  if (!lastId.ok) {
     sendError(
       res,
       400,
-      `Last-Event-ID must be the id of an event of this task (an integer ≥ 0), got ${JSON.stringify(header)}`,
+      `Last-Event-ID must be the id of an event of this task (decimal digits), got ${JSON.stringify(header)}`,
       'Last-Event-ID',
     );
     return;
@@ -71,7 +73,8 @@ export function getTaskEvents(req: IncomingMessage, res: ServerResponse, ports: 
     sendError(res, 404, unknownTask(task), 'task');
     return;
   }
-  streamEvents(res, ports.board, task, lastId);
+  if (req.method === 'HEAD') new SseStream(res).end();
+  else streamEvents(res, ports.board, task, lastId.id ?? 0);
 }
 
 interface Request {
@@ -156,6 +159,14 @@ function retryAfter(body: TerminalBody): Record<string, string> {
 
 function unknownTask(task: string): string {
   return `no task ${JSON.stringify(task)}: it never existed, or it ended more than 1000 tasks ago`;
+}
+
+/** Answers 503 when no new input is accepted now; true when it did. */
+export function refused(res: ServerResponse, ports: TaskPorts): boolean {
+  const why = ports.unavailable();
+  if (why === null) return false;
+  sendUnavailable(res, why);
+  return true;
 }
 
 /** The body, read and checked; null when an error was answered. */

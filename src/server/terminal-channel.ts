@@ -10,6 +10,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { Submission, SubmitResult, Terminal } from '../kernel/index.ts';
+import type { Unavailable } from './http-io.ts';
 
 export const TERMINAL_SOURCE = 'terminal';
 export const STOP_COMMAND = '/stop';
@@ -19,6 +20,8 @@ export interface TerminalPorts {
   readonly output: Writable;
   submit(sub: Submission): SubmitResult;
   nextId(prefix: string): string;
+  /** Why no new input is accepted now, or null; asked before every line. */
+  unavailable?(): Unavailable | null;
   /** Resolves with the task's terminal event. */
   terminal(task: string): Promise<Terminal>;
 }
@@ -44,6 +47,11 @@ export class TerminalChannel {
 
   private line(text: string): void {
     if (text === '') return;
+    const down = this.ports.unavailable?.() ?? null;
+    if (down !== null) {
+      this.print(`< [not accepted: ${down.message}; try again later]`);
+      return;
+    }
     const id = this.ports.nextId(TERMINAL_SOURCE);
     const stop = text === STOP_COMMAND;
     const sub: Submission = stop

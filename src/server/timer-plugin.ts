@@ -10,6 +10,7 @@
 import type { Clock, TimerId } from '../clock/index.ts';
 import type { Submission } from '../kernel/index.ts';
 import type { TimerConfig } from './config-schema.ts';
+import type { Unavailable } from './http-io.ts';
 
 export const TIMER_CHANNEL = 'timer';
 
@@ -18,8 +19,12 @@ export interface TimerPluginPorts {
   /** Submits one firing; the plugin does not wait for its terminal event. */
   submit(sub: Submission): void;
   nextId(): string;
+  /** Why no new input is accepted now, or null: a firing then is skipped (the next one comes as usual). */
+  unavailable?(): Unavailable | null;
   /** Told of each firing's outcome, for the log. */
   fired?(name: string, task: string): void;
+  /** Told of a firing skipped because no input was accepted. */
+  skipped?(name: string, why: Unavailable): void;
 }
 
 export class TimerPlugin {
@@ -53,6 +58,11 @@ export class TimerPlugin {
 
   private fire(timer: TimerConfig): void {
     if (this.stopped) return;
+    const down = this.ports.unavailable?.() ?? null;
+    if (down !== null) {
+      this.ports.skipped?.(timer.name, down);
+      return;
+    }
     const id = this.ports.nextId();
     this.ports.submit({
       id,

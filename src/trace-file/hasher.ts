@@ -11,6 +11,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
 import { canonicalLine } from './canonical-line.ts';
+import { openOutputFile, type OutputFile } from './output-file.ts';
 import { TraceFileWriter, type TraceHeader } from './writer.ts';
 /** Hash input is batched up to this many UTF-16 units. */
 const HASH_BATCH = 1 << 15;
@@ -18,10 +19,17 @@ const HASH_BATCH = 1 << 15;
 export interface TraceHasherOptions {
   /** Also write the lines to this file (created or truncated), the header first. */
   readonly path?: string;
-  /** The file's first line, `{"type":"trace.header",…}`. Not hashed. Ignored without `path`. */
+  /** Also write the lines to this open file, after what it holds (instead of `path`). */
+  readonly file?: OutputFile;
+  /** The run's first line in the file, `{"type":"trace.header",…}`. Not hashed. Ignored without a file. */
   readonly header?: TraceHeader;
   /** Also keep the lines (without newlines) in memory, readable through `lines`. */
   readonly keepLines?: boolean;
+  /**
+   * Told when the file cannot be written (a full disk, an I/O error), which is then let go: the hash
+   * and the count go on without it. Without this, the write's error is thrown to the sink's caller.
+   */
+  readonly onFileError?: (error: unknown) => void;
 }
 
 /**
@@ -35,10 +43,13 @@ export class TraceHasher implements TraceSink {
   private count = 0;
   /** Lines not yet fed to the hash: one native `update` per batch instead of per event. */
   private pendingHash = '';
+  private readonly onFileError: ((error: unknown) => void) | null;
 
   constructor(opts: TraceHasherOptions = {}) {
     this.kept = opts.keepLines === true ? [] : null;
-    this.file = opts.path === undefined ? null : new TraceFileWriter(opts.path, opts.header);
+    this.onFileError = opts.onFileError ?? null;
+    const file = opts.file ?? (opts.path === undefined ? undefined : openOutputFile(opts.path, 'create'));
+    this.file = file === undefined ? null : new TraceFileWriter(file, opts.header);
   }
 
   emit(event: TraceEvent): void {
@@ -47,7 +58,7 @@ export class TraceHasher implements TraceSink {
     this.pendingHash += `${line}\n`;
     if (this.pendingHash.length >= HASH_BATCH) this.feedHash();
     if (this.kept !== null) this.kept.push(line);
-    if (this.file !== null) this.file.write(`${line}\n`);
+    if (this.file !== null) this.toFile(() => this.file?.write(`${line}\n`));
   }
 
   /** Number of events hashed so far. */
@@ -74,8 +85,24 @@ export class TraceHasher implements TraceSink {
 
   /** Flushes and closes the file, if any. Idempotent. */
   close(): void {
-    if (this.file === null) return;
-    this.file.close();
+    const file = this.file;
+    if (file === null) return;
     this.file = null;
+    this.toFile(() => file.close());
+  }
+
+  /** A write to the file: with `onFileError`, a failure lets the file go and is told, once. */
+  private toFile(write: () => void): void {
+    if (this.onFileError === null) {
+      write();
+      return;
+    }
+    try {
+      write();
+    } catch (err) {
+      this.file?.discard();
+      this.file = null;
+      this.onFileError(err);
+    }
   }
 }

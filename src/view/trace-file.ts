@@ -4,7 +4,8 @@
  * kernel too, so it is lenient where it can be: it requires only the lead keys every event has (`seq,
  * t, agent, type`) and keeps the rest of each line as it is. An event type this version does not know is kept
  * and shown as an "other" marker; a line that is not an event is a problem, named by its line number,
- * and skipped.
+ * and skipped. A file `serve` appended to across restarts holds one run after another, each from its
+ * header; a timeline is one run, so a later header starts over and the last run is the one read.
  */
 import type { TraceEvent } from '../kernel/index.ts';
 
@@ -52,6 +53,7 @@ export function parseTrace(text: string): TraceFile {
     }
     if (parsed.type === 'trace.header') {
       header = headerOf(parsed);
+      records.length = 0;
       continue;
     }
     const lead = leadOf(parsed);

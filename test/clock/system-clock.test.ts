@@ -11,6 +11,25 @@ describe('SystemClock', () => {
     expect(t).toBeLessThanOrEqual(Date.now());
   });
 
+  it('does not follow the wall clock back: a step back after the start changes nothing now() returns', () => {
+    let wall = 1_000_000;
+    let mono = 50;
+    const c = new SystemClock({ wallMs: () => wall, monotonicMs: () => mono });
+    expect(c.now()).toBe(1_000_000);
+    mono += 1500.7;
+    wall -= 3_600_000; // an NTP step back of an hour
+    expect(c.now()).toBe(1_001_500);
+    mono += 10;
+    wall += 7_200_000; // and forward again
+    expect(c.now()).toBe(1_001_510);
+  });
+
+  it('starts from notBeforeMs when the wall clock is behind it, and from the wall clock otherwise', () => {
+    const mono = (): number => 7;
+    expect(new SystemClock({ wallMs: () => 1000, notBeforeMs: 5000, monotonicMs: mono }).now()).toBe(5000);
+    expect(new SystemClock({ wallMs: () => 9000, notBeforeMs: 5000, monotonicMs: mono }).now()).toBe(9000);
+  });
+
   it('sleep resolves after roughly ms', async () => {
     const c = new SystemClock();
     const start = c.now();

@@ -59,4 +59,41 @@ describe('serve: log format', () => {
     });
     expect(lines[1]).toBe('t=1500ms serve.start  listening on http://127.0.0.1:8787  version=0.1.0');
   });
+
+  it('escapes control characters in text lines: a newline cannot forge a line, an escape cannot reach the terminal', () => {
+    const lines: string[] = [];
+    const logger = new Logger(
+      'text',
+      (l) => lines.push(l),
+      () => 1500,
+    );
+    const forged = 'http\nt=1ms #1 root  task.terminal     http-9 done "forged"\u001b[2J\u0007\u009b31m\r';
+    logger.emit({
+      seq: 1,
+      t: 1500,
+      agent: 'root',
+      type: 'task.submitted',
+      task: 'http-1',
+      class: 'queued',
+      level: null,
+      kernel: false,
+      source: forged,
+      channel: 'http',
+    });
+    logger.server('output', forged, { channel: forged });
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      expect(line).toContain('http\\nt=1ms');
+      expect(line).toContain('\\u001b[2J\\u0007\\u009b31m\\r');
+    }
+    // JSON lines escape them already, as JSON does.
+    const json: string[] = [];
+    new Logger(
+      'json',
+      (l) => json.push(l),
+      () => 1500,
+    ).server('output', forged);
+    expect(json[0]?.split('\n')).toHaveLength(1);
+  });
 });

@@ -118,4 +118,61 @@ describe('serve: settings', () => {
       problems(resolveSettings({ config: configFile({ providers: PROVIDERS, tools: [tool, tool] }) }, {}))[0]?.path,
     ).toBe('tools[1].name');
   });
+
+  it('a token must be printable ASCII, wherever it comes from: no client could send another', () => {
+    for (const bad of ['caf\u00e9', 'tab\there', ' padded', 'line\nbreak']) {
+      const flag = problems(resolveSettings({ model: 'demo', token: bad }, {}));
+      expect(flag, JSON.stringify(bad)).toEqual([
+        { path: '--token', message: expect.stringContaining('printable ASCII') as string },
+      ]);
+      expect(problems(resolveSettings({ model: 'demo' }, { HOMEAGENT_TOKEN: bad }))[0]?.path).toBe('HOMEAGENT_TOKEN');
+      const file = configFile({ providers: PROVIDERS, http: { token: bad } });
+      expect(problems(resolveSettings({ config: file }, {}))[0]?.path).toBe('http.token');
+    }
+    // The message never repeats the token itself.
+    expect(problems(resolveSettings({ model: 'demo', token: 'secr\u00e9t' }, {}))[0]?.message).not.toContain('secr');
+    expect(resolveSettings({ model: 'demo', token: 'a-Z_0.9~+/=!' }, {}).ok).toBe(true);
+  });
+
+  it('a config file that cannot be used is one problem about the file, not also "providers: required"', () => {
+    const absent = join(dir, 'absent.json');
+    expect(problems(resolveSettings({ config: absent }, {}))).toEqual([
+      { path: '--config', message: expect.stringContaining(absent) as string },
+    ]);
+    expect(problems(resolveSettings({ config: configFile('{nope') }, {}))).toHaveLength(1);
+    // A file with providers and one unknown key: that key is the problem, the providers are there.
+    const typo = problems(resolveSettings({ config: configFile({ providers: PROVIDERS, htp: {} }) }, {}));
+    expect(typo.map((p) => p.path)).toEqual(['htp']);
+    // Without providers, that is said too.
+    const both = problems(resolveSettings({ config: configFile({ htp: {} }) }, {}));
+    expect(both.map((p) => p.path)).toEqual(['htp', 'providers']);
+  });
+
+  it('--host accepts every loopback form without a token: 127.1, 0x7f.1, ::ffff:127.0.0.1, LOCALHOST …', () => {
+    for (const host of [
+      '127.1',
+      '127.0.1',
+      '0x7f.1',
+      '0177.0.0.1',
+      '2130706433',
+      '::ffff:127.0.0.1',
+      '[::ffff:7f00:1]',
+      '0:0:0:0:0:0:0:1',
+      'LOCALHOST',
+      'localhost.',
+    ]) {
+      expect(isLoopbackHost(host), host).toBe(true);
+      expect(resolveSettings({ model: 'demo', host }, {}).ok, host).toBe(true);
+    }
+    for (const host of [
+      '128.0.0.1',
+      '127.0.0.1.example.org',
+      '1.127.0.0',
+      '::2',
+      '0x80.1',
+      '4294967296',
+      'localhost.org',
+    ])
+      expect(isLoopbackHost(host), host).toBe(false);
+  });
 });

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Provider } from '../../src/kernel/index.ts';
-import { createServer, type RunningServer, type ShutdownResult } from '../../src/server/create-server.ts';
+import {
+  createServer,
+  type RunningServer,
+  type ServerIo,
+  type ShutdownResult,
+} from '../../src/server/create-server.ts';
 import type { ServeSettings } from '../../src/server/settings.ts';
 
 export interface TestServer {
@@ -26,6 +31,7 @@ export interface TestServer {
 export async function startTestServer(
   overrides: Partial<ServeSettings> = {},
   provider?: Provider,
+  io: Pick<ServerIo, 'openOutputFile'> = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-server-'));
   const settings: ServeSettings = {
@@ -58,6 +64,7 @@ export async function startTestServer(
     env: {},
     onFatal: (err) => logs.push(`FATAL ${String(err)}`),
     ...(provider === undefined ? {} : { provider }),
+    ...io,
   });
   let stopped: Promise<ShutdownResult> | null = null;
   return {

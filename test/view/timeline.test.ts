@@ -167,6 +167,27 @@ describe('traces the simulator does not write', () => {
     expect(m.events).toBe(1);
   });
 
+  it('draws the last run of a file serve appended to across restarts', () => {
+    const submitted = {
+      type: 'task.submitted',
+      class: 'queued',
+      level: null,
+      kernel: false,
+      source: null,
+      channel: null,
+    };
+    const text = [
+      '{"type":"trace.header","serve":"0.1.0","startedAtMs":1000}',
+      lines({ t: 1000, task: 'http-1', ...submitted }, { t: 1001, task: 'http-2', ...submitted }),
+      '{"type":"trace.header","serve":"0.1.0","startedAtMs":5000}',
+      lines({ t: 5000, task: 'http-3', ...submitted }),
+    ].join('\n');
+    const m = model(text);
+    expect(m.events).toBe(1);
+    expect(m.problems).toEqual([]);
+    expect(onlyLane(m).tasks.map((t) => t.id)).toEqual(['http-3']);
+  });
+
   it('closes the spans of a trace cut short at its last event, with no terminal', () => {
     const lane = onlyLane(
       model(

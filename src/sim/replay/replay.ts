@@ -9,13 +9,17 @@
  * then emits the production trace, byte for byte; the trailer, when there is one, says what the hash
  * must be.
  *
+ * A journal serve appended to across restarts holds one run after another, each from its header: each
+ * is replayed on a fresh kernel, as each start of the server ran on one, and checked against its own
+ * trailer. The result is the last run's hash (the one the server printed last) and every run's checks.
+ *
  * Nothing here throws for a bad journal: unusable input is `unusable` with its problems (exit 2), a
  * replay that diverged or a kernel that threw is a result with `ok: false` (exit 1).
  */
 import { InvariantMonitor, Kernel, MonitoredSink, type KernelConfigInput, type Violation } from '../../kernel/index.ts';
 import { memoryPorts } from '../../memory/parsers.ts';
 import type { Problem } from '../scenario/index.ts';
-import { TraceHasher } from '../../trace-file/index.ts';
+import { openOutputFile, TraceHasher } from '../../trace-file/index.ts';
 import {
   openJournal,
   type BodyLine,
@@ -31,6 +35,23 @@ export interface ReplayOptions {
   readonly tracePath?: string;
 }
 
+/** One run of the journal: one start of the server, from its header to its trailer or its crash. */
+export interface RunResult {
+  /** The line of the run's header (1 for the first run). */
+  readonly line: number;
+  readonly ok: boolean;
+  readonly traceHash: string;
+  readonly events: number;
+  readonly inputs: number;
+  readonly trailer: { readonly traceHash: string; readonly events: number } | null;
+  readonly matches: boolean | null;
+}
+
+/**
+ * The replay of the whole journal: `traceHash`, `events`, `trailer` and `matches` are the last run's;
+ * the counts add up every run, and `ok` holds when every run reproduced. With more than one run, each
+ * divergence, warning and kernel error names its run.
+ */
 export interface ReplayResult {
   readonly ok: boolean;
   readonly traceHash: string;
@@ -46,6 +67,18 @@ export interface ReplayResult {
   readonly fatal: string | null;
   readonly violations: readonly Violation[];
   readonly warnings: readonly string[];
+  /** Every run of the journal, in order. */
+  readonly runs: readonly RunResult[];
+}
+
+/** What one run's replay found, before the runs are put together. */
+interface SessionResult {
+  readonly run: RunResult;
+  readonly memoryCalls: number;
+  readonly divergences: readonly string[];
+  readonly fatal: string | null;
+  readonly violations: readonly Violation[];
+  readonly warnings: readonly string[];
 }
 
 export type ReplayOutcome =
@@ -55,15 +88,17 @@ export type ReplayOutcome =
 export function replayJournal(path: string, version: string, opts: ReplayOptions = {}): ReplayOutcome {
   const opened = openJournal(path, version);
   if (!opened.ok) return { kind: 'unusable', problems: opened.problems };
-  let session: ReplaySession;
-  try {
-    session = new ReplaySession(opened.header, path, opts);
-  } catch (err) {
-    return {
-      kind: 'unusable',
-      problems: [{ path: opts.tracePath === undefined ? 'header.kernel' : '--trace', message: errorText(err) }],
-    };
-  }
+  const start = (header: JournalHeader, line: number): ReplaySession | Problem => {
+    try {
+      return new ReplaySession(header, line, path, opts);
+    } catch (err) {
+      const where = line === 1 ? 'header.kernel' : `line ${line} header.kernel`;
+      return { path: opts.tracePath === undefined ? where : '--trace', message: errorText(err) };
+    }
+  };
+  let session = start(opened.header, 1);
+  if (!(session instanceof ReplaySession)) return { kind: 'unusable', problems: [session] };
+  const done: SessionResult[] = [];
   try {
     for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
       const item = next.value;
@@ -74,13 +109,45 @@ export function replayJournal(path: string, version: string, opts: ReplayOptions
         );
         break;
       }
+      if (item.kind === 'run') {
+        done.push(session.finish());
+        session.close();
+        const later = start(item.header, item.number);
+        if (!(later instanceof ReplaySession)) return { kind: 'unusable', problems: [later] };
+        session = later;
+        continue;
+      }
       const problem = session.take(item.line, item.number);
       if (problem !== null) return { kind: 'unusable', problems: [problem] };
     }
-    return { kind: 'replayed', result: session.finish() };
+    done.push(session.finish());
+    return { kind: 'replayed', result: combine(done) };
   } finally {
     session.close();
   }
+}
+
+function combine(sessions: readonly SessionResult[]): ReplayResult {
+  const last = sessions.at(-1);
+  if (last === undefined) throw new Error('REPLAY: a journal has at least one run');
+  const many = sessions.length > 1;
+  const tagged = (s: SessionResult, i: number, texts: readonly string[]): string[] =>
+    texts.map((text) => (many ? `run ${i + 1} (line ${s.run.line}): ${text}` : text));
+  const fatals = sessions.flatMap((s, i) => (s.fatal === null ? [] : tagged(s, i, [s.fatal])));
+  return {
+    ok: sessions.every((s) => s.run.ok),
+    traceHash: last.run.traceHash,
+    events: last.run.events,
+    inputs: sessions.reduce((sum, s) => sum + s.run.inputs, 0),
+    memoryCalls: sessions.reduce((sum, s) => sum + s.memoryCalls, 0),
+    trailer: last.run.trailer,
+    matches: last.run.matches,
+    divergences: sessions.flatMap((s, i) => tagged(s, i, s.divergences)),
+    fatal: fatals[0] ?? null,
+    violations: sessions.flatMap((s) => s.violations),
+    warnings: sessions.flatMap((s, i) => tagged(s, i, s.warnings)),
+    runs: sessions.map((s) => s.run),
+  };
 }
 
 class ReplaySession {
@@ -95,14 +162,20 @@ class ReplaySession {
   private fatal: string | null = null;
   private readonly warnings: string[] = [];
 
-  constructor(header: JournalHeader, path: string, opts: ReplayOptions) {
+  /** `line`: where the run's header is; a later run's trace goes after the earlier runs' in the file. */
+  constructor(
+    header: JournalHeader,
+    private readonly line: number,
+    path: string,
+    opts: ReplayOptions,
+  ) {
+    const traceHeader = { replayOf: path, homeagent: header.homeagent, startedAtMs: header.startedAtMs };
     this.hasher = new TraceHasher(
       opts.tracePath === undefined
         ? {}
-        : {
-            path: opts.tracePath,
-            header: { replayOf: path, homeagent: header.homeagent, startedAtMs: header.startedAtMs },
-          },
+        : line === 1
+          ? { path: opts.tracePath, header: traceHeader }
+          : { file: openOutputFile(opts.tracePath, 'append'), header: traceHeader },
     );
     this.monitored = new MonitoredSink(this.hasher, new InvariantMonitor({ builtinPlugins: header.builtinPlugins }));
     // The header's kernel configuration is the resolved one production ran with.
@@ -145,9 +218,9 @@ class ReplaySession {
     }
   }
 
-  finish(): ReplayResult {
+  finish(): SessionResult {
     this.flush();
-    this.memory.leftOver('the end of the journal');
+    this.memory.leftOver('the end of the run');
     const traceHash = this.hasher.digest();
     const events = this.hasher.events;
     const trailer = this.trailer === null ? null : { traceHash: this.trailer.traceHash, events: this.trailer.events };
@@ -156,13 +229,16 @@ class ReplaySession {
       this.warnings.push('no trailer: the server did not shut down cleanly, so there is no final hash to compare with');
     const divergences = this.memory.divergenceList;
     return {
-      ok: matches !== false && divergences.length === 0 && this.fatal === null,
-      traceHash,
-      events,
-      inputs: this.inputs,
+      run: {
+        line: this.line,
+        ok: matches !== false && divergences.length === 0 && this.fatal === null,
+        traceHash,
+        events,
+        inputs: this.inputs,
+        trailer,
+        matches,
+      },
       memoryCalls: this.memory.callCount,
-      trailer,
-      matches,
       divergences,
       fatal: this.fatal,
       violations: this.monitored.violations,

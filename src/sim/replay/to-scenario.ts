@@ -16,6 +16,8 @@
  *    did), which is what the round trip guarantees. Memory is not carried over: the simulator starts
  *    from an empty graph memory, so recalls and consolidation counts may differ, and a failed tool's
  *    output is the simulator's own.
+ * A journal serve appended to across restarts holds several runs; the scenario is the last one (each
+ * start of the server is a world of its own), and the replay's warnings say so.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,20 +86,36 @@ function fromReplay(
 ): ToScenarioOutcome {
   const opened = openJournal(path, version);
   if (!opened.ok) return { kind: 'unusable', problems: opened.problems };
-  const inputs: TimedInput[] = [];
+  let header = opened.header;
+  let inputs: TimedInput[] = [];
   for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
     const item = next.value;
-    if (item.kind !== 'line') break;
-    if (item.line.type === 'input') inputs.push({ nowMs: item.line.nowMs, input: item.line.input });
+    if (item.kind === 'run') {
+      header = item.header;
+      inputs = [];
+    } else if (item.kind !== 'line') break;
+    else if (item.line.type === 'input') inputs.push({ nowMs: item.line.nowMs, input: item.line.input });
   }
-  return { kind: 'scenario', ...buildScenario(path, opened.header, inputs, events), replay };
+  const last = replay.runs.at(-1);
+  const note =
+    replay.runs.length > 1 && last !== undefined
+      ? [
+          `the journal holds ${replay.runs.length} runs (one per start of the server); the scenario is the last, from line ${last.line}`,
+        ]
+      : [];
+  const result = { ...replay, warnings: [...replay.warnings, ...note] };
+  return { kind: 'scenario', ...buildScenario(path, header, inputs, events), replay: result };
 }
 
-/** The events of a trace file: every line after its header. */
+/** The events of the last run of a trace file: every line after its last header. */
 function readTrace(tracePath: string): TraceEvent[] {
   const lines = readFileSync(tracePath, 'utf8').split('\n');
+  let start = 0;
+  lines.forEach((l, i) => {
+    if (l.startsWith('{"type":"trace.header"')) start = i + 1;
+  });
   return lines
-    .slice(1)
+    .slice(start)
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as TraceEvent);
 }

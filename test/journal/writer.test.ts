@@ -1,0 +1,109 @@
+/**
+ * The journal writer's failure states (docs/spec.md §13.1a "a write failure is not a crash"), on an
+ * in-memory twin of the OutputFile port: a write that fails half-way leaves no partial line, the lines
+ * that come meanwhile wait in order, and a successful retry leaves the file exactly as if nothing had
+ * failed; past BACKLOG_BYTES_MAX the journal is abandoned where the failure began.
+ */
+import { describe, expect, it } from 'vitest';
+import { BACKLOG_BYTES_MAX, JournalWriter, type JournalHeader } from '../../src/journal/index.ts';
+import type { OutputFile } from '../../src/trace-file/index.ts';
+
+class MemoryFile implements OutputFile {
+  text = '';
+  full = false;
+  truncateFails = false;
+
+  append(text: string): void {
+    if (!this.full) {
+      this.text += text;
+      return;
+    }
+    this.text += text.slice(0, Math.ceil(text.length / 2));
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  }
+
+  size(): number {
+    return Buffer.byteLength(this.text);
+  }
+
+  tail(bytes: number): Buffer {
+    const all = Buffer.from(this.text);
+    return all.subarray(Math.max(0, all.length - bytes));
+  }
+
+  truncate(bytes: number): void {
+    if (this.truncateFails) throw new Error('EIO: i/o error, ftruncate');
+    this.text = Buffer.from(this.text).subarray(0, bytes).toString();
+  }
+
+  close(): void {}
+}
+
+const HEADER = { type: 'journal.header', journalVersion: 1, homeagent: 'test', startedAtMs: 0 } as JournalHeader;
+
+function recorder(): { log: string[]; events: ConstructorParameters<typeof JournalWriter>[2] } {
+  const log: string[] = [];
+  return {
+    log,
+    events: {
+      failed: (err) => log.push(`failed ${err instanceof Error ? err.message : String(err)}`),
+      recovered: (lines) => log.push(`recovered ${lines}`),
+      abandoned: (lines) => log.push(`abandoned ${lines}`),
+    },
+  };
+}
+
+function finishLine(nowMs: number): string {
+  return `${JSON.stringify({ type: 'finish', nowMs, drained: true, stoppedAgents: [] })}\n`;
+}
+
+describe('JournalWriter on a failing file', () => {
+  it('cuts a half-written line, keeps what comes meanwhile, and is whole again after the retry', () => {
+    const file = new MemoryFile();
+    const { log, events } = recorder();
+    const writer = new JournalWriter(file, HEADER, events);
+    writer.finish(1, true, []);
+    file.full = true;
+    writer.finish(2, true, []);
+    writer.finish(3, true, []);
+    expect(writer.state).toBe('failing');
+    expect(file.text).toBe(`${JSON.stringify(HEADER)}\n${finishLine(1)}`);
+    expect(writer.retry()).toBe(false);
+    file.full = false;
+    expect(writer.retry()).toBe(true);
+    expect(writer.state).toBe('writing');
+    writer.finish(4, true, []);
+    expect(file.text).toBe(`${JSON.stringify(HEADER)}\n${[1, 2, 3, 4].map(finishLine).join('')}`);
+    expect(log).toEqual(['failed ENOSPC: no space left on device, write', 'recovered 2']);
+    expect(writer.unwritten).toBe(0);
+  });
+
+  it('a file that cannot even be cut back is retried only once it can be', () => {
+    const file = new MemoryFile();
+    const writer = new JournalWriter(file, HEADER, recorder().events);
+    file.full = true;
+    file.truncateFails = true;
+    writer.finish(1, true, []);
+    file.full = false;
+    expect(writer.retry()).toBe(false);
+    file.truncateFails = false;
+    expect(writer.retry()).toBe(true);
+    expect(file.text).toBe(`${JSON.stringify(HEADER)}\n${finishLine(1)}`);
+  });
+
+  it(`is abandoned where the failure began once more than ${BACKLOG_BYTES_MAX} bytes wait`, () => {
+    const file = new MemoryFile();
+    const { log, events } = recorder();
+    const writer = new JournalWriter(file, HEADER, events);
+    file.full = true;
+    const big = ['x'.repeat(1 << 20)];
+    for (let i = 0; i < 20; i += 1) writer.finish(i, true, big);
+    expect(writer.state).toBe('abandoned');
+    expect(log.filter((l) => l.startsWith('abandoned'))).toHaveLength(1);
+    file.full = false;
+    expect(writer.retry()).toBe(false);
+    writer.trailer('h', 1);
+    expect(file.text).toBe(`${JSON.stringify(HEADER)}\n`);
+    expect(writer.unwritten).toBe(21);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * docs/spec.md §13.1a "Ids are never reused": task ids are unique for a data directory across
+ * restarts, so a lookup after a restart never returns another client's task. Over real sockets with a
+ * server started twice on one data directory, and on the counter itself for a crash (no clean
+ * shutdown) and a counter file that cannot be written.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ID_BLOCK, TaskIds, type CounterStore } from '../../src/server/task-ids.ts';
+import { postJson, startTestServer } from './support.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'homeagent-task-ids-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function submitTwice(dataDir: string): Promise<string[]> {
+  const s = await startTestServer({ dataDir });
+  try {
+    const ids: string[] = [];
+    for (const text of ['one', 'two']) {
+      const res = await postJson(`${s.url}/v1/inputs`, { text });
+      ids.push(res.headers.get('homeagent-task') ?? '');
+      await res.text();
+    }
+    if (ids[0] !== 'http-1') expect((await fetch(`${s.url}/v1/tasks/http-1`)).status).toBe(404);
+    return ids;
+  } finally {
+    await s.stop();
+  }
+}
+
+describe('serve: task ids are never reused', () => {
+  it('a restart on the same data directory goes on numbering; the old ids are unknown, not someone else’s', async () => {
+    const dataDir = join(root, 'data');
+    expect(await submitTwice(dataDir)).toEqual(['http-1', 'http-2']);
+    expect(await submitTwice(dataDir)).toEqual(['http-3', 'http-4']);
+  });
+
+  it('after a crash (no clean shutdown) numbering goes on past every id the crashed run could have used', () => {
+    const dir = join(root, 'crash');
+    const first = TaskIds.open(dir);
+    expect([first.next('http'), first.next('timer'), first.next('terminal')]).toEqual([
+      'http-1',
+      'timer-2',
+      'terminal-3',
+    ]);
+    // No close(): the process died.
+    const second = TaskIds.open(dir);
+    expect(second.next('http')).toBe(`http-${ID_BLOCK + 1}`);
+    second.close();
+    expect(TaskIds.open(dir).next('http')).toBe(`http-${ID_BLOCK + 2}`);
+  });
+
+  it('when the counter cannot be moved on, no id is handed out until it can', () => {
+    let failing = false;
+    let stored: string | null = null;
+    const store: CounterStore = {
+      path: 'task-ids.json',
+      read: () => stored,
+      write: (text) => {
+        if (failing) throw new Error('ENOSPC: no space left on device, write');
+        stored = text;
+      },
+    };
+    const ids = new TaskIds(store);
+    for (let i = 1; i < ID_BLOCK; i += 1) ids.next('http');
+    expect(ids.ready()).toBe(true);
+    expect(ids.next('http')).toBe(`http-${ID_BLOCK}`);
+    failing = true;
+    expect(ids.ready()).toBe(false);
+    expect(ids.problem).toContain('ENOSPC');
+    failing = false;
+    expect(ids.ready()).toBe(true);
+    expect(ids.next('http')).toBe(`http-${ID_BLOCK + 1}`);
+  });
+});
