@@ -150,7 +150,8 @@ export class AgentTree {
       plugin: inbound.plugin,
       owner: inbound.owner,
     });
-    for (const name of inputChs) this.deps.registry.assign(name, child.agentId);
+    // The child's queue bound is recorded on each of its inputchs, where `input_channels detail` shows it.
+    for (const name of inputChs) this.deps.registry.assign(name, child.agentId, spec.capacity ?? 0);
     if (spec.taskPrompt !== undefined && spec.taskPrompt.length > 0) {
       child.createTreeTask(
         { level: null, source: parentSource(parentId), channel: homeChannel(child), text: spec.taskPrompt },
