@@ -623,6 +623,8 @@ export class TreeModel {
     agent.notes.clear();
     const total = agent.context.reduce((n, e) => n + eventTokens(e), 0);
     agent.state = total < FULL_RATIO * agent.window ? 'running' : 'contextfull';
+    // Still full: the latch re-arms at once, so the next Prepare signals again.
+    if (agent.state === 'contextfull') agent.latchArmed = true;
     return plan;
   }
 

@@ -55,7 +55,6 @@ import type { Terminal } from '../task/terminal.ts';
 import { encodeTimerKey, type TimerKey } from '../timers.ts';
 import type { ChildOps } from '../builtins/child-tools.ts';
 import type { ChildControl } from '../children/control.ts';
-import { stateAfterCompress } from '../children/context-full.ts';
 import type { CompressPlan } from '../children/compress-plan.ts';
 import type { ChildSeat } from '../children/seat.ts';
 import type { TreeTask } from './intake.ts';
@@ -499,7 +498,7 @@ export class Agent implements StepHost {
       seat.table.clear();
       seat.droppedByCompress += dropped;
       // The compress task runs on the child itself, so the child is live here.
-      this.state = stateAfterCompress(this.context.accumulatedTokens(), seat.windowTokens);
+      this.state = seat.afterCompress(this.context.accumulatedTokens());
     }
     // A summary is asked for only when there are older events.
     this.trace(nowMs, {
