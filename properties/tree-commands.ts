@@ -162,6 +162,7 @@ export const reached = {
   compressSummarised: 0,
   compressFailed: 0,
   compressNothingOlder: 0,
+  compressesSpared: 0,
   superseded: 0,
   agentStops: 0,
   rootStops: 0,
@@ -282,6 +283,7 @@ export function finishRun(m: TreeState, r: RealTree): void {
   reached.compressSummarised += m.compressions.summarised;
   reached.compressFailed += m.compressions.failed;
   reached.compressNothingOlder += m.compressions.nothing;
+  reached.compressesSpared += m.compressesSpared;
   reached.superseded += [...m.terminals.values()].filter((t) => t.kind === 'superseded').length;
   if (r.monitor.violations.length > 0)
     throw new ModelDisagreement(`monitor violations at the end: ${JSON.stringify(r.monitor.violations)}`);

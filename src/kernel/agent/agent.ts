@@ -308,15 +308,20 @@ export class Agent implements StepHost {
 
   /**
    * Before an input is admitted: an rt child's single slot (C1, C2) — whatever is pending or running
-   * ends `superseded`, its frame dropped, and the newcomer takes the slot.
+   * ends `superseded`, its frame dropped, and the newcomer takes the slot. A compress is the one
+   * exception (docs/spec.md §10.1): critical as a whole on every kind, it is never superseded; the
+   * newcomer waits beside it, replacing any older input there, and starts when it has ended.
    */
   private beforeAdmission(nowMs: number): void {
     if (this.seat === null || this.seat.kind.deliver !== 'slot') return;
     // Stryker disable next-line ConditionalExpression: an empty slot has nothing to supersede, and stopping nothing changes nothing
     if (this.core.pendingCount() === 0) return;
-    this.calls.abandonAll(nowMs, 'superseded');
-    this.current = null;
-    this.core.stopAll(SUPERSEDED, nowMs);
+    const running = this.current;
+    if (running !== null && !running.compress) {
+      this.calls.abandonAll(nowMs, 'superseded');
+      this.current = null;
+    }
+    this.core.supersede(SUPERSEDED, nowMs, (id) => this.tasks.get(id).compress);
     this.flushEffects();
   }
 
