@@ -25,6 +25,8 @@ export class ChildSeat {
     /** The child's light memory (temp store + read-only main), or null when the kernel has none. */
     readonly memory: ChildMemory | null,
     readonly createdAtMs: number,
+    /** Spawned by the kernel as an offload helper (docs/spec.md §10.7): the kernel knows its helpers by this, never by their id. */
+    readonly offloadOwned: boolean = false,
   ) {}
 
   /** After a Prepare step: 'signal' exactly when the parent must get its one L4 (docs/spec.md §10.5). */

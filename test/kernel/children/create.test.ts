@@ -95,6 +95,7 @@ describe('create (docs/spec.md §10.2)', () => {
         rounds: 0,
         tableSize: 0,
         createdAt: 0,
+        offloadOwned: false,
       },
     ]);
     w.queued('msg', 'a message on qq/a', { source: 'qq', channel: 'qq/a' });

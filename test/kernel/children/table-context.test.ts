@@ -359,6 +359,7 @@ describe('inspect (docs/spec.md §10.3)', () => {
       contextTokens: 50,
       window: 100,
       droppedByCompress: 0,
+      offloadOwned: false,
     });
 
     expect(w.rec.events.filter((e) => e.agent === 'c1')).toHaveLength(childEvents);
