@@ -275,9 +275,9 @@ function buildControl(c: RawControl, residents: number, tag: string): JsonValue 
         action: 'create',
         id: `n-${tag}`,
         kind: c.kind === 0 ? 'resident' : 'rt',
-        taskPrompt: `prompt of n-${tag}`,
+        task_prompt: `prompt of n-${tag}`,
       };
-      if (c.channel !== null) args.inputChs = [RESIDENT_CHANNELS[c.channel] as string];
+      if (c.channel !== null) args.input_chs = [RESIDENT_CHANNELS[c.channel] as string];
       return args;
     }
   }

@@ -279,6 +279,36 @@ export class SchedulerModel {
     return ending.map((t) => t.id);
   }
 
+  /**
+   * docs/spec.md §10.1, an rt child's slot before a newcomer: `stopAll`, except that the tasks `spare`
+   * names (a compress, critical as a whole) stay where they are, unarmed only if their arm is gone.
+   */
+  supersede(terminal: Terminal, spare: (id: string) => boolean): string[] {
+    const ends = (t: ModelTask): boolean => !spare(t.id);
+    const ending: ModelTask[] = [];
+    if (this.running !== null && ends(this.running)) {
+      ending.push(this.running);
+      this.counters.executed += 1;
+      this.running = null;
+      this.critical = false;
+      this.dropCooldownTimer();
+    }
+    if (this.immediate !== null && ends(this.immediate)) {
+      ending.push(this.immediate);
+      this.immediate = null;
+    }
+    for (const level of [4, 3, 2, 1] as const) ending.push(...this.levelQueues[level].filter(ends));
+    ending.push(...this.queue.filter(ends));
+    ending.push(...this.stack.map((e) => e.task).reverse());
+    for (const task of ending) this.terminal(task, terminal);
+    for (const level of [4, 3, 2, 1] as const)
+      this.levelQueues[level] = this.levelQueues[level].filter((t) => !ends(t));
+    this.queue = this.queue.filter((t) => !ends(t));
+    this.stack = [];
+    if (this.running === null || this.armed !== this.immediate) this.armed = null;
+    return ending.map((t) => t.id);
+  }
+
   takeEffects(): SchedulerEffect[] {
     const effects = this.effects;
     this.effects = [];

@@ -162,6 +162,7 @@ export const reached = {
   compressSummarised: 0,
   compressFailed: 0,
   compressNothingOlder: 0,
+  compressesSpared: 0,
   superseded: 0,
   agentStops: 0,
   rootStops: 0,
@@ -282,6 +283,7 @@ export function finishRun(m: TreeState, r: RealTree): void {
   reached.compressSummarised += m.compressions.summarised;
   reached.compressFailed += m.compressions.failed;
   reached.compressNothingOlder += m.compressions.nothing;
+  reached.compressesSpared += m.compressesSpared;
   reached.superseded += [...m.terminals.values()].filter((t) => t.kind === 'superseded').length;
   if (r.monitor.violations.length > 0)
     throw new ModelDisagreement(`monitor violations at the end: ${JSON.stringify(r.monitor.violations)}`);
@@ -319,14 +321,14 @@ function answerReal(r: RealTree, task: string, answer: Answer): void {
   }
 }
 
+/** The `resident_agents` arguments the harness writes, by their docs/spec.md §9.1 names. */
 interface ControlArgs {
   readonly action: string;
   readonly id?: string;
   readonly text?: string;
   readonly kind?: string;
-  readonly inputChs?: readonly string[];
-  readonly taskPrompt?: string;
-  readonly contextWindowTokens?: number;
+  readonly input_chs?: readonly string[];
+  readonly task_prompt?: string;
   readonly residual?: Residual;
   readonly channels?: Disposition;
 }
@@ -355,9 +357,10 @@ function applyControl(m: TreeState, args: ControlArgs): boolean {
     const spec: ChildSpecModel = {
       id,
       kind: args.kind ?? 'resident',
-      inputChs: args.inputChs ?? [],
-      taskPrompt: args.taskPrompt === undefined ? null : { text: args.taskPrompt, script: scriptOf(args.taskPrompt) },
-      window: args.contextWindowTokens ?? null,
+      inputChs: args.input_chs ?? [],
+      taskPrompt:
+        args.task_prompt === undefined ? null : { text: args.task_prompt, script: scriptOf(args.task_prompt) },
+      window: null,
       capacity: null,
     };
     const ok = m.create(ROOT, spec);
@@ -450,6 +453,11 @@ function channelsOf(mask: number, unknown: boolean): string[] {
   return unknown ? [...names, 'ch-unknown'] : names;
 }
 
+/**
+ * A child of the root. Without a window of its own it is the root's model's `resident_agents create`;
+ * with one it comes through the door (`child.create`), as a scenario's residents do: the tool takes no
+ * window (docs/spec.md §9.1).
+ */
 class Create extends Base {
   constructor(
     readonly kind: Kind | 'bogus',
@@ -465,21 +473,55 @@ class Create extends Base {
     m.createSeq += 1;
     const existing = m.children()[0];
     const id = this.duplicate && existing !== undefined ? existing.id : `k${m.createSeq}`;
-    const args: { -readonly [K in keyof ControlArgs]: ControlArgs[K] } = {
+    const inputChs = channelsOf(this.mask, this.unknownChannel);
+    const taskPrompt = this.prompt === null ? null : `prompt of ${id} (${this.prompt})`;
+    if (this.window !== null) {
+      const created = createThroughDoor(m, r, ROOT, {
+        id,
+        kind: this.kind,
+        inputChs,
+        taskPrompt: taskPrompt === null || this.prompt === null ? null : { text: taskPrompt, script: this.prompt },
+        window: this.window,
+        capacity: null,
+      });
+      if (created) reached.kinds[this.kind] = (reached.kinds[this.kind] ?? 0) + 1;
+      return;
+    }
+    runControl(m, r, {
       action: 'create',
       id,
       kind: this.kind,
-      inputChs: channelsOf(this.mask, this.unknownChannel),
-    };
-    if (this.prompt !== null) {
-      args.taskPrompt = `prompt of ${id} (${this.prompt})`;
-    }
-    if (this.window !== null) args.contextWindowTokens = this.window;
-    runControl(m, r, args);
+      input_chs: inputChs,
+      ...(taskPrompt === null ? {} : { task_prompt: taskPrompt }),
+    });
   }
   toString(): string {
     return `create('${this.kind}', ${bits(this.mask)}, ${this.prompt === null ? 'null' : `'${this.prompt}'`}, ${String(this.window)}${this.duplicate || this.unknownChannel ? `, ${String(this.duplicate)}, ${String(this.unknownChannel)}` : ''})`;
   }
+}
+
+/**
+ * `child.create` under `parent` in both systems; the kernel must create exactly when the model does.
+ * Returns whether the child was created.
+ */
+function createThroughDoor(m: TreeState, r: RealTree, parent: string, spec: ChildSpecModel): boolean {
+  const expected = m.createProblem(parent, spec) === null;
+  m.create(parent, spec);
+  m.settle();
+  const result = r.world.feed({
+    type: 'child.create',
+    parent,
+    spec: {
+      id: spec.id,
+      kind: spec.kind,
+      inputChs: spec.inputChs,
+      ...(spec.taskPrompt === null ? {} : { taskPrompt: spec.taskPrompt.text }),
+      ...(spec.window === null ? {} : { contextWindowTokens: spec.window }),
+      ...(spec.capacity === null ? {} : { capacity: spec.capacity }),
+    },
+  });
+  same(`child.create ${spec.id} under ${parent}`, result.kind, expected ? 'created' : 'refused');
+  return expected;
 }
 
 /** A grandchild, through the door (`child.create` with a parent): the control plane is the root's only. */
@@ -499,33 +541,15 @@ class CreateUnder extends Base {
     if (parent === null) return;
     m.createSeq += 1;
     const id = `k${m.createSeq}`;
-    const inputChs = channelsOf(this.mask, false);
-    const taskPrompt = this.prompt === null ? undefined : `prompt of ${id} (${this.prompt})`;
-    const spec: ChildSpecModel = {
+    const created = createThroughDoor(m, r, parent.id, {
       id,
       kind: this.kind,
-      inputChs,
-      taskPrompt: taskPrompt === undefined || this.prompt === null ? null : { text: taskPrompt, script: this.prompt },
+      inputChs: channelsOf(this.mask, false),
+      taskPrompt: this.prompt === null ? null : { text: `prompt of ${id} (${this.prompt})`, script: this.prompt },
       window: this.window,
       capacity: this.capacity,
-    };
-    const expected = m.createProblem(parent.id, spec) === null;
-    m.create(parent.id, spec);
-    m.settle();
-    const result = r.world.feed({
-      type: 'child.create',
-      parent: parent.id,
-      spec: {
-        id,
-        kind: this.kind,
-        inputChs,
-        ...(taskPrompt === undefined ? {} : { taskPrompt }),
-        ...(this.window === null ? {} : { contextWindowTokens: this.window }),
-        ...(this.capacity === null ? {} : { capacity: this.capacity }),
-      },
     });
-    same(`child.create ${id} under ${parent.id}`, result.kind, expected ? 'created' : 'refused');
-    if (expected) {
+    if (created) {
       reached.grandchildren += 1;
       reached.kinds[this.kind] = (reached.kinds[this.kind] ?? 0) + 1;
     }

@@ -176,6 +176,8 @@ export class TreeModel {
   readonly moved: MovedModel[] = [];
   /** How the compress tasks ended: summarised, summary call failed, nothing older to summarise. */
   readonly compressions = { summarised: 0, failed: 0, nothing: 0 };
+  /** Newcomers on an rt child that waited beside a compress instead of superseding it. */
+  compressesSpared = 0;
 
   constructor(
     readonly maxQueue: number,
@@ -466,10 +468,16 @@ export class TreeModel {
     this.takeTerminals(agent);
   }
 
-  /** An rt child's single slot (docs/spec.md §10.1): whatever it holds ends `superseded` before a newcomer. */
+  /**
+   * An rt child's single slot (docs/spec.md §10.1): whatever it holds ends `superseded` before a newcomer —
+   * but a compress, critical as a whole, is never superseded: it stays, and the newcomer waits beside it.
+   */
   private supersede(agent: ModelAgent): void {
     if (agent.kind !== 'rt' || pendingCount(agent) === 0) return;
-    agent.sched.stopAll({ kind: 'superseded', reply: '' });
+    const running = agent.sched.running === null ? null : this.task(agent.sched.running.id);
+    if (running !== null && !running.compress) running.waiting = false;
+    if ([...this.owner].some(([id, at]) => at === agent.id && this.task(id).compress)) this.compressesSpared += 1;
+    agent.sched.supersede({ kind: 'superseded', reply: '' }, (id) => this.task(id).compress);
     this.takeTerminals(agent);
   }
 
@@ -623,6 +631,8 @@ export class TreeModel {
     agent.notes.clear();
     const total = agent.context.reduce((n, e) => n + eventTokens(e), 0);
     agent.state = total < FULL_RATIO * agent.window ? 'running' : 'contextfull';
+    // Still full: the latch re-arms at once, so the next Prepare signals again.
+    if (agent.state === 'contextfull') agent.latchArmed = true;
     return plan;
   }
 

@@ -79,6 +79,7 @@ describe('agent tree against a naive model of docs/spec.md §10 (S4–S20, C1–
       ['compress tasks whose summary failed', reached.compressFailed, 2],
       ['compress tasks with nothing older', reached.compressNothingOlder, 12],
       ['rt tasks superseded', reached.superseded, 30],
+      ['rt newcomers that waited beside a compress', reached.compressesSpared, 3],
       ['agent.stop of a live child', reached.agentStops, 6],
     ];
     for (const [name, n, floor] of floors) expect(n, name).toBeGreaterThanOrEqual(floor);

@@ -31,15 +31,16 @@ describe('agent tree regressions (model-based replay)', () => {
 
   it('docs/spec.md §10.3, §10.5: with parentMessage "discard", a compress suspends the task it preempts, as it does by default', () => {
     // Found by the property: the compress counted as a parent message, so x2 failed ("discarded by a
-    // parent message") and its failed turn was committed just before the compress ran.
+    // parent message") and its failed turn was committed just before the compress ran. (A create with a
+    // window comes through the door and takes no control task, so the input is x1.)
     const { real } = replay(DISCARD, [
       create('resident', 0b000, null, 150),
       submit(0, 'plain', null, null),
       compress(0, false),
     ]);
     const suspended = real.world.rec.events.filter((e) => e.type === 'task.suspend').map((e) => e.task);
-    expect(suspended).toEqual(['x2']);
-    expect(real.terminals.get('x2')).toEqual({ kind: 'skipped', reason: 'agent_stopped', reply: '' });
+    expect(suspended).toEqual(['x1']);
+    expect(real.terminals.get('x1')).toEqual({ kind: 'skipped', reason: 'agent_stopped', reply: '' });
   });
 
   it('docs/spec.md §10.3: with parentMessage "discard", a message that cannot preempt the running L4 message waits and fails nothing', () => {
@@ -69,7 +70,7 @@ describe('agent tree regressions (model-based replay)', () => {
       send(0, 'plain'),
       answer(0),
     ]);
-    expect(real.terminals.get('x2')).toEqual({
+    expect(real.terminals.get('x1')).toEqual({
       kind: 'failed',
       reason: null,
       reply: 'processing error: discarded by a parent message',

@@ -180,6 +180,7 @@ function dump(): KernelDump {
     maxStackDepth: 1,
     contextfullSignals: 0,
     droppedByCompress: 0,
+    offloadOwned: false,
     context: CONTEXT,
     current: null,
     scheduler: {

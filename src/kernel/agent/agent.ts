@@ -55,7 +55,6 @@ import type { Terminal } from '../task/terminal.ts';
 import { encodeTimerKey, type TimerKey } from '../timers.ts';
 import type { ChildOps } from '../builtins/child-tools.ts';
 import type { ChildControl } from '../children/control.ts';
-import { stateAfterCompress } from '../children/context-full.ts';
 import type { CompressPlan } from '../children/compress-plan.ts';
 import type { ChildSeat } from '../children/seat.ts';
 import type { TreeTask } from './intake.ts';
@@ -309,15 +308,20 @@ export class Agent implements StepHost {
 
   /**
    * Before an input is admitted: an rt child's single slot (C1, C2) — whatever is pending or running
-   * ends `superseded`, its frame dropped, and the newcomer takes the slot.
+   * ends `superseded`, its frame dropped, and the newcomer takes the slot. A compress is the one
+   * exception (docs/spec.md §10.1): critical as a whole on every kind, it is never superseded; the
+   * newcomer waits beside it, replacing any older input there, and starts when it has ended.
    */
   private beforeAdmission(nowMs: number): void {
     if (this.seat === null || this.seat.kind.deliver !== 'slot') return;
     // Stryker disable next-line ConditionalExpression: an empty slot has nothing to supersede, and stopping nothing changes nothing
     if (this.core.pendingCount() === 0) return;
-    this.calls.abandonAll(nowMs, 'superseded');
-    this.current = null;
-    this.core.stopAll(SUPERSEDED, nowMs);
+    const running = this.current;
+    if (running !== null && !running.compress) {
+      this.calls.abandonAll(nowMs, 'superseded');
+      this.current = null;
+    }
+    this.core.supersede(SUPERSEDED, nowMs, (id) => this.tasks.get(id).compress);
     this.flushEffects();
   }
 
@@ -499,7 +503,7 @@ export class Agent implements StepHost {
       seat.table.clear();
       seat.droppedByCompress += dropped;
       // The compress task runs on the child itself, so the child is live here.
-      this.state = stateAfterCompress(this.context.accumulatedTokens(), seat.windowTokens);
+      this.state = seat.afterCompress(this.context.accumulatedTokens());
     }
     // A summary is asked for only when there are older events.
     this.trace(nowMs, {

@@ -49,6 +49,8 @@ export interface AgentDump {
   readonly contextfullSignals: number;
   /** Context events a failed compress dropped instead of summarising (docs/spec.md §10.5). */
   readonly droppedByCompress: number;
+  /** A helper the kernel spawned to take the root's backlog (docs/spec.md §10.7); false for every other agent. */
+  readonly offloadOwned: boolean;
   readonly context: readonly ContextEvent[];
   readonly current: CurrentStep | null;
   readonly scheduler: SchedulerDump;

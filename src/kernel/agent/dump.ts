@@ -48,6 +48,7 @@ export function buildAgentDump(a: AgentDumpSource): AgentDump {
     maxStackDepth: a.maxStackDepth,
     contextfullSignals: a.seat?.contextfullSignals ?? 0,
     droppedByCompress: a.seat?.droppedByCompress ?? 0,
+    offloadOwned: a.seat?.offloadOwned ?? false,
     context: a.context.snapshot(),
     current: current === null ? null : { task: current.id, step: current.frame.step, waiting: a.waiting },
     scheduler: a.core.dump(),

@@ -2,7 +2,8 @@
  * The `resident_agents` built-in (docs/spec.md §10.6, root only): one tool, seven actions over the agent's
  * children. This file only reads the untrusted arguments — types checked here, no schema library in
  * the kernel — and hands a well-formed request to the control plane; every mistake (an unknown
- * action, a missing id, a residual policy that does not exist) is a tool error that names the fix.
+ * argument, an unknown action, a missing id, a residual policy that does not exist) is a tool error
+ * that names the fix.
  */
 import { CONTROL_ACTIONS, type ChildControl, type ControlAction } from '../children/control.ts';
 import {
@@ -14,35 +15,55 @@ import {
 import type { ChildSpec, Disposal } from '../children/spec.ts';
 import type { ToolSpec } from '../ports/provider.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
-import { objectArgs, requiredText, type ArgsObject } from './args.ts';
+import { objectArgs, requiredText, unknownArgument, type ArgsObject } from './args.ts';
 
 export const RESIDENT_AGENTS_TOOL = 'resident_agents';
+
+/**
+ * The tool's argument names (docs/spec.md §9.1), in that order: the only keys it accepts. They are the
+ * model's vocabulary, snake_case like every built-in's; any other key — a camelCase guess included —
+ * is a tool error that names it, never silently ignored.
+ */
+export const RESIDENT_AGENTS_ARGS = [
+  'action',
+  'id',
+  'kind',
+  'task_prompt',
+  'input_chs',
+  'allowed_outputs',
+  'tools',
+  'capacity',
+  'text',
+  'residual',
+  'channels',
+  'keep',
+] as const;
 
 /** The tool as the model sees it. */
 export const RESIDENT_AGENTS_SPEC: ToolSpec = Object.freeze({
   name: RESIDENT_AGENTS_TOOL,
   description:
-    'Manage your resident child agents. Actions: list; create {id, kind?, inputChs?, allowedOutputs?, tools?, ' +
-    'taskPrompt?, contextWindowTokens?, capacity?}; send {id, text}; inspect {id}; compress {id}; ' +
+    'Manage your resident child agents. Actions: list; create {id, kind?, input_chs?, allowed_outputs?, tools?, ' +
+    'task_prompt?, capacity?}; send {id, text}; inspect {id}; compress {id}; ' +
     'reclaim {id, keep?: [indexes], residual?, channels?}; destroy {id, residual?: keep|drop, channels?: release|keep|handback}.',
   parameters: Object.freeze({
     type: 'object',
     properties: {
       action: { type: 'string', enum: [...CONTROL_ACTIONS] },
       id: { type: 'string' },
-      text: { type: 'string' },
       kind: { type: 'string' },
-      inputChs: { type: 'array', items: { type: 'string' } },
-      allowedOutputs: { type: 'array', items: { type: 'string' } },
+      task_prompt: { type: 'string' },
+      input_chs: { type: 'array', items: { type: 'string' } },
+      allowed_outputs: { type: 'array', items: { type: 'string' } },
       tools: { type: 'array', items: { type: 'string' } },
-      taskPrompt: { type: 'string' },
-      contextWindowTokens: { type: 'number' },
       capacity: { type: 'number' },
-      keep: { type: 'array', items: { type: 'number' } },
+      text: { type: 'string' },
       residual: { type: 'string', enum: [...RESIDUAL_POLICIES] },
       channels: { type: 'string', enum: [...CHANNEL_DISPOSITIONS] },
+      keep: { type: 'array', items: { type: 'number' } },
     },
     required: ['action'],
+    additionalProperties: false,
   }),
   parallelSafe: false,
 });
@@ -56,6 +77,8 @@ function isAction(v: unknown): v is ControlAction {
 export function runResidentAgents(control: ChildControl, raw: unknown, nowMs: number): ToolResult {
   const args = objectArgs(raw, RESIDENT_AGENTS_TOOL, '{"action":"list"}');
   if (typeof args === 'string') return err(args);
+  const unknown = unknownArgument(args, RESIDENT_AGENTS_ARGS, RESIDENT_AGENTS_TOOL);
+  if (unknown !== null) return err(unknown);
   const action = args.action;
   if (!isAction(action)) {
     return err(
@@ -108,26 +131,35 @@ function stringList(args: ArgsObject, field: string): readonly string[] | undefi
   return v as string[];
 }
 
+/** The create arguments (docs/spec.md §9.1 names) as the tree's spec (its own field names). */
 function childSpec(id: string, args: ArgsObject): ChildSpec | string {
   const spec: Record<string, unknown> = { id };
-  for (const field of ['inputChs', 'allowedOutputs', 'tools'] as const) {
-    const list = stringList(args, field);
+  const lists = [
+    ['input_chs', 'inputChs'],
+    ['allowed_outputs', 'allowedOutputs'],
+    ['tools', 'tools'],
+  ] as const;
+  for (const [arg, field] of lists) {
+    const list = stringList(args, arg);
     if (typeof list === 'string') return list;
     // Stryker disable next-line ConditionalExpression: a field set to undefined means absent to every reader, which takes `?? default`
     if (list !== undefined) spec[field] = list;
   }
-  for (const field of ['kind', 'taskPrompt'] as const) {
-    const v = args[field];
+  const texts = [
+    ['kind', 'kind'],
+    ['task_prompt', 'taskPrompt'],
+  ] as const;
+  for (const [arg, field] of texts) {
+    const v = args[arg];
     if (v === undefined) continue;
-    if (typeof v !== 'string') return `${RESIDENT_AGENTS_TOOL} create: ${field} must be a string`;
+    if (typeof v !== 'string') return `${RESIDENT_AGENTS_TOOL} create: ${arg} must be a string`;
     spec[field] = v;
   }
-  for (const field of ['contextWindowTokens', 'capacity'] as const) {
-    const v = args[field];
-    if (v === undefined) continue;
-    if (!Number.isInteger(v) || (v as number) < 1)
-      return `${RESIDENT_AGENTS_TOOL} create: ${field} must be an integer >= 1`;
-    spec[field] = v;
+  const capacity = args.capacity;
+  if (capacity !== undefined) {
+    if (!Number.isInteger(capacity) || (capacity as number) < 1)
+      return `${RESIDENT_AGENTS_TOOL} create: capacity must be an integer >= 1`;
+    spec.capacity = capacity;
   }
   return spec as unknown as ChildSpec;
 }

@@ -3,7 +3,9 @@
  * accumulated context is compared with 0.9 × its window. The first time it reaches the threshold the
  * child's state becomes `contextfull` and the parent gets one L4 signal; the latch then stays disarmed
  * until a later Prepare finds the context below the threshold again (hysteresis), so a child that
- * keeps working near its limit signals once, not at every step.
+ * keeps working near its limit signals once, not at every step. A compress that leaves the context
+ * at or above the threshold re-arms it at once: the parent's answer did not help, so the next
+ * Prepare tells it again — at most one signal per compress.
  */
 
 /** The share of the window at which a child reports context-full. */
@@ -26,6 +28,11 @@ export class ContextFullLatch {
     if (!this.armed) return 'quiet';
     this.armed = false;
     return 'signal';
+  }
+
+  /** After a compress that left the context full (docs/spec.md §10.5): the next full Prepare signals again. */
+  rearm(): void {
+    this.armed = true;
   }
 
   get isArmed(): boolean {

@@ -39,6 +39,7 @@ export class ControlPlane implements ChildControl {
         rounds: d.rounds,
         tableSize: d.tableSize,
         createdAt: c.seat?.createdAtMs ?? 0,
+        offloadOwned: d.offloadOwned,
       };
     });
     return ok(rows.length === 0 ? 'no child agents' : JSON.stringify(rows));
@@ -88,6 +89,7 @@ export class ControlPlane implements ChildControl {
       contextTokens: child.context.accumulatedTokens(),
       window: child.seat?.windowTokens ?? 0,
       droppedByCompress: d.droppedByCompress,
+      offloadOwned: d.offloadOwned,
     };
     return ok(JSON.stringify(snapshot));
   }

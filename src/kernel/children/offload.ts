@@ -9,6 +9,11 @@
  * their ids and so their responders, to a helper child: an idle live helper is reused, else a new
  * one `offload-<n>` is spawned while fewer than `maxHelpers` are alive, else the least loaded one
  * takes them. One notice goes to the head of the root's queue.
+ *
+ * The kernel knows its helpers by the flag it sets on their seat when it spawns them, never by their
+ * id: a child the parent happened to call `offload-1` is the parent's. A new helper takes the next n
+ * whose id no agent has ever had (ids are unique for the kernel's life), and n is used up only when
+ * the helper is made. Its system prompt is the triage prompt on top of the inherited one.
  */
 import type { Agent } from '../agent/agent.ts';
 import type { OffloadConfig } from '../config.ts';
@@ -18,6 +23,18 @@ import type { AgentTree } from './tree.ts';
 export const OFFLOAD_PERIOD_MIN_MS = 1_000;
 /** What every helper's id starts with. */
 const HELPER_PREFIX = 'offload-';
+
+/**
+ * A helper's instructions (docs/spec.md §10.7): triage, two paths only, replies where the input came
+ * from, and never a word about being a stand-in — the sender is talking to the agent it wrote to.
+ */
+export const TRIAGE_PROMPT =
+  'You triage messages that arrived while the main agent is busy with a long task. For each message ' +
+  'take one of two paths. If it is a simple, self-contained request you can fully answer, handle it ' +
+  'yourself and reply on its own channel. If it needs the main agent, reply that the main agent is busy ' +
+  'and will get back to it. On an asynchronous channel reply with output_send__<channel>. Speak as the ' +
+  'agent the sender wrote to: never say that you are a temporary helper. When unsure, reply that the ' +
+  'main agent is busy.';
 
 export function offloadPeriodMs(config: OffloadConfig): number {
   return Math.max(OFFLOAD_PERIOD_MIN_MS, config.busyAfterMs / 5);
@@ -87,17 +104,30 @@ export class OffloadTriage {
   private helper(nowMs: number): Agent | null {
     const live = this.tree
       .children(this.tree.root.agentId)
-      .filter((c) => c.agentId.startsWith(HELPER_PREFIX) && !c.isStopped());
+      .filter((c) => c.seat?.offloadOwned === true && !c.isStopped());
     const idle = live.find((c) => !c.hasPendingWork());
     if (idle !== undefined) return idle;
     if (live.length < this.config.maxHelpers) {
-      this.spawned += 1;
-      const created = this.tree.create(this.tree.root.agentId, { id: `${HELPER_PREFIX}${this.spawned}` }, nowMs);
-      if (created.ok) return created.agent;
+      const n = this.nextHelperNumber();
+      const created = this.tree.create(this.tree.root.agentId, { id: `${HELPER_PREFIX}${n}` }, nowMs, {
+        offloadOwned: true,
+        systemPrompt: TRIAGE_PROMPT,
+      });
+      if (created.ok) {
+        this.spawned = n;
+        return created.agent;
+      }
     }
     let best: Agent | null = null;
     for (const c of live) if (best === null || c.core.pendingCount() < best.core.pendingCount()) best = c;
     return best;
+  }
+
+  /** The n after the last helper's whose id no agent has had; each taken id costs one step. */
+  private nextHelperNumber(): number {
+    let n = this.spawned + 1;
+    while (this.tree.get(`${HELPER_PREFIX}${n}`) !== undefined) n += 1;
+    return n;
   }
 
   private trace(agent: string, nowMs: number, body: TraceBody): void {

@@ -5,7 +5,7 @@
  * Prepare, when a round ends, when a compress finishes); the root has no seat.
  */
 import type { ChildMemory } from '../ports/graph-memory.ts';
-import { ContextFullLatch, type LatchDecision } from './context-full.ts';
+import { ContextFullLatch, stateAfterCompress, type LatchDecision } from './context-full.ts';
 import type { ChildKind } from './kind.ts';
 import { ProcessingTable } from './processing-table.ts';
 import type { ChildSpec } from './spec.ts';
@@ -25,6 +25,8 @@ export class ChildSeat {
     /** The child's light memory (temp store + read-only main), or null when the kernel has none. */
     readonly memory: ChildMemory | null,
     readonly createdAtMs: number,
+    /** Spawned by the kernel as an offload helper (docs/spec.md §10.7): the kernel knows its helpers by this, never by their id. */
+    readonly offloadOwned: boolean = false,
   ) {}
 
   /** After a Prepare step: 'signal' exactly when the parent must get its one L4 (docs/spec.md §10.5). */
@@ -32,6 +34,16 @@ export class ChildSeat {
     const decision = this.latch.afterPrepare(accumulatedTokens, this.windowTokens);
     if (decision === 'signal') this.signals += 1;
     return decision;
+  }
+
+  /**
+   * After a compress (docs/spec.md §10.5): the state the child is in now. A context still at or above
+   * 0.9 × window re-arms the latch at once, so the next Prepare signals the parent again.
+   */
+  afterCompress(accumulatedTokens: number): 'running' | 'contextfull' {
+    const state = stateAfterCompress(accumulatedTokens, this.windowTokens);
+    if (state === 'contextfull') this.latch.rearm();
+    return state;
   }
 
   get contextfullSignals(): number {

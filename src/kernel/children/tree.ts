@@ -44,6 +44,18 @@ export type StopCause =
   | { readonly by: 'stop' }
   | { readonly by: 'destroy' | 'reclaim'; readonly residual: ResidualPolicy; readonly channels: ChannelDisposition };
 
+/**
+ * What only the kernel asks for when it creates a child itself, the offload helper (docs/spec.md §10.7):
+ * never part of a `ChildSpec`, so no parent and no door input can make a child the kernel takes for
+ * its own.
+ */
+export interface KernelCreate {
+  /** Set on the seat: the kernel knows its helpers by this flag, never by their id. */
+  readonly offloadOwned: true;
+  /** Put on top of the inherited system prompt, as a task prompt is, but never queued as an input. */
+  readonly systemPrompt: string;
+}
+
 export type CreateResult =
   { readonly ok: true; readonly agent: Agent } | { readonly ok: false; readonly error: string };
 
@@ -83,7 +95,7 @@ export class AgentTree {
 
   // ---------------------------------------------------------------- the skeleton
 
-  create(parentId: string, spec: ChildSpec, nowMs: number): CreateResult {
+  create(parentId: string, spec: ChildSpec, nowMs: number, byKernel: KernelCreate | null = null): CreateResult {
     const parent = this.agents.get(parentId);
     if (parent === undefined || parent.isStopped()) return refused(`parent ${parentId} is not a live agent`);
     const problem = this.validate(parent, spec);
@@ -99,10 +111,10 @@ export class AgentTree {
       }
     }
     const window = spec.contextWindowTokens ?? (this.deps.config.contextWindowTokens || CONTEXT_WINDOW_DEFAULT);
-    const seat = new ChildSeat(kind, spec, parentId, window, memory, nowMs);
+    const seat = new ChildSeat(kind, spec, parentId, window, memory, nowMs, byKernel?.offloadOwned ?? false);
     const config: KernelConfig = {
       ...parent.config,
-      systemPrompt: kind.systemPrompt(parent.config.systemPrompt, spec.taskPrompt ?? ''),
+      systemPrompt: kind.systemPrompt(parent.config.systemPrompt, byKernel?.systemPrompt ?? spec.taskPrompt ?? ''),
       contextWindowTokens: window,
       maxQueue: spec.capacity ?? parent.config.maxQueue,
     };
@@ -150,7 +162,8 @@ export class AgentTree {
       plugin: inbound.plugin,
       owner: inbound.owner,
     });
-    for (const name of inputChs) this.deps.registry.assign(name, child.agentId);
+    // The child's queue bound is recorded on each of its inputchs, where `input_channels detail` shows it.
+    for (const name of inputChs) this.deps.registry.assign(name, child.agentId, spec.capacity ?? 0);
     if (spec.taskPrompt !== undefined && spec.taskPrompt.length > 0) {
       child.createTreeTask(
         { level: null, source: parentSource(parentId), channel: homeChannel(child), text: spec.taskPrompt },

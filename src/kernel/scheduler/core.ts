@@ -407,6 +407,58 @@ export class Scheduler {
     return this.checked({ ended, moved });
   }
 
+  /**
+   * An rt child's single slot (docs/spec.md §10.1): before a newcomer, every task here ends with
+   * `terminal` — the running one, the immediate slot, the level queues, the queued FIFO, the stack,
+   * in that order — except the ones `spare` keeps where they are (a compress, running or waiting:
+   * critical as a whole, never superseded). With nothing spared this is `stopAll`. Returns the ended
+   * ids.
+   */
+  supersede(terminal: Terminal, nowMs: number, spare: (id: string) => boolean): string[] {
+    this.tick(nowMs);
+    const ended: string[] = [];
+    const endOne = (task: SchedTask): void => {
+      this.end(task, terminal, nowMs);
+      ended.push(task.id);
+    };
+    const running = this.running;
+    if (running !== null && !spare(running.id)) {
+      if (this.critical) this.leaveCritical(nowMs);
+      this.running = null;
+      this.armed = null;
+      this.counters.executed += 1;
+      endOne(running);
+      this.clearCooldownTimer();
+    }
+    const slot = this.immediate;
+    if (slot !== null && !spare(slot.id)) {
+      if (this.armed === slot) this.armed = null;
+      this.immediate = null;
+      endOne(slot);
+    }
+    for (const level of LEVELS_HIGH_TO_LOW) {
+      for (const task of this.levelQueues[level].drain()) {
+        if (spare(task.id)) this.levelQueues[level].push(task);
+        else {
+          this.levelQueued -= 1;
+          endOne(task);
+        }
+      }
+    }
+    for (const task of this.queue.drain()) {
+      if (spare(task.id)) this.queue.push(task);
+      else endOne(task);
+    }
+    while (this.stack.depth > 0) {
+      const suspended = this.stack.pop().task;
+      // A spared task is critical as a whole, so it is never suspended: the stack ends whole.
+      assert(!spare(suspended.id), `STACK: ${suspended.id} is spared by a supersede but was suspended`);
+      endOne(suspended);
+      this.abandonedFrames += 1;
+    }
+    return this.checked(ended);
+  }
+
   noteModelCancelled(): void {
     this.counters.cancelledModelCalls += 1;
   }

@@ -7,7 +7,7 @@
  * in checks.ts, which runs over the raw JSON even when this pass fails.
  */
 import { z } from 'zod';
-import { STACK_DEPTH_MAX, type StepName } from '../../kernel/index.ts';
+import { CHILD_ID_PATTERN, STACK_DEPTH_MAX, type StepName } from '../../kernel/index.ts';
 import {
   ARGS_DEPTH_MAX,
   EXPECT_VALUE_DEPTH_MAX,
@@ -22,8 +22,6 @@ import { ALLOWED_PREFIX, show } from './problems.ts';
 
 const INPUT_ID = /^[a-z0-9][a-z0-9-]*$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]+$/;
-/** No ':' (kernel task names), '/' (sources `child/<id>`) or '.' (`equal` references `agent.counter`). */
-const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** A kernel task name `<agent>:<n>`; group 1 is the agent. */
 export const KERNEL_TASK = /^([A-Za-z0-9][A-Za-z0-9_-]*):([1-9][0-9]*)$/;
 const COUNTER_REF = /^[^.]+\..+$/;
@@ -84,9 +82,15 @@ const rate = z.number().min(0).max(1);
 const inputId = z.string().regex(INPUT_ID, {
   error: 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")',
 });
-const agentId = z
-  .string()
-  .regex(AGENT_ID, { error: 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")' });
+/**
+ * A resident id is created by the kernel, so the file takes exactly the kernel's rule: an id the file
+ * accepted must never fail the run later. It has no ':' (kernel task names), '/' (sources
+ * `child/<id>`) or '.' (`equal` references `agent.counter`).
+ */
+const residentId = z.string().regex(CHILD_ID_PATTERN, {
+  error:
+    'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-"), the rule the kernel creates children by',
+});
 
 const args = z
   .unknown()
@@ -167,7 +171,7 @@ const channel = strictObj({
 });
 const output = strictObj({ name: nonEmpty, caps: z.array(nonEmpty).optional() });
 const resident = strictObj({
-  id: agentId
+  id: residentId
     .refine((id) => id !== 'root', { error: '"root" is the root agent; choose another resident id' })
     .meta({ not: { const: 'root' } }),
   kind: z.enum(['resident', 'rt']).optional(),

@@ -104,7 +104,7 @@ describe('resident_agents reads its arguments (docs/spec.md §10.6)', () => {
   });
 
   it('create: every list field must be an array of strings', () => {
-    for (const field of ['inputChs', 'allowedOutputs', 'tools']) {
+    for (const field of ['input_chs', 'allowed_outputs', 'tools']) {
       for (const bad of [['qq/a', 1], 'qq/a', [null]]) {
         expect(ra({ action: 'create', id: 'kid', [field]: bad })).toEqual({
           result: refused(`resident_agents create: ${field} must be an array of strings`),
@@ -114,43 +114,74 @@ describe('resident_agents reads its arguments (docs/spec.md §10.6)', () => {
     }
   });
 
-  it('create: kind and taskPrompt must be strings', () => {
+  it('create: kind and task_prompt must be strings', () => {
     expect(ra({ action: 'create', id: 'kid', kind: 5 }).result).toEqual(
       refused('resident_agents create: kind must be a string'),
     );
-    expect(ra({ action: 'create', id: 'kid', taskPrompt: ['watch'] }).result).toEqual(
-      refused('resident_agents create: taskPrompt must be a string'),
+    expect(ra({ action: 'create', id: 'kid', task_prompt: ['watch'] }).result).toEqual(
+      refused('resident_agents create: task_prompt must be a string'),
     );
   });
 
-  it('create: contextWindowTokens must be an integer of at least 1', () => {
+  it('create: capacity must be an integer of at least 1', () => {
     for (const bad of [0, -5, 1.5, '4096']) {
-      expect(ra({ action: 'create', id: 'kid', contextWindowTokens: bad })).toEqual({
-        result: refused('resident_agents create: contextWindowTokens must be an integer >= 1'),
+      expect(ra({ action: 'create', id: 'kid', capacity: bad })).toEqual({
+        result: refused('resident_agents create: capacity must be an integer >= 1'),
         calls: [],
       });
     }
-    expect(ra({ action: 'create', id: 'kid', contextWindowTokens: 1 }).calls).toEqual([
-      ['create', { id: 'kid', contextWindowTokens: 1 }, 7],
-    ]);
+    expect(ra({ action: 'create', id: 'kid', capacity: 1 }).calls).toEqual([['create', { id: 'kid', capacity: 1 }, 7]]);
   });
 
-  it('create: a full spec reaches the control plane field for field, an empty one carries only the id', () => {
+  it('create: a full spec (docs/spec.md §9.1 names) reaches the control plane field for field, an empty one carries only the id', () => {
     const full = {
       action: 'create',
       id: 'kid',
       kind: 'rt',
-      inputChs: ['qq/a', 'qq/b'],
-      allowedOutputs: ['chat'],
+      input_chs: ['qq/a', 'qq/b'],
+      allowed_outputs: ['chat'],
       tools: ['search'],
-      taskPrompt: 'watch qq',
-      contextWindowTokens: 4096,
+      task_prompt: 'watch qq',
+      capacity: 8,
     };
-    const { action: _action, ...spec } = full;
-    expect(ra(JSON.stringify(full)).calls).toEqual([['create', spec, 7]]);
-    expect(ra({ action: 'create', id: 'kid', inputChs: [] }).calls).toEqual([
+    expect(ra(JSON.stringify(full)).calls).toEqual([
+      [
+        'create',
+        {
+          id: 'kid',
+          kind: 'rt',
+          inputChs: ['qq/a', 'qq/b'],
+          allowedOutputs: ['chat'],
+          tools: ['search'],
+          taskPrompt: 'watch qq',
+          capacity: 8,
+        },
+        7,
+      ],
+    ]);
+    expect(ra({ action: 'create', id: 'kid', input_chs: [] }).calls).toEqual([
       ['create', { id: 'kid', inputChs: [] }, 7],
     ]);
+  });
+
+  it('docs/spec.md §10.6: a key that is not one of §9.1 is refused before anything else, naming it, a likely intended key and the accepted ones', () => {
+    const accepted =
+      '(accepted: action, id, kind, task_prompt, input_chs, allowed_outputs, tools, capacity, text, residual, channels, keep)';
+    const cases: [Record<string, unknown>, string][] = [
+      [{ action: 'create', id: 'kid', taskPrompt: 'x' }, "'taskPrompt'; did you mean 'task_prompt'?"],
+      [{ action: 'create', id: 'kid', Input_Chs: [] }, "'Input_Chs'; did you mean 'input_chs'?"],
+      [{ action: 'create', id: 'kid', allowed_output: [] }, "'allowed_output'; did you mean 'allowed_outputs'?"],
+      [{ action: 'create', id: 'kid', contextWindowTokens: 100 }, "'contextWindowTokens'"],
+      [{ action: 'send', id: 'kid', text: 'hi', message: 'hi' }, "'message'"],
+      [{ action: 'bogus', colour: 'red' }, "'colour'"],
+      [{ acton: 'list' }, "'acton'; did you mean 'action'?"],
+    ];
+    for (const [args, named] of cases) {
+      expect(ra(args), JSON.stringify(args)).toEqual({
+        result: refused(`resident_agents: unknown argument ${named} ${accepted}`),
+        calls: [],
+      });
+    }
   });
 
   it('destroy and reclaim: a residual policy and a channel disposition are passed on; others are refused', () => {

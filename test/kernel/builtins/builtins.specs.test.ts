@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BuiltinTools, type BuiltinGrants } from '../../../src/kernel/builtins/builtins.ts';
+import { RESIDENT_AGENTS_ARGS } from '../../../src/kernel/builtins/resident-agents.ts';
 import type { GraphMemory, MemoryPorts } from '../../../src/kernel/ports/graph-memory.ts';
 import type { ToolSpec } from '../../../src/kernel/ports/provider.ts';
 import { memoryPorts } from '../../../src/memory/parsers.ts';
@@ -126,35 +127,35 @@ describe('the child tools (docs/spec.md §10.3, §10.4)', () => {
 describe('resident_agents (docs/spec.md §10.6)', () => {
   const actions = ['list', 'create', 'send', 'inspect', 'compress', 'reclaim', 'destroy'];
 
-  it('requires an action from the seven, and types every field an action reads', () => {
+  it('requires an action from the seven, types every field an action reads, and allows no other (docs/spec.md §9.1)', () => {
     const strings = { type: 'array', items: { type: 'string' } };
     expect(specOf('resident_agents').parameters).toEqual({
       type: 'object',
       properties: {
         action: { type: 'string', enum: actions },
         id: { type: 'string' },
-        text: { type: 'string' },
         kind: { type: 'string' },
-        inputChs: strings,
-        allowedOutputs: strings,
+        task_prompt: { type: 'string' },
+        input_chs: strings,
+        allowed_outputs: strings,
         tools: strings,
-        taskPrompt: { type: 'string' },
-        contextWindowTokens: { type: 'number' },
         capacity: { type: 'number' },
-        keep: { type: 'array', items: { type: 'number' } },
+        text: { type: 'string' },
         residual: { type: 'string', enum: ['keep', 'drop'] },
         channels: { type: 'string', enum: ['release', 'keep', 'handback'] },
+        keep: { type: 'array', items: { type: 'number' } },
       },
       required: ['action'],
+      additionalProperties: false,
     });
+    // The schema's keys are the tool's argument names (docs/spec.md §9.1), in that order.
+    expect(Object.keys(specOf('resident_agents').parameters.properties as object)).toEqual([...RESIDENT_AGENTS_ARGS]);
   });
 
   it('its description names every action with the fields it takes', () => {
     const { description } = specOf('resident_agents');
     expect(description).toMatch(/^Manage your resident child agents\. Actions: list; /);
-    expect(description).toContain(
-      'create {id, kind?, inputChs?, allowedOutputs?, tools?, taskPrompt?, contextWindowTokens?, capacity?}',
-    );
+    expect(description).toContain('create {id, kind?, input_chs?, allowed_outputs?, tools?, task_prompt?, capacity?}');
     expect(description).toContain('send {id, text}; inspect {id}; compress {id}; ');
     expect(description).toContain('reclaim {id, keep?: [indexes], residual?, channels?}');
     expect(description).toContain('destroy {id, residual?: keep|drop, channels?: release|keep|handback}.');

@@ -43,15 +43,15 @@ describe('bad input to resident_agents', () => {
   it('unknown inputch, one another child owns, one listed twice, a bad id: refused and nothing half-created', () => {
     const w = setup();
     const cases: [Record<string, unknown>, string][] = [
-      [{ id: 'n1', inputChs: ['qq/b', 'qq/nope'] }, 'unknown inputch "qq/nope"; registered: child/c1, qq/a, qq/b'],
-      [{ id: 'n1', inputChs: ['qq/a'] }, 'inputch qq/a is owned by c1, not by root'],
-      [{ id: 'n1', inputChs: ['qq/b', 'qq/b'] }, 'inputch qq/b is listed twice'],
+      [{ id: 'n1', input_chs: ['qq/b', 'qq/nope'] }, 'unknown inputch "qq/nope"; registered: child/c1, qq/a, qq/b'],
+      [{ id: 'n1', input_chs: ['qq/a'] }, 'inputch qq/a is owned by c1, not by root'],
+      [{ id: 'n1', input_chs: ['qq/b', 'qq/b'] }, 'inputch qq/b is listed twice'],
       [{ id: 'N 1' }, 'child id "N 1" must match [a-z0-9][a-z0-9-]*'],
       [{ id: 'n1', kind: 'batch' }, 'unknown child kind "batch"; known kinds: resident, rt'],
       [{ id: 'n1', tools: ['nope'] }, 'unknown tool "nope"; the parent\'s tools: search, fetch, write'],
-      [{ id: 'n1', allowedOutputs: ['tv'] }, 'unknown output "tv"; devices: chat'],
-      [{ id: 'n1', contextWindowTokens: 0 }, 'resident_agents create: contextWindowTokens must be an integer >= 1'],
-      [{ id: 'n1', inputChs: 'qq/b' }, 'resident_agents create: inputChs must be an array of strings'],
+      [{ id: 'n1', allowed_outputs: ['tv'] }, 'unknown output "tv"; devices: chat'],
+      [{ id: 'n1', capacity: 0 }, 'resident_agents create: capacity must be an integer >= 1'],
+      [{ id: 'n1', input_chs: 'qq/b' }, 'resident_agents create: input_chs must be an array of strings'],
     ];
     for (const [args, error] of cases) {
       expect(w.control('boss', { action: 'create', ...args })).toEqual({ ok: false, result: error });

@@ -82,6 +82,35 @@ describe('inputchs and children', () => {
     );
   });
 
+  it("docs/spec.md §10.2: a child's capacity is recorded on each of its inputch registry entries, and input_channels detail shows it", () => {
+    const w = new TreeWorld();
+    w.registerChannel({ name: 'qq/a', plugin: 'qq' });
+    w.registerChannel({ name: 'qq/b', plugin: 'qq' });
+    w.registerChannel({ name: 'qq/c', plugin: 'qq', capacity: 9 });
+    w.child({ id: 'c1', inputChs: ['qq/a', 'qq/b'], capacity: 5 });
+    // Without a capacity of its own the child leaves what its channel records alone.
+    w.child({ id: 'c2', inputChs: ['qq/c'] });
+    expect(w.kernel.dump().channels.map((c) => [c.name, c.owner, c.capacity])).toEqual([
+      ['child/c1', 'root', 0],
+      ['child/c2', 'root', 0],
+      ['qq/a', 'c1', 5],
+      ['qq/b', 'c1', 5],
+      ['qq/c', 'c2', 9],
+    ]);
+    w.queued('look', 'how big is qq/a');
+    w.answer('look', '', [
+      { name: 'input_channels', args: '{"view":"detail","name":"qq/a"}' },
+      { name: 'input_channels', args: '{"view":"detail","name":"qq/c"}' },
+    ]);
+    const [a, c] = w.events('tool.end').map((e) => e.result);
+    expect(a).toContain('capacity: 5');
+    expect(a).not.toContain('kernel default');
+    expect(c).toContain('capacity: 9');
+    // The record outlives the assignment: a release gives the channel back with its capacity (S23).
+    w.destroy('c1');
+    expect(w.kernel.dump().channels.find((ch) => ch.name === 'qq/a')).toMatchObject({ owner: '', capacity: 5 });
+  });
+
   it("S23: a plugin reload of the child's inputch keeps its owner and capacity, updates plugin and policy; input still reaches the child", () => {
     const w = split();
     const reloaded = w.registerChannel({ name: 'qq/a', plugin: 'qq-v2', policy: { noMemory: true } });

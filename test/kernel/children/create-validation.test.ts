@@ -149,7 +149,7 @@ describe('what a child gets for what its spec leaves out (docs/spec.md ยง10.2, ย
   it("resident_agents create with an empty task prompt and grant: created, nothing queued, the parent's prompt and grant", () => {
     const w = new TreeWorld();
     w.queued('boss', 'make a quiet child');
-    expect(w.control('boss', { action: 'create', id: 'quiet', taskPrompt: '', allowedOutputs: [] })).toEqual({
+    expect(w.control('boss', { action: 'create', id: 'quiet', task_prompt: '', allowed_outputs: [] })).toEqual({
       ok: true,
       result: 'created resident quiet',
     });

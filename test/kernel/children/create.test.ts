@@ -74,9 +74,9 @@ describe('create (docs/spec.md §10.2)', () => {
       w.control('boss', {
         action: 'create',
         id: 'watcher',
-        inputChs: ['qq/a'],
-        taskPrompt: 'watch qq/a',
-        allowedOutputs: ['chat'],
+        input_chs: ['qq/a'],
+        task_prompt: 'watch qq/a',
+        allowed_outputs: ['chat'],
       }),
     ).toEqual({
       ok: true,
@@ -95,10 +95,62 @@ describe('create (docs/spec.md §10.2)', () => {
         rounds: 0,
         tableSize: 0,
         createdAt: 0,
+        offloadOwned: false,
       },
     ]);
     w.queued('msg', 'a message on qq/a', { source: 'qq', channel: 'qq/a' });
     expect(w.submitted('msg').agent).toBe('watcher');
+  });
+
+  it('docs/spec.md §9.1 §10.6: create reads the argument names of §9.1: the child gets its task_prompt, input_chs and allowed_outputs', () => {
+    const w = new TreeWorld({ outputs: [...TWO_DEVICES] });
+    w.registerChannel({ name: 'qq/a', plugin: 'qq' });
+    w.queued('boss', 'set up a watcher');
+    expect(
+      w.control('boss', {
+        action: 'create',
+        id: 'watcher',
+        kind: 'resident',
+        task_prompt: 'watch qq/a',
+        input_chs: ['qq/a'],
+        allowed_outputs: ['chat'],
+        tools: ['search'],
+        capacity: 4,
+      }),
+    ).toEqual({ ok: true, result: 'created resident watcher' });
+    const child = w.agent('watcher');
+    expect(child.inputChs).toEqual(['qq/a']);
+    expect(child.allowedOutputs).toEqual(['chat']);
+    expect(child.tools.filter((t) => !t.includes('_'))).toEqual(['search']);
+    expect(w.kernel.dump().channels.find((c) => c.name === 'qq/a')).toMatchObject({ owner: 'watcher', capacity: 4 });
+    const prompt = w.modelCall('watcher:1').request.messages[0]?.content ?? '';
+    expect(prompt.startsWith('watch qq/a')).toBe(true);
+  });
+
+  it('docs/spec.md §10.6: any other key is a tool error naming it and the accepted keys, with a did-you-mean; nothing is created', () => {
+    const w = new TreeWorld();
+    w.registerChannel({ name: 'qq/a', plugin: 'qq' });
+    w.queued('boss', 'set up a watcher');
+    const accepted =
+      'accepted: action, id, kind, task_prompt, input_chs, allowed_outputs, tools, capacity, text, residual, channels, keep';
+    for (const [key, hint] of [
+      ['taskPrompt', "; did you mean 'task_prompt'?"],
+      ['inputChs', "; did you mean 'input_chs'?"],
+      ['allowedOutputs', "; did you mean 'allowed_outputs'?"],
+      ['input_ch', "; did you mean 'input_chs'?"],
+      ['contextWindowTokens', ''],
+    ] as const) {
+      expect(w.control('boss', { action: 'create', id: 'watcher', [key]: ['qq/a'] }), key).toEqual({
+        ok: false,
+        result: `resident_agents: unknown argument '${key}'${hint} (${accepted})`,
+      });
+    }
+    expect(w.kernel.dump().agents.map((a) => a.id)).toEqual(['root']);
+    // Every action checks its keys, list too.
+    expect(w.control('boss', { action: 'list', colour: 'red' })).toEqual({
+      ok: false,
+      result: `resident_agents: unknown argument 'colour' (${accepted})`,
+    });
   });
 
   it("S1: create takes the child's queue capacity (docs/spec.md §10.2): beyond it an input is refused queue_full on the child", () => {

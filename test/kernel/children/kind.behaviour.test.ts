@@ -146,7 +146,7 @@ describe('residual policies and channel dispositions a parent names (docs/spec.m
     cases.forEach((c, i) => {
       const id = `k${i}`;
       w.registerChannel({ name: `qq/${i}`, plugin: 'qq' });
-      expect(w.control('boss', { action: 'create', id, inputChs: [`qq/${i}`] }).ok).toBe(true);
+      expect(w.control('boss', { action: 'create', id, input_chs: [`qq/${i}`] }).ok).toBe(true);
       expect(w.control('boss', { action: 'destroy', id, residual: c.residual, channels: c.channels })).toEqual({
         ok: true,
         result: `destroyed ${id}`,

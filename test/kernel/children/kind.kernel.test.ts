@@ -77,6 +77,61 @@ describe('rt kind (docs/spec.md §10.1)', () => {
     expect(w.violationsAtEnd().filter((e) => e.agent === 'v')).toEqual([]);
   });
 
+  it('C1 S10: a compress on an rt child is critical as a whole: newer inputs and a parent message wait in the slot, replacing each other, and start when it has ended', () => {
+    const w = new TreeWorld();
+    w.registerChannel({ name: 'voice/a', plugin: 'voice' });
+    w.child({ id: 'v', kind: 'rt', inputChs: ['voice/a'], contextWindowTokens: 100 });
+    const on = { source: 'voice', channel: 'voice/a' };
+    // Three rounds of 50 tokens: the third Prepare finds 100 of 100 and signals the root (root:1).
+    for (const n of [1, 2, 3]) {
+      w.queued(`r${n}`, `${n}${'a'.repeat(29)}`, on);
+      w.answer(`r${n}`, `${n}${'b'.repeat(19)}`);
+    }
+    expect(w.agent('v').state).toBe('contextfull');
+    w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"v"}' }]);
+    const summary = w.modelCall('v:1').callId;
+
+    w.queued('v4', 'are you still there', on);
+    expect(w.hasReply('v:1')).toBe(false);
+    expect(w.isOpen(summary)).toBe(true);
+    w.queued('v5', 'hello?', on);
+    expect(w.replyOf('v4')).toEqual({ kind: 'superseded', reply: '' });
+    w.control('root:1', { action: 'send', id: 'v', text: 'wrap up' });
+    expect(w.replyOf('v5')).toEqual({ kind: 'superseded', reply: '' });
+    expect(w.hasReply('v:1')).toBe(false);
+    expect(w.isOpen(summary)).toBe(true);
+    expect(w.events('model.cancel').filter((e) => e.task === 'v:1')).toEqual([]);
+
+    w.answer('v:1', 'the summary');
+    expect(w.replyOf('v:1')).toEqual({ kind: 'done', reply: 'compressed: 2 events summarised, 1 kept' });
+    expect(w.agent('v').state).toBe('running');
+    w.answer('v:2', 'bye');
+    expect(w.replyOf('v:2').kind).toBe('done');
+    expect(w.agent('v').context.map((e) => e.kind)).toEqual(['summary', 'turn', 'interrupt']);
+    expect(w.violationsAtEnd().filter((e) => e.agent === 'v')).toEqual([]);
+  });
+
+  it('C1 S10: a compress on an rt child that has not started yet is not superseded either: a message sent right after it waits for it', () => {
+    const w = new TreeWorld();
+    w.child({ id: 'v', kind: 'rt', contextWindowTokens: 100 });
+    for (const n of [1, 2, 3]) {
+      w.queued(`r${n}`, `${n}${'a'.repeat(29)}`, { agent: 'v' });
+      w.answer(`r${n}`, `${n}${'b'.repeat(19)}`);
+    }
+    // Both control calls run in the root's reaction, before the child advances: the compress still waits.
+    w.answer('root:1', '', [
+      { name: 'resident_agents', args: '{"action":"compress","id":"v"}' },
+      { name: 'resident_agents', args: '{"action":"send","id":"v","text":"wrap up"}' },
+    ]);
+    expect(w.hasReply('v:1')).toBe(false);
+    expect(w.on('v', 'task.start').map((e) => e.task)).toEqual(['r1', 'r2', 'r3', 'v:1']);
+    w.answer('v:1', 'the summary');
+    expect(w.replyOf('v:1')).toEqual({ kind: 'done', reply: 'compressed: 2 events summarised, 1 kept' });
+    w.answer('v:2', 'bye');
+    expect(w.replyOf('v:2').kind).toBe('done');
+    expect(w.violationsAtEnd().filter((e) => e.agent === 'v')).toEqual([]);
+  });
+
   it('C2: a resident child, by contrast, saves the frame and resumes it', () => {
     const w = new TreeWorld();
     w.child({ id: 'c1' });

@@ -5,6 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { OffloadConfig } from '../../../src/kernel/config.ts';
+import { MemoryError, type ChildMemory, type ChildMemoryFactory } from '../../../src/kernel/ports/graph-memory.ts';
+import { EMPTY_RECALL } from '../../../src/kernel/memory/rules.ts';
+import { KernelWorld, SYSTEM_PROMPT } from '../../support/kernel-world.ts';
 import { TreeWorld } from './tree-world.ts';
 
 const TIMER = 'offload:root';
@@ -116,7 +119,7 @@ describe('offload choices (docs/spec.md §10.7)', () => {
     expect(helpers(w)).toEqual(['offload-1']);
   });
 
-  it('T3: only live helpers named offload-<n> count: an idle resident of the root and a stopped helper are never chosen', () => {
+  it('T3: only live helpers the kernel spawned count: an idle resident of the root and a stopped helper are never chosen', () => {
     const w = world();
     w.child({ id: 'c1' });
     w.queued('busy', 'a long job');
@@ -156,5 +159,106 @@ describe('offload choices (docs/spec.md §10.7)', () => {
     ]);
     expect(helpers(w)).toEqual(['offload-1', 'offload-2']);
     expect(w.monitor.violations).toEqual([]);
+  });
+});
+
+/** A light memory that holds nothing: enough for a child to be made. */
+const NO_MEMORY: ChildMemory = {
+  recall: () => EMPTY_RECALL,
+  commit: () => ({ added: 0, skipped: 0 }),
+  exportTriples: () => [],
+  promote: () => ({ added: 0, skipped: 0 }),
+  discard: () => undefined,
+};
+
+describe('the kernel knows its helpers by a flag, never by their id (docs/spec.md §10.7)', () => {
+  it("T3: a child the parent named offload-1 is never taken for a helper: the backlog goes to a helper of the kernel's, whose id skips the taken one", () => {
+    const w = world();
+    w.child({ id: 'offload-1' });
+    w.queued('busy', 'a long job');
+    queue(w, ['q1', 'q2', 'q3']);
+    fireUntil(w, 5_000);
+    expect(movedTo(w)).toEqual({ q1: 'offload-2', q2: 'offload-2', q3: 'offload-2' });
+    expect(w.on('offload-1', 'task.submitted')).toEqual([]);
+    expect(helpers(w)).toEqual(['offload-1', 'offload-2']);
+    // maxHelpers counts the kernel's helpers only: a second busy period spawns offload-3.
+    queue(w, ['r1', 'r2', 'r3']);
+    fireUntil(w, 6_000);
+    expect(movedTo(w)).toMatchObject({ r1: 'offload-3', r2: 'offload-3', r3: 'offload-3' });
+    expect(w.monitor.violations).toEqual([]);
+  });
+
+  it('T3: the flag shows as offloadOwned in the dump and in resident_agents list and inspect', () => {
+    const w = world();
+    w.child({ id: 'offload-1' });
+    w.queued('busy', 'a long job');
+    queue(w, ['q1', 'q2', 'q3']);
+    fireUntil(w, 5_000);
+    expect(w.kernel.dump().agents.map((a) => [a.id, a.offloadOwned])).toEqual([
+      ['root', false],
+      ['offload-1', false],
+      ['offload-2', true],
+    ]);
+    w.answer('busy', '', [{ name: 'resident_agents', args: '{"action":"list"}' }]);
+    const listed = JSON.parse(w.lastToolEnd('busy').result) as { id: string; offloadOwned: boolean }[];
+    expect(listed.map((c) => [c.id, c.offloadOwned])).toEqual([
+      ['offload-1', false],
+      ['offload-2', true],
+    ]);
+    for (const [id, owned] of [
+      ['offload-1', false],
+      ['offload-2', true],
+    ] as const) {
+      const inspected = JSON.parse(w.control('busy', { action: 'inspect', id }).result) as { offloadOwned: boolean };
+      expect(inspected.offloadOwned, id).toBe(owned);
+    }
+  });
+
+  it("docs/spec.md §10.7: a helper's system prompt is the triage prompt, on top of the inherited one; nothing is queued for it", () => {
+    const w = world();
+    w.queued('busy', 'a long job');
+    queue(w, ['q1', 'q2', 'q3']);
+    fireUntil(w, 5_000);
+    expect(w.on('offload-1', 'task.submitted').map((e) => e.task)).toEqual(['q1', 'q2', 'q3']);
+    const system = w.modelCall('q1').request.messages[0];
+    expect(system?.role).toBe('system');
+    const prompt = system?.content ?? '';
+    expect(prompt.endsWith(`\n\n${SYSTEM_PROMPT}`)).toBe(true);
+    // The triage: two paths, the asynchronous reply, no word of being a helper, busy when unsure.
+    expect(prompt).toMatch(/^You triage /);
+    expect(prompt).toContain('handle it yourself');
+    expect(prompt).toContain('the main agent is busy');
+    expect(prompt).toContain('output_send__<channel>');
+    expect(prompt).toContain('never say that you are a temporary helper');
+    expect(prompt).toContain('When unsure, reply that the main agent is busy');
+  });
+
+  it('T3: a helper that cannot be made moves nothing and uses up no number: the next one is still offload-1', () => {
+    let failures = 1;
+    const childMemory: ChildMemoryFactory = {
+      create: () => {
+        if (failures > 0) {
+          failures -= 1;
+          throw new MemoryError('disk full');
+        }
+        return NO_MEMORY;
+      },
+    };
+    const w = new KernelWorld(
+      { offload: { enabled: true, busyAfterMs: 5_000, minPending: 3, maxHelpers: 2 } },
+      { children: { childMemory } },
+    );
+    w.queued('busy', 'a long job');
+    for (const id of ['q1', 'q2', 'q3']) w.at(w.now + 100).queued(id, `input ${id}`);
+    for (let due = w.timers().get(TIMER); due !== undefined && due <= 5_000; due = w.timers().get(TIMER))
+      w.fireTimer(TIMER);
+    expect(w.events('task.moved')).toEqual([]);
+    expect(w.kernel.dump().agents.map((a) => a.id)).toEqual(['root']);
+    w.fireTimer(TIMER);
+    expect(w.events('task.moved').map((m) => [m.task, m.to])).toEqual([
+      ['q1', 'offload-1'],
+      ['q2', 'offload-1'],
+      ['q3', 'offload-1'],
+    ]);
   });
 });

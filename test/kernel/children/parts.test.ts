@@ -78,6 +78,15 @@ describe('context-full latch (docs/spec.md §10.5)', () => {
     expect(latch.afterPrepare(901, 1000)).toBe('signal');
   });
 
+  it('S10 rearm (a compress that left the context full): the next full Prepare signals once more, then quiet', () => {
+    const latch = new ContextFullLatch();
+    expect(latch.afterPrepare(950, 1000)).toBe('signal');
+    latch.rearm();
+    expect(latch.isArmed).toBe(true);
+    expect(latch.afterPrepare(950, 1000)).toBe('signal');
+    expect(latch.afterPrepare(950, 1000)).toBe('quiet');
+  });
+
   it('after a compress the state is running only below the threshold', () => {
     expect(stateAfterCompress(899, 1000)).toBe('running');
     expect(stateAfterCompress(900, 1000)).toBe('contextfull');

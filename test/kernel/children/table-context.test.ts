@@ -226,6 +226,53 @@ describe('compress (docs/spec.md §10.5)', () => {
     expect(w.agent('c1').context.map((e) => e.kind)).toEqual(['summary', 'turn']);
   });
 
+  it('S10: a compress that leaves the context at or above 0.9 × window re-arms the latch: the next Prepare signals again, once', () => {
+    const w = childWithRounds(3);
+    expect(w.agent('c1').contextfullSignals).toBe(1);
+    w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
+    w.answer('c1:1', 's'.repeat(40));
+    // 40 + 50 = 90 tokens: still full, and the latch is armed again at once.
+    expect(w.agent('c1').state).toBe('contextfull');
+    w.queued('r4', INPUT(4), { source: 'qq', channel: 'qq/a' });
+    expect(w.agent('c1').contextfullSignals).toBe(2);
+    expect(w.on('c1', 'child.contextfull').map((e) => e.tokens)).toEqual([100, 90]);
+    expect(w.on('root', 'child.event').map((e) => [e.task, e.reason])).toEqual([
+      ['root:1', 'child_contextfull'],
+      ['root:2', 'child_contextfull'],
+    ]);
+    // At most one signal per compress: later Prepares, still full, stay quiet.
+    w.answer('r4', REPLY(4));
+    round(w, 5);
+    expect(w.agent('c1').contextfullSignals).toBe(2);
+    expect(w.monitor.violations).toEqual([]);
+  });
+
+  it('S10: a compress that brings the context below 0.9 × window leaves the latch to the next Prepare (hysteresis)', () => {
+    const w = childWithRounds(3);
+    w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
+    w.answer('c1:1', 'sum');
+    expect(w.agent('c1').state).toBe('running');
+    // 53 tokens now: the next Prepare re-arms, the one after the next full round signals.
+    round(w, 4);
+    expect(w.agent('c1').contextfullSignals).toBe(1);
+    w.queued('r5', INPUT(5), { source: 'qq', channel: 'qq/a' });
+    expect(w.agent('c1').contextfullSignals).toBe(2);
+  });
+
+  it('S9 docs/spec.md §10.4: a compress clears a pending note: the round it preempted ends with the automatic record', () => {
+    const w = childWithRounds(3);
+    w.queued('job', 'long job', { source: 'qq', channel: 'qq/a' });
+    w.answer('job', '', [{ name: 'inputch_note', args: '{"text":"written before the compress"}' }]);
+    w.modelCall('job');
+    w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
+    expect(w.on('c1', 'task.suspend')).toEqual([expect.objectContaining({ task: 'job', by: 'c1:1' })]);
+    w.answer('c1:1', 'sum');
+    w.answer('job', 'long done');
+    expect(w.agent('c1').table).toEqual([
+      { inputch: 'qq/a', atMs: 0, proactive: false, text: 'round done: input=long job, output=long done' },
+    ]);
+  });
+
   it('S10: when the summary call fails the older events are dropped, counted, and a later inspect shows the count', () => {
     const w = childWithRounds(3);
     w.answer('root:1', '', [{ name: 'resident_agents', args: '{"action":"compress","id":"c1"}' }]);
@@ -312,6 +359,7 @@ describe('inspect (docs/spec.md §10.3)', () => {
       contextTokens: 50,
       window: 100,
       droppedByCompress: 0,
+      offloadOwned: false,
     });
 
     expect(w.rec.events.filter((e) => e.agent === 'c1')).toHaveLength(childEvents);

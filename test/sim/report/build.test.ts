@@ -267,6 +267,7 @@ describe('buildReport: stops, violations, agents', () => {
       maxStackDepth: 0,
       contextfullSignals: 0,
       droppedByCompress: 0,
+      offloadOwned: false,
       context: [],
       current: null,
       scheduler: new Scheduler('child-1').dump(),

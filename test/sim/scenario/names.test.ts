@@ -5,6 +5,7 @@
  * middle or at the end.
  */
 import { describe, expect, it } from 'vitest';
+import { CHILD_ID_PATTERN } from '../../../src/kernel/index.ts';
 import { formatPath, parseScenario } from '../../../src/sim/scenario/index.ts';
 import { doc, ok } from './helpers.ts';
 
@@ -17,7 +18,8 @@ function messagesAt(json: unknown, path: string): string[] {
 const ID_MESSAGE = 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-")';
 const NAME_MESSAGE = 'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-")';
 const TOOL_MESSAGE = 'invalid key: a tool name must match [A-Za-z0-9_-]+';
-const RESIDENT_MESSAGE = 'must match [A-Za-z0-9][A-Za-z0-9_-]* (letters, digits, "_" and "-")';
+const RESIDENT_MESSAGE =
+  'must match [a-z0-9][a-z0-9-]* (lowercase letters, digits and "-", not starting with "-"), the rule the kernel creates children by';
 const KERNEL_TASK_MESSAGE = 'invalid key: must be "<agent>:<n>" with n ≥ 1, e.g. "root:1"';
 const COUNTER_REF_MESSAGE = 'must be "<agent>.<counter>", e.g. "root.suspended"';
 
@@ -66,15 +68,18 @@ describe('scenario names (docs/spec.md §12.2): tool names match [A-Za-z0-9_-]+'
   });
 });
 
-describe('scenario names (docs/spec.md §12.2): resident ids match [A-Za-z0-9][A-Za-z0-9_-]*', () => {
-  it('accepts a letter or digit first, then letters, digits, "_" and "-"', () => {
-    for (const id of ['W', '9lives', 'Watcher_2-b', 'w--'])
+describe("scenario names (docs/spec.md §12.2): resident ids match the kernel's child id rule [a-z0-9][a-z0-9-]*", () => {
+  it('accepts a lowercase letter or digit first, then lowercase letters, digits and "-"', () => {
+    for (const id of ['w', '9lives', 'watcher-2-b', 'w--']) {
       expect(ok(doc({ residents: [{ id }] })).residents[0]?.id).toBe(id);
+      expect(CHILD_ID_PATTERN.test(id), id).toBe(true);
+    }
   });
 
-  it('refuses "_" or "-" first, and ".", ":" or "/" anywhere (they separate names in references)', () => {
-    for (const id of ['', '_w', '-w', '.ab', 'a.b', 'ab.', 'a:1', 'child/w', 'a b']) {
+  it('refuses what the kernel would refuse at run time: capitals, "_", a leading "-", and ".", ":" or "/" anywhere', () => {
+    for (const id of ['', 'Gardener', 'W', 'watcher_2', '_w', '-w', '.ab', 'a.b', 'ab.', 'a:1', 'child/w', 'a b']) {
       expect(messagesAt(doc({ residents: [{ id }] }), 'residents[0].id'), id).toEqual([RESIDENT_MESSAGE]);
+      expect(CHILD_ID_PATTERN.test(id), id).toBe(false);
     }
   });
 
@@ -87,9 +92,9 @@ describe('scenario names (docs/spec.md §12.2): resident ids match [A-Za-z0-9][A
 
 describe('scenario names (docs/spec.md §12.2): kernelReplies keys are "<agent>:<n>" with n ≥ 1', () => {
   it('accepts an agent id, ":" and a number without leading zeros, of one or more digits', () => {
-    const keys = ['root:1', 'root:10', 'root:109', 'W_x-1:2'];
+    const keys = ['root:1', 'root:10', 'root:109', 'w-x-1:2'];
     const replies = Object.fromEntries(keys.map((k) => [k, [{ text: k }]]));
-    const s = ok(doc({ residents: [{ id: 'W_x-1' }], kernelReplies: replies }));
+    const s = ok(doc({ residents: [{ id: 'w-x-1' }], kernelReplies: replies }));
     expect(Object.keys(s.kernelReplies)).toEqual(keys);
   });
 
