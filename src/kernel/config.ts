@@ -37,7 +37,7 @@ export interface KernelConfig {
   readonly outputs: readonly OutputDevice[];
   /** The root's output grant; empty = every device (docs/spec.md §8.4). */
   readonly allowedOutputs: readonly string[];
-  /** Run the O(n) scheduler invariant checks after every mutation. */
+  /** Run the O(n) scheduler invariant checks after every state change. */
   readonly verify: boolean;
 }
 

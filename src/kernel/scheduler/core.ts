@@ -14,7 +14,7 @@
  * Every admitted task is in exactly one place (running, immediate, a level queue, the queued FIFO, or
  * the stack) until its single terminal event. Nothing is dropped without a counter and a trace event.
  * With `verify` on, the whole-state invariants (O1, STACK, LIFO, QUEUED, DRAIN, BALANCE) are checked
- * after every mutation; O(1) guards are always on.
+ * after every state change; O(1) guards are always on.
  */
 import { assert, fail } from '../assert.ts';
 import { Deque } from './deque.ts';

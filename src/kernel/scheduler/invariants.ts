@@ -1,6 +1,6 @@
 /**
  * Whole-state invariant checks of one scheduler (docs/spec.md §6, §7 O1). O(n) in the waiting tasks: run after
- * every mutation when `verify` is on (always in tests and simulation), so they read the containers in
+ * every state change when `verify` is on (always in tests and simulation), so they read the containers in
  * place and allocate nothing. Each failure names its rule.
  */
 import { fail } from '../assert.ts';

@@ -14,7 +14,7 @@ export interface SchedulerConfig {
   readonly cooldownMs: number;
   /** Kernel-created queued tasks may exceed `maxQueue` by at most this many (docs/spec.md §2.8). */
   readonly selfLoopExtraMax: number;
-  /** Run the O(n) whole-state invariant checks after every mutation. */
+  /** Run the O(n) whole-state invariant checks after every state change. */
   readonly verify: boolean;
 }
 
