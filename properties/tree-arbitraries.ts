@@ -79,7 +79,12 @@ export function treeCommandsArb(maxCommands: number): fc.Arbitrary<Iterable<Tree
         { weight: 30, arbitrary: indexArb.map(answer) },
         { weight: 5, arbitrary: fc.tuple(indexArb, scriptArb).map(([c, s]) => send(c, s)) },
         { weight: 3, arbitrary: indexArb.map(fill) },
-        { weight: 3, arbitrary: fc.tuple(indexArb, fc.boolean()).map(([c, f]) => compress(c, f)) },
+        {
+          weight: 3,
+          arbitrary: fc
+            .tuple(indexArb, fc.boolean(), fc.option(scriptArb, { nil: null }))
+            .map(([c, f, follow]) => compress(c, f, follow)),
+        },
         { weight: 1, arbitrary: indexArb.map(inspect) },
         { weight: 1, arbitrary: fc.constant(list()) },
         { weight: 2, arbitrary: fc.tuple(indexArb, residualArb, dispositionArb).map(([c, r, d]) => reclaim(c, r, d)) },

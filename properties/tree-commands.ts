@@ -559,6 +559,37 @@ class CreateUnder extends Base {
   }
 }
 
+/** An external input to `to`, on `channel` when it has one (the root's inputch; routing decides). */
+function submitInput(
+  m: TreeState,
+  r: RealTree,
+  input: { to: string; channel: string | null; script: Script; level: Level | null },
+): void {
+  m.seq += 1;
+  const id = `x${m.seq}`;
+  const text = `input ${id} (${input.script})`;
+  const cls = input.level === null ? 'queued' : 'interrupt';
+  m.submit({
+    id,
+    to: input.to,
+    cls,
+    level: input.level ?? 1,
+    source: 'user',
+    channel: input.channel ?? 'user',
+    text,
+    answers: scriptAnswers(input.script, id),
+  });
+  m.settle();
+  r.world.submit({
+    id,
+    cls,
+    text,
+    source: 'user',
+    ...(input.level === null ? {} : { level: input.level }),
+    ...(input.channel === null ? { agent: input.to } : { channel: input.channel }),
+  });
+}
+
 /** An external input: addressed to a child, or to the root on an inputch (routing decides). */
 class Submit extends Base {
   constructor(
@@ -571,34 +602,11 @@ class Submit extends Base {
     super();
   }
   apply(m: TreeState, r: RealTree): void {
-    for (let i = 0; i < this.count; i += 1) this.once(m, r);
-  }
-  private once(m: TreeState, r: RealTree): void {
-    m.seq += 1;
-    const id = `x${m.seq}`;
-    const text = `input ${id} (${this.script})`;
-    const channel = this.via === null ? null : (CHANNELS[this.via % CHANNELS.length] as string);
-    const to = channel !== null ? ROOT : (m.childAt(this.target)?.id ?? ROOT);
-    const cls = this.level === null ? 'queued' : 'interrupt';
-    m.submit({
-      id,
-      to,
-      cls,
-      level: this.level ?? 1,
-      source: 'user',
-      channel: channel ?? 'user',
-      text,
-      answers: scriptAnswers(this.script, id),
-    });
-    m.settle();
-    r.world.submit({
-      id,
-      cls,
-      text,
-      source: 'user',
-      ...(this.level === null ? {} : { level: this.level }),
-      ...(channel === null ? { agent: to } : { channel }),
-    });
+    for (let i = 0; i < this.count; i += 1) {
+      const channel = this.via === null ? null : (CHANNELS[this.via % CHANNELS.length] as string);
+      const to = channel !== null ? ROOT : (m.childAt(this.target)?.id ?? ROOT);
+      submitInput(m, r, { to, channel, script: this.script, level: this.level });
+    }
   }
   toString(): string {
     return `submit(${this.target}, '${this.script}', ${String(this.via)}, ${String(this.level)}${this.count === 1 ? '' : `, ${this.count}`})`;
@@ -643,20 +651,28 @@ class Send extends Base {
   }
 }
 
+/**
+ * `compress` of a child; with `follow`, an input to the same child right after, while the compress task
+ * is still live — on an rt child the newcomer must wait beside it, never supersede it (docs/spec.md §10.1).
+ */
 class Compress extends Base {
   constructor(
     readonly child: number,
     readonly fails: boolean,
+    readonly follow: Script | null = null,
   ) {
     super();
   }
   apply(m: TreeState, r: RealTree): void {
-    const id = m.childAt(this.child, ROOT)?.id ?? 'nobody';
+    const target = m.childAt(this.child, ROOT);
+    const id = target?.id ?? 'nobody';
     m.summaryFails = this.fails;
     runControl(m, r, { action: 'compress', id });
+    if (target !== null && this.follow !== null)
+      submitInput(m, r, { to: target.id, channel: null, script: this.follow, level: null });
   }
   toString(): string {
-    return `compress(${this.child}, ${String(this.fails)})`;
+    return `compress(${this.child}, ${String(this.fails)}${this.follow === null ? '' : `, '${this.follow}'`})`;
   }
 }
 
@@ -824,7 +840,8 @@ export const submit = (
 ): TreeCommand => new Submit(target, script, via, level, count);
 export const answer = (index: number): TreeCommand => new AnswerOne(index);
 export const send = (child: number, script: Script): TreeCommand => new Send(child, script);
-export const compress = (child: number, fails: boolean): TreeCommand => new Compress(child, fails);
+export const compress = (child: number, fails: boolean, follow: Script | null = null): TreeCommand =>
+  new Compress(child, fails, follow);
 export const inspect = (child: number): TreeCommand => new Inspect(child);
 export const list = (): TreeCommand => new List();
 export const destroy = (child: number, residual: Residual | null, channels: Disposition | null): TreeCommand =>
