@@ -101,6 +101,8 @@ export function e3LikeDoc(n: number): Record<string, unknown> {
     version: 1,
     name: `e3-like-${n}`,
     seed: 3,
+    // The root takes every resident: the tree's width is what this bench scales.
+    kernel: { maxChildren: n },
     model: { firstChunkMs: 50, chunkMs: 10, chunks: 2 },
     channels: ids.map((id) => ({ name: `chat/${id}`, plugin: 'chat' })),
     residents: ids.map((id) => ({ id, inputChs: [`chat/${id}`] })),

@@ -26,10 +26,15 @@ import {
 } from './tree-commands.ts';
 import type { Disposition, Kind, Residual, Script } from './tree-model.ts';
 
-/** A small root queue now and then (backpressure on moved tasks), and both parent-message modes. */
+/**
+ * A small root queue now and then (backpressure on moved tasks), both parent-message modes, and now
+ * and then a shallow or narrow tree, so that creations meet the tree's bounds (docs/spec.md §10.2).
+ */
 export const configArb: fc.Arbitrary<TreeConfig> = fc.record({
   maxQueue: fc.constantFrom(256, 256, 3),
   parentMessage: fc.constantFrom<'suspend' | 'discard'>('suspend', 'discard'),
+  maxTreeDepth: fc.constantFrom(4, 2, 1),
+  maxChildren: fc.constantFrom(64, 64, 4),
 });
 
 const indexArb = fc.nat({ max: 7 });

@@ -29,6 +29,7 @@ import {
   CHANNELS,
   OPERATOR,
   ROOT,
+  TREE_BOUNDS_DEFAULT,
   TreeModel,
   scriptAnswers,
   type Answer,
@@ -45,6 +46,16 @@ import {
 export interface TreeConfig {
   readonly maxQueue: number;
   readonly parentMessage: 'suspend' | 'discard';
+  /** The tree's bounds (docs/spec.md §10.2); absent, the kernel's defaults. */
+  readonly maxTreeDepth?: number;
+  readonly maxChildren?: number;
+}
+
+function boundsOf(config: TreeConfig): { maxTreeDepth: number; maxChildren: number } {
+  return {
+    maxTreeDepth: config.maxTreeDepth ?? TREE_BOUNDS_DEFAULT.maxTreeDepth,
+    maxChildren: config.maxChildren ?? TREE_BOUNDS_DEFAULT.maxChildren,
+  };
 }
 
 export class RealTree {
@@ -63,7 +74,13 @@ export class RealTree {
     const monitor = this.monitor;
     const openModel = this.openModel;
     this.world = new KernelWorld(
-      { cooldownMs: 0, builtinPlugins: [OPERATOR], maxQueue: config.maxQueue, parentMessage: config.parentMessage },
+      {
+        cooldownMs: 0,
+        builtinPlugins: [OPERATOR],
+        maxQueue: config.maxQueue,
+        parentMessage: config.parentMessage,
+        ...boundsOf(config),
+      },
       {
         sink: { emit: (e) => monitor.observe(e) },
         onCommand: (c) => {
@@ -152,6 +169,9 @@ export const reached = {
   refused: {} as Record<string, number>,
   kinds: { resident: 0, rt: 0 } as Record<string, number>,
   grandchildren: 0,
+  /** Creations refused by the tree's bounds: the parent at kernel.maxTreeDepth, or at kernel.maxChildren. */
+  tooDeep: 0,
+  tooManyChildren: 0,
   residual: { keep: 0, drop: 0 } as Record<string, number>,
   /** Dispositions applied to a child that owned at least one inputch. */
   dispositions: { release: 0, keep: 0, handback: 0 } as Record<string, number>,
@@ -171,7 +191,10 @@ export const reached = {
 };
 
 export function setup(config: TreeConfig): () => TreeSystems {
-  return () => ({ model: new TreeState(config.maxQueue, config.parentMessage), real: new RealTree(config) });
+  return () => ({
+    model: new TreeState(config.maxQueue, config.parentMessage, boundsOf(config)),
+    real: new RealTree(config),
+  });
 }
 
 // ---------------------------------------------------------------- agreement
@@ -363,6 +386,7 @@ function applyControl(m: TreeState, args: ControlArgs): boolean {
       window: null,
       capacity: null,
     };
+    countBounds(m.createProblem(ROOT, spec));
     const ok = m.create(ROOT, spec);
     if (ok) reached.kinds[spec.kind] = (reached.kinds[spec.kind] ?? 0) + 1;
     return ok;
@@ -500,12 +524,19 @@ class Create extends Base {
   }
 }
 
+function countBounds(problem: string | null): void {
+  if (problem === 'too deep') reached.tooDeep += 1;
+  if (problem === 'too many children') reached.tooManyChildren += 1;
+}
+
 /**
  * `child.create` under `parent` in both systems; the kernel must create exactly when the model does.
  * Returns whether the child was created.
  */
 function createThroughDoor(m: TreeState, r: RealTree, parent: string, spec: ChildSpecModel): boolean {
-  const expected = m.createProblem(parent, spec) === null;
+  const problem = m.createProblem(parent, spec);
+  countBounds(problem);
+  const expected = problem === null;
   m.create(parent, spec);
   m.settle();
   const result = r.world.feed({

@@ -30,6 +30,8 @@ const FULL_RATIO = 0.9;
 const KEEP_RATIO = 0.5;
 const KEEP_MAX = 20;
 const WINDOW_DEFAULT = 32_768;
+/** docs/spec.md §10.2, restated: the tree's bounds by default. */
+export const TREE_BOUNDS_DEFAULT = { maxTreeDepth: 4, maxChildren: 64 } as const;
 const COMPRESS_CHANNEL = '_compress_';
 const COMPRESS_TEXT = 'compress the conversation context';
 /** What an automatic table record keeps of a round. */
@@ -182,6 +184,7 @@ export class TreeModel {
   constructor(
     readonly maxQueue: number,
     readonly parentMessage: 'suspend' | 'discard' = 'suspend',
+    readonly bounds: { readonly maxTreeDepth: number; readonly maxChildren: number } = TREE_BOUNDS_DEFAULT,
   ) {
     this.addAgent(ROOT, 'root', null, WINDOW_DEFAULT, 'root', maxQueue);
     for (const name of CHANNELS) this.registry.set(name, '');
@@ -214,6 +217,11 @@ export class TreeModel {
     const p = this.agents.get(parent);
     if (p === undefined || p.state === 'stopped') return 'parent not live';
     if (this.agents.has(spec.id)) return 'duplicate id';
+    let depth = 1;
+    for (let a = p; a.parent !== null; a = this.agent(a.parent)) depth += 1;
+    if (depth > this.bounds.maxTreeDepth) return 'too deep';
+    const live = p.children.filter((c) => this.agent(c).state !== 'stopped').length;
+    if (live >= this.bounds.maxChildren) return 'too many children';
     if (spec.kind !== 'resident' && spec.kind !== 'rt') return 'unknown kind';
     const seen = new Set<string>();
     for (const name of spec.inputChs) {

@@ -3,7 +3,8 @@
  * actions (create, send, inspect, list, compress, reclaim, destroy — through the root's
  * `resident_agents` tool), inputs for children, model answers (notifies, notes, failures, long
  * answers that fill a window), door inputs (`child.create` under a child, `child.destroy`,
- * `agent.stop`, `stop`) are applied to a real kernel and to the naive model in tree-model.ts; after
+ * `agent.stop`, `stop`), now and then under a shallow or narrow tree so that creations meet its bounds,
+ * are applied to a real kernel and to the naive model in tree-model.ts; after
  * every command the whole tree agrees (tree-commands.ts `checkAgreement`), and at the end of each run
  * the root stops and every task has exactly one terminal event.
  *
@@ -56,7 +57,7 @@ describe('agent tree against a naive model of docs/spec.md §10 (S4–S20, C1–
     // Floors are about a fifth of what 300 runs reach on average, so a random seed does not make this flaky.
     if (!completed) return;
     const floors: [string, number, number][] = [
-      ...Object.entries({ list: 5, create: 100, send: 20, inspect: 8, compress: 20, reclaim: 8, destroy: 20 }).map(
+      ...Object.entries({ list: 5, create: 50, send: 20, inspect: 8, compress: 20, reclaim: 8, destroy: 20 }).map(
         ([action, floor]): [string, number, number] => [
           `control action ${action}`,
           reached.actions[action] ?? 0,
@@ -66,6 +67,8 @@ describe('agent tree against a naive model of docs/spec.md §10 (S4–S20, C1–
       ['children of kind resident', reached.kinds.resident ?? 0, 70],
       ['children of kind rt', reached.kinds.rt ?? 0, 30],
       ['grandchildren (child.create under a child)', reached.grandchildren, 8],
+      ['creations refused at kernel.maxTreeDepth', reached.tooDeep, 5],
+      ['creations refused at kernel.maxChildren', reached.tooManyChildren, 3],
       ['destroys and reclaims with residual keep', reached.residual.keep ?? 0, 20],
       ['destroys and reclaims with residual drop', reached.residual.drop ?? 0, 10],
       ['disposition release of owned inputchs', reached.dispositions.release ?? 0, 5],

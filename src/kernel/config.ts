@@ -21,6 +21,10 @@ export interface KernelConfig {
   readonly consolidateEveryTurns: number;
   readonly modelTimeoutMs: number;
   readonly parentMessage: 'suspend' | 'discard';
+  /** How deep the agent tree goes: a child of the root has depth 1 (docs/spec.md §10.2). */
+  readonly maxTreeDepth: number;
+  /** Live children per agent (docs/spec.md §10.2); a stopped child makes room. */
+  readonly maxChildren: number;
   readonly offload: OffloadConfig;
   readonly maxInputBytes: number;
   /** Hard bound on steps per task: a loop guard, exceeding it fails the task. */
@@ -51,6 +55,8 @@ export const DEFAULT_KERNEL_CONFIG: KernelConfig = Object.freeze({
   consolidateEveryTurns: 0,
   modelTimeoutMs: 120_000,
   parentMessage: 'suspend',
+  maxTreeDepth: 4,
+  maxChildren: 64,
   offload: Object.freeze({ enabled: false, busyAfterMs: 300_000, minPending: 3, maxHelpers: 2 }),
   maxInputBytes: 1024 * 1024,
   stepBudget: 2 ** 20,

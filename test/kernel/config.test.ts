@@ -12,6 +12,8 @@ describe('resolveKernelConfig', () => {
       consolidateEveryTurns: 0,
       modelTimeoutMs: 120_000,
       parentMessage: 'suspend',
+      maxTreeDepth: 4,
+      maxChildren: 64,
       offload: { enabled: false, busyAfterMs: 300_000, minPending: 3, maxHelpers: 2 },
       maxInputBytes: 1024 * 1024,
       stepBudget: 2 ** 20,

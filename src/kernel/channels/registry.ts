@@ -141,9 +141,10 @@ export class ChannelRegistry {
     return [...this.channels.values()].sort((a, b) => compareNames(a.name, b.name));
   }
 
-  /** The inputchs owned by `agent`; '' lists the unassigned ones. */
+  /** The inputchs owned by `agent`; '' lists the unassigned ones. Sorted like `list`. */
   listByOwner(agent: string): InputChannel[] {
-    return this.list().filter((c) => c.owner === agent);
+    // Filtered before sorting: every child's stop asks, so a big tree must not sort the whole registry each time.
+    return [...this.channels.values()].filter((c) => c.owner === agent).sort((a, b) => compareNames(a.name, b.name));
   }
 
   size(): number {

@@ -178,6 +178,8 @@ export class AgentTree {
     const id = spec.id;
     if (!CHILD_ID_PATTERN.test(id)) return `child id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*`;
     if (this.agents.has(id)) return `an agent with id ${id} already exists; child ids are unique for the kernel's life`;
+    const bounds = this.boundsProblem(parent, id);
+    if (bounds !== null) return bounds;
     const kindName = spec.kind ?? 'resident';
     if (!this.deps.kinds.has(kindName))
       return `unknown child kind ${JSON.stringify(kindName)}; known kinds: ${[...this.deps.kinds.keys()].join(', ')}`;
@@ -213,6 +215,27 @@ export class AgentTree {
     return null;
   }
 
+  /** docs/spec.md §10.2: the tree's depth and each agent's live children are bounded. */
+  private boundsProblem(parent: Agent, id: string): string | null {
+    const { maxTreeDepth, maxChildren } = this.deps.config;
+    const depth = this.depthOf(parent) + 1;
+    if (depth > maxTreeDepth) {
+      return `cannot create ${id} under ${parent.agentId}: it would be at depth ${depth}, beyond kernel.maxTreeDepth (${maxTreeDepth}); a child of the root has depth 1`;
+    }
+    const live = this.liveChildren(parent.agentId).size;
+    if (live >= maxChildren) {
+      return `cannot create ${id} under ${parent.agentId}: it already has ${live} live children, the most kernel.maxChildren (${maxChildren}) allows; destroy one first`;
+    }
+    return null;
+  }
+
+  /** The root has depth 0, a child of the root 1. */
+  private depthOf(agent: Agent): number {
+    let depth = 0;
+    for (let a = agent; a.parent !== null; a = this.agents.get(a.parent) as Agent) depth += 1;
+    return depth;
+  }
+
   private registeredNames(): string {
     const names = this.deps.registry.list().map((c) => c.name);
     return names.length === 0 ? 'none' : names.join(', ');
@@ -233,11 +256,44 @@ export class AgentTree {
     );
   }
 
-  /** docs/spec.md §10.2a: stops `id` and, first, every descendant (depth-first). Idempotent. */
+  /**
+   * docs/spec.md §10.2a: stops `id` and, first, every descendant, depth-first: each agent after all of
+   * its children, in creation order. The walk keeps its own stack, so a deep tree (the depth bound is
+   * configurable) cannot exhaust the call stack. Idempotent.
+   */
   stop(id: string, cause: StopCause, nowMs: number): void {
     const agent = this.agents.get(id);
     if (agent === undefined || agent.isStopped()) return;
-    for (const child of this.children(id)) this.stop(child.agentId, { by: 'stop' }, nowMs);
+    for (const descendant of this.liveDescendants(id)) this.stopOne(descendant, { by: 'stop' }, nowMs);
+    this.stopOne(agent, cause, nowMs);
+  }
+
+  /**
+   * The live descendants of `id`, each after its own children (post-order), children in creation
+   * order. A stopped agent's descendants have stopped before it, so its subtree is skipped.
+   */
+  private liveDescendants(id: string): Agent[] {
+    const order: Agent[] = [];
+    // Each frame: an agent and the index of its next child to visit.
+    const path: { agent: Agent; next: number }[] = [{ agent: this.agents.get(id) as Agent, next: 0 }];
+    while (path.length > 0) {
+      const top = path[path.length - 1] as { agent: Agent; next: number };
+      const children = this.childrenOf.get(top.agent.agentId) ?? [];
+      const childId = children[top.next];
+      if (childId === undefined) {
+        path.pop();
+        if (path.length > 0) order.push(top.agent);
+        continue;
+      }
+      top.next += 1;
+      const child = this.agents.get(childId) as Agent;
+      if (!child.isStopped()) path.push({ agent: child, next: 0 });
+    }
+    return order;
+  }
+
+  private stopOne(agent: Agent, cause: StopCause, nowMs: number): void {
+    const id = agent.agentId;
     const seat = agent.seat;
     const parent = agent.parent === null ? undefined : this.agents.get(agent.parent);
     const channels = cause.by === 'stop' ? (seat?.kind.dispose.channels ?? 'release') : cause.channels;

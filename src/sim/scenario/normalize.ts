@@ -162,6 +162,8 @@ export function normalize(s: ScenarioIn): Scenario {
       ...opt('consolidateEveryTurns', k.consolidateEveryTurns),
       ...opt('modelTimeoutMs', k.modelTimeoutMs),
       ...opt('parentMessage', k.parentMessage),
+      ...opt('maxTreeDepth', k.maxTreeDepth),
+      ...opt('maxChildren', k.maxChildren),
       ...opt(
         'offload',
         k.offload === undefined

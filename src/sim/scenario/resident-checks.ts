@@ -1,15 +1,19 @@
 /**
  * Cross-entry rules of a scenario's `residents` and the events that act on them (docs/spec.md §12.2): every
  * inputch a resident takes is declared in `channels` (at t = 0, residents are created after the
- * channels), owned by nobody else and claimed once; grants name declared outputs and tools; a
- * `destroy` names a resident, a `stopAgent` the root or a resident. Like the other cross-field rules
+ * channels), owned by nobody else and claimed once; grants name declared outputs and tools; there are
+ * no more of them than `kernel.maxChildren`; a `destroy` names a resident, a `stopAgent` the root or a
+ * resident. Like the other cross-field rules
  * it trusts nothing about the raw JSON and skips what the shape pass reports.
  */
+import { DEFAULT_KERNEL_CONFIG } from '../../kernel/index.ts';
 import type { Issue } from './problems.ts';
 import { entries, isObj, unknownAgentMessage, type Obj } from './refs.ts';
 
 export function residentIssues(raw: Obj, residents: readonly string[]): Issue[] {
   const issues: Issue[] = [];
+  const width = widthIssue(raw);
+  if (width !== null) issues.push(width);
   const channels = new Map<string, unknown>();
   for (const c of entries(raw.channels)) if (isObj(c) && typeof c.name === 'string') channels.set(c.name, c.owner);
   const outputs = new Set(
@@ -71,4 +75,21 @@ export function residentIssues(raw: Obj, residents: readonly string[]): Issue[] 
     }
   });
   return issues;
+}
+
+/**
+ * Residents are children of the root, created at t = 0: more than `kernel.maxChildren` of them would
+ * be refused by the kernel (docs/spec.md §10.2), so the file names the first one beyond. An invalid
+ * `maxChildren` is the shape pass's problem; nothing is said here then.
+ */
+function widthIssue(raw: Obj): Issue | null {
+  const given = isObj(raw.kernel) ? raw.kernel.maxChildren : undefined;
+  if (given !== undefined && !(Number.isInteger(given) && (given as number) >= 1)) return null;
+  const max = (given as number | undefined) ?? DEFAULT_KERNEL_CONFIG.maxChildren;
+  const declared = entries(raw.residents).length;
+  if (declared <= max) return null;
+  return {
+    path: ['residents', max],
+    message: `the root takes at most kernel.maxChildren = ${max} children, and ${declared} residents are declared; raise kernel.maxChildren or declare fewer`,
+  };
 }

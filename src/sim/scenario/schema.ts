@@ -139,6 +139,8 @@ const kernel = strictObj({
   consolidateEveryTurns: count.optional(),
   modelTimeoutMs: positive.max(TIME_MS_MAX).optional(),
   parentMessage: z.enum(['suspend', 'discard']).optional(),
+  maxTreeDepth: positive.optional(),
+  maxChildren: positive.optional(),
   offload: strictObj({
     enabled: z.boolean().optional(),
     busyAfterMs: ms.optional(),

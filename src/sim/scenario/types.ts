@@ -59,6 +59,8 @@ export interface KernelOverrides {
   readonly consolidateEveryTurns?: number;
   readonly modelTimeoutMs?: number;
   readonly parentMessage?: 'suspend' | 'discard';
+  readonly maxTreeDepth?: number;
+  readonly maxChildren?: number;
   readonly offload?: {
     readonly enabled?: boolean;
     readonly busyAfterMs?: number;

@@ -5,7 +5,7 @@
  * what there is, and the defaults a child gets for what its spec leaves out.
  */
 import { describe, expect, it } from 'vitest';
-import { SYSTEM_PROMPT } from '../../support/kernel-world.ts';
+import { KernelWorld, SYSTEM_PROMPT } from '../../support/kernel-world.ts';
 import { TreeWorld } from './tree-world.ts';
 
 const THREE_DEVICES = [
@@ -34,6 +34,75 @@ describe('child ids (docs/spec.md §10.2: the scenario id rule [a-z0-9][a-z0-9-]
     }
     expect(agentIds(w)).toEqual(['root']);
     expect(w.kernel.dump().channels).toEqual([]);
+  });
+});
+
+describe('the tree is bounded (docs/spec.md §10.2: kernel.maxTreeDepth, kernel.maxChildren)', () => {
+  /** A chain root → d1 → d2 → … → d<n> through the door; returns the answer for each link. */
+  function chain(w: TreeWorld, n: number): string[] {
+    const kinds: string[] = [];
+    let parent = 'root';
+    for (let i = 1; i <= n; i += 1) {
+      const created = w.create({ id: `d${i}` }, parent);
+      kinds.push(created.kind === 'refused' ? created.error : created.kind);
+      parent = `d${i}`;
+    }
+    return kinds;
+  }
+
+  it('depth: a child of the root has depth 1; by default the tree goes 4 deep and a fifth level is refused through the door, naming the limit', () => {
+    const w = new TreeWorld();
+    expect(chain(w, 5)).toEqual([
+      'created',
+      'created',
+      'created',
+      'created',
+      'cannot create d5 under d4: it would be at depth 5, beyond kernel.maxTreeDepth (4); a child of the root has depth 1',
+    ]);
+    expect(agentIds(w)).toEqual(['root', 'd1', 'd2', 'd3', 'd4']);
+    expect(w.kernel.dump().channels.map((c) => c.name)).not.toContain('child/d5');
+    const narrow = new TreeWorld({ maxTreeDepth: 1 });
+    expect(chain(narrow, 2)).toEqual([
+      'created',
+      'cannot create d2 under d1: it would be at depth 2, beyond kernel.maxTreeDepth (1); a child of the root has depth 1',
+    ]);
+  });
+
+  it('width: an agent takes at most kernel.maxChildren live children, through the door and through resident_agents alike; a destroy makes room', () => {
+    const w = new TreeWorld({ maxChildren: 2 });
+    w.child({ id: 'a' }).child({ id: 'b' });
+    const full =
+      'cannot create c under root: it already has 2 live children, the most kernel.maxChildren (2) allows; destroy one first';
+    expect(w.create({ id: 'c' })).toEqual({ kind: 'refused', error: full });
+    w.queued('boss', 'one more child');
+    expect(w.control('boss', { action: 'create', id: 'c' })).toEqual({ ok: false, result: full });
+    // The bound is per agent: a child has room for children of its own.
+    w.child({ id: 'a1' }, 'a').child({ id: 'a2' }, 'a');
+    expect(w.create({ id: 'a3' }, 'a')).toMatchObject({
+      kind: 'refused',
+      error: expect.stringContaining('kernel.maxChildren (2)'),
+    });
+    expect(w.control('boss', { action: 'destroy', id: 'b' }).ok).toBe(true);
+    expect(w.control('boss', { action: 'create', id: 'c' })).toEqual({ ok: true, result: 'created resident c' });
+    expect(agentIds(w)).toEqual(['root', 'a', 'b', 'a1', 'a2', 'c']);
+  });
+
+  it('docs/spec.md §10.2a: a chain deeper than the call stack could follow is stopped whole, children first', () => {
+    // 5 000 levels overflowed the stack when each level's stop called the next; the walk keeps its own.
+    const depth = 5_000;
+    const w = new KernelWorld({ maxTreeDepth: depth, verify: false });
+    let parent = 'root';
+    for (let i = 1; i <= depth; i += 1) {
+      expect(w.feed({ type: 'child.create', parent, spec: { id: `d${i}` } }).kind).toBe('created');
+      parent = `d${i}`;
+    }
+    w.stopAgent();
+    const stops = w.events('agent.stop').map((e) => e.agent);
+    expect(stops).toHaveLength(depth + 1);
+    // Depth-first: the deepest stops first, the root last.
+    expect(stops.slice(0, 2)).toEqual([`d${depth}`, `d${depth - 1}`]);
+    expect(stops.at(-1)).toBe('root');
+    expect(w.kernel.dump().agents.every((a) => a.state === 'stopped')).toBe(true);
   });
 });
 

@@ -159,3 +159,23 @@ describe('events on residents (docs/spec.md §12.2, §10.3)', () => {
     ]);
   });
 });
+
+describe('residents and the tree bounds (docs/spec.md §12.2, §10.2)', () => {
+  const residents = (n: number): { id: string }[] => Array.from({ length: n }, (_, i) => ({ id: `r${i + 1}` }));
+
+  it('the root takes at most kernel.maxChildren residents: the first one beyond is named, with the fix', () => {
+    expect(ok(doc({ kernel: { maxChildren: 2 }, residents: residents(2) })).residents).toHaveLength(2);
+    expect(problems(doc({ kernel: { maxChildren: 2 }, residents: residents(3) }))).toEqual([
+      {
+        path: 'residents[2]',
+        message:
+          'the root takes at most kernel.maxChildren = 2 children, and 3 residents are declared; raise kernel.maxChildren or declare fewer',
+      },
+    ]);
+  });
+
+  it('without kernel.maxChildren the kernel default (64) applies', () => {
+    expect(ok(doc({ residents: residents(64) })).residents).toHaveLength(64);
+    expect(problems(doc({ residents: residents(65) })).map((p) => p.path)).toEqual(['residents[64]']);
+  });
+});

@@ -44,6 +44,8 @@ function everyKey(): Record<string, unknown> {
       consolidateEveryTurns: 2,
       modelTimeoutMs: 5000,
       parentMessage: 'discard',
+      maxTreeDepth: 3,
+      maxChildren: 8,
       offload: { enabled: true, busyAfterMs: 5, minPending: 2, maxHelpers: 2 },
     },
     builtinPlugins: ['webui'],
@@ -121,6 +123,7 @@ describe('scenario shape (docs/spec.md §12.2): the keys', () => {
   it('accepts a file that uses every key of every section', () => {
     const s = ok(everyKey());
     expect(s.kernel.offload).toEqual({ enabled: true, busyAfterMs: 5, minPending: 2, maxHelpers: 2 });
+    expect([s.kernel.maxTreeDepth, s.kernel.maxChildren]).toEqual([3, 8]);
     expect(s.model).toEqual({ firstChunkMs: 5, chunkMs: [1, 3], chunks: 3, cancelAware: false, cancelLagMs: 2 });
     expect(s.limits).toEqual({ maxEvents: 100, maxVirtualMs: 100000 });
   });
@@ -175,6 +178,18 @@ const BOUNDS: readonly Bound[] = [
     refused: [-1, 0.5],
   },
   { path: 'kernel.maxQueue', file: (v) => doc({ kernel: { maxQueue: v } }), accepted: [1, 5], refused: [0, -1] },
+  {
+    path: 'kernel.maxTreeDepth',
+    file: (v) => doc({ kernel: { maxTreeDepth: v } }),
+    accepted: [1, 4, 100],
+    refused: [0, -1, 1.5],
+  },
+  {
+    path: 'kernel.maxChildren',
+    file: (v) => doc({ kernel: { maxChildren: v } }),
+    accepted: [1, 64],
+    refused: [0, -1, 2.5],
+  },
   {
     path: 'kernel.modelTimeoutMs',
     file: (v) => doc({ kernel: { modelTimeoutMs: v } }),
