@@ -54,6 +54,12 @@ import { TraceFeed } from './trace-feed.ts';
 import { HOMEAGENT_VERSION } from './version.ts';
 import type { Readable, Writable } from 'node:stream';
 
+/**
+ * docs/spec.md §3.7: a server consolidates its conversation into graph memory every this many
+ * committed turns unless `kernel.consolidateEveryTurns` says otherwise (the simulator's default is 0,
+ * so scenarios consolidate only when they ask to).
+ */
+export const SERVE_CONSOLIDATE_EVERY_TURNS = 20;
 /** How long a shutdown waits for cancelled model streams and tool processes to close. */
 export const SHUTDOWN_STREAMS_WAIT_MS = 1000;
 const POLL_MS = 10;
@@ -95,6 +101,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   const { provider, label } = chooseProvider(settings, io);
   const tools = new CommandToolRunner(settings.tools);
   const config = resolveKernelConfig({
+    consolidateEveryTurns: SERVE_CONSOLIDATE_EVERY_TURNS,
     ...defined(settings.kernel),
     builtinPlugins: settings.builtinPlugins,
     tools: tools.specs(),
