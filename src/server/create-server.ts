@@ -43,10 +43,11 @@ import { TraceHasher } from '../trace-file/index.ts';
 import { CommandToolRunner } from './command-tools.ts';
 import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';
+import { HostCheck } from './host-check.ts';
 import { HttpChannel } from './http-channel.ts';
 import { Logger, type LogOutput } from './logger.ts';
 import { publicConfig } from './public-config.ts';
-import type { ServeSettings } from './settings.ts';
+import { isLoopbackHost, type ServeSettings } from './settings.ts';
 import { TaskBoard } from './task-board.ts';
 import { TerminalChannel } from './terminal-channel.ts';
 import { TimerPlugin } from './timer-plugin.ts';
@@ -205,6 +206,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     board,
     bodyTimeoutMs: settings.bodyTimeoutMs,
     token: settings.token,
+    hostCheck: isLoopbackHost(settings.host) ? new HostCheck(settings.allowedHosts) : null,
     submit,
     nextId,
     status,

@@ -20,7 +20,13 @@ export function publicConfig(s: ServeSettings): Record<string, unknown> {
             ...(p.maxTokens === undefined ? {} : { maxTokens: p.maxTokens }),
           }))
         : [],
-    http: { host: s.host, port: s.port, auth: s.token === null ? 'none' : 'bearer', bodyTimeoutMs: s.bodyTimeoutMs },
+    http: {
+      host: s.host,
+      port: s.port,
+      auth: s.token === null ? 'none' : 'bearer',
+      bodyTimeoutMs: s.bodyTimeoutMs,
+      allowedHosts: s.allowedHosts,
+    },
     dataDir: s.dataDir,
     journal: s.journal,
     trace: s.trace,

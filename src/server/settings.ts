@@ -46,6 +46,8 @@ export interface ServeSettings {
   /** Null: no token, which only a loopback host allows. */
   readonly token: string | null;
   readonly bodyTimeoutMs: number;
+  /** Names besides the loopback ones a loopback server answers (`http.allowedHosts`). */
+  readonly allowedHosts: readonly string[];
   readonly dataDir: string;
   readonly journal: string | null;
   readonly trace: string | null;
@@ -112,6 +114,7 @@ export function resolveSettings(
       port,
       token,
       bodyTimeoutMs: config.http?.bodyTimeoutMs ?? BODY_TIMEOUT_MS_DEFAULT,
+      allowedHosts: config.http?.allowedHosts ?? [],
       dataDir: flags.dataDir ?? config.dataDir ?? join(homedir(), '.homeagent'),
       journal: flags.journal ?? null,
       trace: flags.trace ?? null,

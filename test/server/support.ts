@@ -34,6 +34,7 @@ export async function startTestServer(
     port: 0,
     token: null,
     bodyTimeoutMs: 2000,
+    allowedHosts: [],
     dataDir: join(dir, 'data'),
     journal: null,
     trace: null,
