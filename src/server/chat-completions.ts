@@ -7,14 +7,16 @@
  *
  * A task that does not end `done` is an error object naming its terminal. It is answered 500 with
  * `x-should-retry: false`, which OpenAI's SDKs obey: repeating the request would submit the input
- * again. A refusal for backpressure is 429 with `Retry-After: 1`, which they retry, as they should.
+ * again (unless it carries an `Idempotency-Key`, which task-routes.ts honours here too). A refusal
+ * for backpressure is 429 with `Retry-After: 1`, which they retry, as they should. The input is
+ * exempt from the kernel's duplicate check, like every HTTP input.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson } from './http-io.ts';
 import { checkChat } from './http-schemas.ts';
 import { SseStream } from './sse.ts';
 import { terminalBody, type TerminalBody } from './task-board.ts';
-import { HTTP_SOURCE, readChecked, TASK_HEADER, type TaskPorts } from './task-routes.ts';
+import { HTTP_SOURCE, idempotencyKey, readChecked, submitHttp, TASK_HEADER, type TaskPorts } from './task-routes.ts';
 
 /** The model name answered when the request names none. */
 export const CHAT_MODEL_DEFAULT = 'homeagent';
@@ -22,12 +24,18 @@ export const CHAT_MODEL_DEFAULT = 'homeagent';
 export async function postChatCompletion(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const checked = await readChecked(req, res, ports, checkChat);
   if (checked === null) return;
-  const id = ports.nextId(HTTP_SOURCE);
-  const result = ports.submit({ id, cls: 'queued', text: checked.text, source: HTTP_SOURCE, channel: HTTP_SOURCE });
+  const key = idempotencyKey(req, res);
+  if (key === false) return;
+  const known = key === null ? null : ports.board.taskOfKey(key);
+  const id = known ?? ports.nextId(HTTP_SOURCE);
   const head = { [TASK_HEADER]: id };
-  if (result.kind === 'ended' && result.terminal.reason === 'queue_full') {
-    sendError(res, 429, failureMessage(terminalBody(id, result.terminal)), null, { ...head, 'retry-after': '1' });
-    return;
+  if (known === null) {
+    const sub = { id, cls: 'queued', text: checked.text, source: HTTP_SOURCE, channel: HTTP_SOURCE } as const;
+    const result = submitHttp(ports, key, sub);
+    if (result.kind === 'ended' && result.terminal.reason === 'queue_full') {
+      sendError(res, 429, failureMessage(terminalBody(id, result.terminal)), null, { ...head, 'retry-after': '1' });
+      return;
+    }
   }
   const meta: ChunkMeta = {
     id: `chatcmpl-${id}`,

@@ -8,6 +8,9 @@
  * live, until the terminal event; a listener never sees an event twice or out of order, because
  * replay and live delivery happen in the same synchronous call.
  *
+ * A task submitted with an `Idempotency-Key` (docs/spec.md §13.1) is found by its key for as long as
+ * the board keeps the task, so a retry answers with the same task instead of submitting again.
+ *
  * Limits: an ended task's log is kept until ENDED_TASKS_KEPT ended tasks are newer than it (docs/spec.md: at
  * least the last 1 000); a task keeps at most DELTAS_PER_TASK_MAX deltas (a runaway stream cannot
  * exhaust memory; later deltas are counted, not kept, and the terminal still comes).
@@ -53,6 +56,8 @@ export type TaskListener = (event: TaskEvent) => void;
 
 interface TaskRecord {
   readonly task: string;
+  /** The Idempotency-Key the task was submitted with, forgotten with the task. */
+  key: string | null;
   agent: string;
   state: TaskState;
   terminal: TerminalBody | null;
@@ -65,12 +70,15 @@ export class TaskBoard implements TraceSink {
   private readonly tasks = new Map<string, TaskRecord>();
   /** Ended tasks, oldest first (a Map keeps insertion order). */
   private readonly ended = new Map<string, true>();
+  /** Idempotency-Key → task, for the tasks the board keeps. */
+  private readonly keys = new Map<string, string>();
 
   /** Makes the task known before it is submitted, so nothing the submission emits is missed. */
   open(task: string, agent: string): void {
     if (!this.tasks.has(task))
       this.tasks.set(task, {
         task,
+        key: null,
         agent,
         state: 'pending',
         terminal: null,
@@ -128,6 +136,19 @@ export class TaskBoard implements TraceSink {
     this.evict();
   }
 
+  /** The task submitted with this Idempotency-Key, while the board keeps it; else null. */
+  taskOfKey(key: string): string | null {
+    return this.keys.get(key) ?? null;
+  }
+
+  /** Remembers the task's Idempotency-Key for as long as the board keeps the task. */
+  bindKey(key: string, task: string): void {
+    const record = this.tasks.get(task);
+    if (record === undefined || this.keys.has(key)) return;
+    record.key = key;
+    this.keys.set(key, task);
+  }
+
   view(task: string): TaskView | null {
     const r = this.tasks.get(task);
     if (r === undefined) return null;
@@ -173,6 +194,8 @@ export class TaskBoard implements TraceSink {
     while (this.ended.size > ENDED_TASKS_KEPT) {
       const oldest = this.ended.keys().next().value as string;
       this.ended.delete(oldest);
+      const key = this.tasks.get(oldest)?.key ?? null;
+      if (key !== null) this.keys.delete(key);
       this.tasks.delete(oldest);
     }
   }

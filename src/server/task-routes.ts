@@ -6,6 +6,12 @@
  * Every answer that created a task names it in the `Homeagent-Task` header. A client that goes away
  * only stops listening: its task runs on, and its events stay readable from `/events`. A refusal for
  * backpressure is known at submission, so it is answered 429 whichever way the client asked.
+ *
+ * HTTP inputs are exempt from the kernel's duplicate check (`dedup: false`, docs/spec.md §3.1): a
+ * person may say "yes" twice. A client makes its retries safe with an `Idempotency-Key` header
+ * instead: a request whose key names a task the board keeps is answered with that task — the same
+ * id, terminal and events — and submits nothing. A refusal for backpressure does not bind its key,
+ * so the retry it asks for is a new submission; a stop without text creates no task to bind.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Submission, SubmitResult } from '../kernel/index.ts';
@@ -16,6 +22,9 @@ import { terminalBody, type TaskBoard, type TaskEvent, type TerminalBody } from 
 
 export const HTTP_SOURCE = 'http';
 export const TASK_HEADER = 'Homeagent-Task';
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+/** The longest Idempotency-Key accepted (a UUID is 36 characters). */
+export const IDEMPOTENCY_KEY_CHARS_MAX = 256;
 
 export interface TaskPorts {
   readonly board: TaskBoard;
@@ -28,7 +37,9 @@ export interface TaskPorts {
 export async function postInput(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInput);
   if (body === null) return;
-  submitAndAnswer(req, res, ports, {
+  const key = idempotencyKey(req, res);
+  if (key === false) return;
+  submitAndAnswer(req, res, ports, key, {
     cls: 'queued',
     text: body.text,
     source: body.source ?? HTTP_SOURCE,
@@ -39,7 +50,9 @@ export async function postInput(req: IncomingMessage, res: ServerResponse, ports
 export async function postInterrupt(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInterrupt);
   if (body === null) return;
-  submitAndAnswer(req, res, ports, {
+  const key = idempotencyKey(req, res);
+  if (key === false) return;
+  submitAndAnswer(req, res, ports, key, {
     cls: 'interrupt',
     text: body.text ?? '',
     source: body.source ?? HTTP_SOURCE,
@@ -83,9 +96,20 @@ interface Request {
   readonly stop?: boolean | undefined;
 }
 
-function submitAndAnswer(req: IncomingMessage, res: ServerResponse, ports: TaskPorts, r: Request): void {
+function submitAndAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ports: TaskPorts,
+  key: string | null,
+  r: Request,
+): void {
+  const known = key === null ? null : ports.board.taskOfKey(key);
+  if (known !== null) {
+    answerTask(req, res, ports.board, known);
+    return;
+  }
   const id = ports.nextId(HTTP_SOURCE);
-  const result = ports.submit({
+  const result = submitHttp(ports, key, {
     id,
     cls: r.cls,
     text: r.text,
@@ -103,8 +127,42 @@ function submitAndAnswer(req: IncomingMessage, res: ServerResponse, ports: TaskP
     sendJson(res, 429, terminalBody(id, result.terminal), { [TASK_HEADER]: id, 'retry-after': '1' });
     return;
   }
-  if (wantsEvents(req)) streamEvents(res, ports.board, id, 0, { [TASK_HEADER]: id });
-  else answerAtTerminal(res, ports.board, id);
+  answerTask(req, res, ports.board, id);
+}
+
+/**
+ * Submits an input that arrived over HTTP: exempt from the duplicate check, and bound to its
+ * Idempotency-Key unless it created no task or was refused for backpressure.
+ */
+export function submitHttp(ports: TaskPorts, key: string | null, sub: Omit<Submission, 'dedup'>): SubmitResult {
+  const result = ports.submit({ ...sub, dedup: false });
+  const refused = result.kind === 'ended' && result.terminal.reason === 'queue_full';
+  if (key !== null && result.kind !== 'stopped' && !refused) ports.board.bindKey(key, sub.id);
+  return result;
+}
+
+/** A task's answer: its events as SSE when the client asks for them, else the JSON body at its terminal. */
+function answerTask(req: IncomingMessage, res: ServerResponse, board: TaskBoard, task: string): void {
+  if (wantsEvents(req)) streamEvents(res, board, task, 0, { [TASK_HEADER]: task });
+  else answerAtTerminal(res, board, task);
+}
+
+/**
+ * The request's Idempotency-Key: null without one, false when it was refused (400, answered here). A key
+ * is 1 to IDEMPOTENCY_KEY_CHARS_MAX printable ASCII characters.
+ */
+export function idempotencyKey(req: IncomingMessage, res: ServerResponse): string | null | false {
+  const header = req.headers[IDEMPOTENCY_HEADER.toLowerCase()];
+  if (header === undefined) return null;
+  const key = Array.isArray(header) ? header.join(', ') : header;
+  if (key.length >= 1 && key.length <= IDEMPOTENCY_KEY_CHARS_MAX && /^[\x20-\x7e]+$/.test(key)) return key;
+  sendError(
+    res,
+    400,
+    `${IDEMPOTENCY_HEADER} must be 1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters, got ${key.length} characters`,
+    IDEMPOTENCY_HEADER,
+  );
+  return false;
 }
 
 /** Waits for the terminal event and answers it as JSON. */

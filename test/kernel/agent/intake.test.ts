@@ -27,6 +27,19 @@ describe('the duplicate window (docs/spec.md §3.1)', () => {
   });
 });
 
+describe('dedup: false (docs/spec.md §3.1)', () => {
+  it('X4 a submission with dedup: false is never a duplicate, and is not remembered as a sighting', () => {
+    const h = new KernelWorld();
+    expect(h.queued('a', 'yes', { dedup: false })).toEqual({ kind: 'accepted' });
+    expect(h.at(1).queued('b', 'yes', { dedup: false })).toEqual({ kind: 'accepted' });
+    // Neither was recorded: the first ordinary submission of the text is admitted, the next one is not.
+    expect(h.at(2).queued('c', 'yes')).toEqual({ kind: 'accepted' });
+    expect(h.at(3).queued('d', 'yes')).toMatchObject({ kind: 'ended', terminal: { reason: 'duplicate' } });
+    // ... and dedup: false passes a window that an ordinary submission refreshed.
+    expect(h.at(4).interrupt('e', 'L2', 'yes', { dedup: false })).toEqual({ kind: 'accepted' });
+  });
+});
+
 describe('kernel-created tasks (docs/spec.md §12.2)', () => {
   it("a child's task prompt is a kernel-created queued task on the child", () => {
     const w = new TreeWorld();
