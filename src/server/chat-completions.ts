@@ -8,7 +8,8 @@
  * A task that does not end `done` is an error object naming its terminal. It is answered 500 with
  * `x-should-retry: false`, which OpenAI's SDKs obey: repeating the request would submit the input
  * again (unless it carries an `Idempotency-Key`, which task-routes.ts honours here too). A refusal
- * for backpressure is 429 with `Retry-After: 1`, which they retry, as they should. The input is
+ * for backpressure is 429 with `Retry-After: 1`, which they retry, as they should; an input too large
+ * for the context window is 413, which they do not. The input is
  * exempt from the kernel's duplicate check, like every HTTP input.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,7 +17,16 @@ import { sendError, sendJson } from './http-io.ts';
 import { checkChat } from './http-schemas.ts';
 import { SseStream } from './sse.ts';
 import { terminalBody, type TerminalBody } from './task-board.ts';
-import { HTTP_SOURCE, idempotencyKey, readChecked, submitHttp, TASK_HEADER, type TaskPorts } from './task-routes.ts';
+import {
+  HTTP_SOURCE,
+  idempotencyKey,
+  readChecked,
+  refusedAtDoor,
+  statusOf,
+  submitHttp,
+  TASK_HEADER,
+  type TaskPorts,
+} from './task-routes.ts';
 
 /** The model name answered when the request names none. */
 export const CHAT_MODEL_DEFAULT = 'homeagent';
@@ -32,8 +42,13 @@ export async function postChatCompletion(req: IncomingMessage, res: ServerRespon
   if (known === null) {
     const sub = { id, cls: 'queued', text: checked.text, source: HTTP_SOURCE, channel: HTTP_SOURCE } as const;
     const result = submitHttp(ports, key, sub);
-    if (result.kind === 'ended' && result.terminal.reason === 'queue_full') {
-      sendError(res, 429, failureMessage(terminalBody(id, result.terminal)), null, { ...head, 'retry-after': '1' });
+    if (result.kind === 'ended' && refusedAtDoor(result.terminal)) {
+      const body = terminalBody(id, result.terminal);
+      const retry = body.reason === 'queue_full' ? { 'retry-after': '1' } : {};
+      sendError(res, statusOf(body), failureMessage(body), body.reason === 'too_large' ? 'messages' : null, {
+        ...head,
+        ...retry,
+      });
       return;
     }
   }

@@ -5,7 +5,8 @@
  *
  * Every answer that created a task names it in the `Homeagent-Task` header. A client that goes away
  * only stops listening: its task runs on, and its events stay readable from `/events`. A refusal for
- * backpressure is known at submission, so it is answered 429 whichever way the client asked.
+ * backpressure is known at submission, so it is answered 429 whichever way the client asked; so is an
+ * input too large for the context window, answered 413 (docs/spec.md §13.1a).
  *
  * HTTP inputs are exempt from the kernel's duplicate check (`dedup: false`, docs/spec.md §3.1): a
  * person may say "yes" twice. A client makes its retries safe with an `Idempotency-Key` header
@@ -14,7 +15,7 @@
  * so the retry it asks for is a new submission; a stop without text creates no task to bind.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Submission, SubmitResult } from '../kernel/index.ts';
+import type { Submission, SubmitResult, Terminal } from '../kernel/index.ts';
 import { readJsonBody, sendError, sendJson } from './http-io.ts';
 import { checkInput, checkInterrupt, type Checked } from './http-schemas.ts';
 import { SseStream } from './sse.ts';
@@ -123,8 +124,9 @@ function submitAndAnswer(
     sendJson(res, 200, { task: null, terminal: 'done', reply: 'stopped', cancelled: result.cancelled });
     return;
   }
-  if (result.kind === 'ended' && result.terminal.reason === 'queue_full') {
-    sendJson(res, 429, terminalBody(id, result.terminal), { [TASK_HEADER]: id, 'retry-after': '1' });
+  if (result.kind === 'ended' && refusedAtDoor(result.terminal)) {
+    const body = terminalBody(id, result.terminal);
+    sendJson(res, statusOf(body), body, { [TASK_HEADER]: id, ...retryAfter(body) });
     return;
   }
   answerTask(req, res, ports.board, id);
@@ -204,8 +206,17 @@ function wantsEvents(req: IncomingMessage): boolean {
   return (req.headers.accept ?? '').toLowerCase().includes('text/event-stream');
 }
 
+/**
+ * A terminal known at submission that is answered with its own status, whichever way the client
+ * asked: a refusal for backpressure (429) and an input too large for the context window (413).
+ */
+export function refusedAtDoor(terminal: Terminal): boolean {
+  return terminal.reason === 'queue_full' || terminal.reason === 'too_large';
+}
+
 export function statusOf(body: TerminalBody): number {
-  return body.reason === 'queue_full' ? 429 : 200;
+  if (body.reason === 'queue_full') return 429;
+  return body.reason === 'too_large' ? 413 : 200;
 }
 
 function retryAfter(body: TerminalBody): Record<string, string> {
