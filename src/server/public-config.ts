@@ -18,6 +18,7 @@ export function publicConfig(s: ServeSettings): Record<string, unknown> {
             ...(p.baseURL === undefined ? {} : { baseURL: p.baseURL }),
             ...(p.apiKeyEnv === undefined ? {} : { apiKeyEnv: p.apiKeyEnv }),
             ...(p.maxTokens === undefined ? {} : { maxTokens: p.maxTokens }),
+            ...(p.firstChunkTimeoutMs === undefined ? {} : { firstChunkTimeoutMs: p.firstChunkTimeoutMs }),
           }))
         : [],
     http: {
