@@ -4,6 +4,9 @@
  * tools, the SQLite graph memory under the data directory, the invariant monitors, the log, the
  * optional journal and trace file, and the channels: HTTP, terminal, timers.
  *
+ * Every configured secret is redacted at the kernel's door and from the log (secrets.ts), so none
+ * reaches the conversation, the journal, the trace, an HTTP answer or a log line.
+ *
  * The trace fans out, behind the monitors, to the hasher (the run's fingerprint, and `--trace`), the
  * task board (states and answers), the delta tap (which call is whose), the log and the live feed
  * (`GET /v1/events`). The door is
@@ -29,6 +32,7 @@ import {
   Kernel,
   MonitoredSink,
   resolveKernelConfig,
+  type KernelInput,
   type Provider,
   type Submission,
   type Terminal,
@@ -47,6 +51,7 @@ import { HostCheck } from './host-check.ts';
 import { HttpChannel } from './http-channel.ts';
 import { Logger, type LogOutput } from './logger.ts';
 import { publicConfig } from './public-config.ts';
+import { Redactor, secretsOf, shortSecretWarnings } from './secrets.ts';
 import { isLoopbackHost, type ServeSettings } from './settings.ts';
 import { TaskBoard } from './task-board.ts';
 import { TerminalChannel } from './terminal-channel.ts';
@@ -97,7 +102,11 @@ export interface RunningServer {
 
 export async function createServer(settings: ServeSettings, io: ServerIo): Promise<RunningServer> {
   const clock = new SystemClock();
-  const logger = new Logger(settings.logFormat, io.log, () => clock.now());
+  const secrets = secretsOf(settings, io.env);
+  const redactor = new Redactor(secrets);
+  const log = redactor.active ? (line: string) => io.log(redactor.redact(line)) : io.log;
+  const logger = new Logger(settings.logFormat, log, () => clock.now());
+  for (const warning of shortSecretWarnings(secrets)) logger.server('warning', warning);
   ensureDataDir(settings.dataDir);
   const { provider, label } = chooseProvider(settings, io);
   const tools = new CommandToolRunner(settings.tools);
@@ -158,6 +167,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
       },
     },
     {
+      ...(redactor.active ? { screen: (input: KernelInput) => redactor.input(input) } : {}),
       onInput: (input, nowMs) => {
         journal?.input(input, nowMs);
         deltas.input(input);

@@ -26,6 +26,7 @@ export interface TestServer {
 export async function startTestServer(
   overrides: Partial<ServeSettings> = {},
   provider?: Provider,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-server-'));
   const settings: ServeSettings = {
@@ -56,7 +57,7 @@ export async function startTestServer(
     log: (line) => logs.push(line),
     stdin,
     stdout,
-    env: {},
+    env,
     onFatal: (err) => logs.push(`FATAL ${String(err)}`),
     ...(provider === undefined ? {} : { provider }),
   });
