@@ -3,7 +3,8 @@
  * front ends can talk to the agent. The last `user` message becomes a queued input on the channel
  * `http`; the other messages and parameters are accepted and ignored, because the agent keeps its
  * own conversation. The answer is a `chat.completion`, or with `stream: true` `chat.completion.chunk`
- * events — one per streamed text chunk — ending in `data: [DONE]`.
+ * events — one per streamed text chunk, and one per reset of the task's stream — ending in
+ * `data: [DONE]`.
  *
  * A task that does not end `done` is an error object naming its terminal. It is answered 500 with
  * `x-should-retry: false`, which OpenAI's SDKs obey: repeating the request would submit the input
@@ -30,6 +31,13 @@ import {
 
 /** The model name answered when the request names none. */
 export const CHAT_MODEL_DEFAULT = 'homeagent';
+/**
+ * docs/spec.md §13.1a: a chunk stream has no way to take text back, so a reset is written into it:
+ * a blank line before a new model turn, and a visible note when an answer starts over after a
+ * preemption or a cancel. The non-streaming answer is the reply alone.
+ */
+export const NEW_TURN_TEXT = '\n\n';
+export const STARTING_OVER_TEXT = '\n\n[interrupted — starting over]\n\n';
 
 export async function postChatCompletion(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const checked = await readChecked(req, res, ports, checkChat);
@@ -123,6 +131,10 @@ function streamCompletion(
   const stop = ports.board.listen(task, 0, (event) => {
     if (event.kind === 'delta') {
       sse.event(chunk({ content: event.text }, null));
+      return;
+    }
+    if (event.kind === 'reset') {
+      sse.event(chunk({ content: event.reason === 'new-turn' ? NEW_TURN_TEXT : STARTING_OVER_TEXT }, null));
       return;
     }
     if (event.body.terminal === 'done') sse.event(chunk({}, 'stop'));

@@ -127,7 +127,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     throw err;
   }
   const board = new TaskBoard();
-  const deltas = new DeltaTap((task, text) => board.delta(task, text));
+  const deltas = new DeltaTap(board);
   // `kernel` is declared below; the feed only asks for a snapshot outside the kernel's transitions.
   const status = () => ({
     agents: kernel.dump().agents,

@@ -16,6 +16,7 @@
  * exhaust memory; later deltas are counted, not kept, and the terminal still comes).
  */
 import type { Terminal, TraceEvent, TraceSink } from '../kernel/index.ts';
+import type { DeltaListener, ResetReason } from './delta-tap.ts';
 
 export const ENDED_TASKS_KEPT = 1000;
 export const DELTAS_PER_TASK_MAX = 100_000;
@@ -41,6 +42,8 @@ export function terminalBody(task: string, terminal: Terminal): TerminalBody {
 
 export type TaskEvent =
   | { readonly id: number; readonly kind: 'delta'; readonly text: string }
+  /** The text streamed so far is not the answer (docs/spec.md §13.1a); the deltas after it are. */
+  | { readonly id: number; readonly kind: 'reset'; readonly reason: ResetReason }
   | { readonly id: number; readonly kind: 'terminal'; readonly body: TerminalBody };
 
 export interface TaskView {
@@ -62,11 +65,13 @@ interface TaskRecord {
   state: TaskState;
   terminal: TerminalBody | null;
   readonly events: TaskEvent[];
+  /** The index in `events` of the first event after the last reset. */
+  answerFrom: number;
   droppedDeltas: number;
   readonly listeners: Set<TaskListener>;
 }
 
-export class TaskBoard implements TraceSink {
+export class TaskBoard implements TraceSink, DeltaListener {
   private readonly tasks = new Map<string, TaskRecord>();
   /** Ended tasks, oldest first (a Map keeps insertion order). */
   private readonly ended = new Map<string, true>();
@@ -83,6 +88,7 @@ export class TaskBoard implements TraceSink {
         state: 'pending',
         terminal: null,
         events: [],
+        answerFrom: 0,
         droppedDeltas: 0,
         listeners: new Set(),
       });
@@ -122,11 +128,19 @@ export class TaskBoard implements TraceSink {
     this.append(record, { id: record.events.length + 1, kind: 'delta', text });
   }
 
+  reset(task: string, reason: ResetReason): void {
+    const record = this.tasks.get(task);
+    if (record === undefined || record.terminal !== null) return;
+    this.append(record, { id: record.events.length + 1, kind: 'reset', reason });
+    record.answerFrom = record.events.length;
+  }
+
   /** The task's terminal event (the Runtime's reply): its answer, and the end of its stream. */
   reply(task: string, terminal: Terminal): void {
     this.open(task, 'root');
     const record = this.tasks.get(task) as TaskRecord;
     if (record.terminal !== null) return;
+    if (terminal.kind === 'done') this.streamReply(record, terminal.reply ?? '');
     const body = terminalBody(task, terminal);
     record.terminal = body;
     record.state = 'ended';
@@ -178,6 +192,24 @@ export class TaskBoard implements TraceSink {
   /** Tasks not ended yet, in submission order. */
   openTasks(): string[] {
     return [...this.tasks.values()].filter((r) => r.terminal === null).map((r) => r.task);
+  }
+
+  /**
+   * docs/spec.md §13.1a: the deltas after the last reset are a done task's reply. When the model did
+   * not stream it — a consolidation's count, the notice of the tool-turn limit — the reply follows as
+   * one delta, after a `new-turn` reset if other text was streamed. A task whose deltas were cut by
+   * the per-task bound gets no correction: its terminal event carries the reply.
+   */
+  private streamReply(record: TaskRecord, reply: string): void {
+    if (record.droppedDeltas > 0) return;
+    let streamed = '';
+    for (let i = record.answerFrom; i < record.events.length; i += 1) {
+      const event = record.events[i];
+      if (event?.kind === 'delta') streamed += event.text;
+    }
+    if (streamed === reply) return;
+    if (streamed !== '') this.reset(record.task, 'new-turn');
+    if (reply !== '') this.append(record, { id: record.events.length + 1, kind: 'delta', text: reply });
   }
 
   private setState(task: string, state: TaskState): void {

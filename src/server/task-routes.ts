@@ -194,6 +194,10 @@ function streamEvents(
       sse.event(JSON.stringify({ text: event.text }), 'delta', event.id);
       return;
     }
+    if (event.kind === 'reset') {
+      sse.event(JSON.stringify({ reason: event.reason }), 'reset', event.id);
+      return;
+    }
     ended = true;
     sse.event(JSON.stringify(event.body), 'terminal', event.id);
     sse.end();
