@@ -49,6 +49,7 @@ import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';
 import { HostCheck } from './host-check.ts';
 import { HttpChannel } from './http-channel.ts';
+import { boundedLog, type LogStream } from './log-backlog.ts';
 import { Logger, type LogOutput } from './logger.ts';
 import { publicConfig } from './public-config.ts';
 import { Redactor, secretsOf, shortSecretWarnings } from './secrets.ts';
@@ -72,6 +73,8 @@ const POLL_MS = 10;
 
 export interface ServerIo {
   readonly log: LogOutput;
+  /** The stream behind `log`, when it can fall behind (stderr into a pipe): its backlog is bounded. */
+  readonly logStream?: LogStream;
   readonly stdin: Readable;
   readonly stdout: Writable;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -104,7 +107,14 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   const clock = new SystemClock();
   const secrets = secretsOf(settings, io.env);
   const redactor = new Redactor(secrets);
-  const log = redactor.active ? (line: string) => io.log(redactor.redact(line)) : io.log;
+  const redacted = redactor.active ? (line: string) => io.log(redactor.redact(line)) : io.log;
+  // `logger` is declared next; the drop count is logged only once the stream has drained.
+  const log =
+    io.logStream === undefined
+      ? redacted
+      : boundedLog(redacted, io.logStream, (lines) =>
+          logger.server('log.dropped', `${lines} log lines dropped: stderr was not read`, { dropped: lines }),
+        );
   const logger = new Logger(settings.logFormat, log, () => clock.now());
   for (const warning of shortSecretWarnings(secrets)) logger.server('warning', warning);
   ensureDataDir(settings.dataDir);
@@ -221,6 +231,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     nextId,
     status,
     feed,
+    maxWatchers: settings.maxWatchers,
     routeFailed: (route, err) =>
       logger.server('error', `${route} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   });

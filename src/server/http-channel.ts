@@ -34,6 +34,8 @@ export interface HttpPorts extends TaskPorts {
   status(): unknown;
   /** The trace as it happens, for `GET /v1/events`. */
   readonly feed: TraceFeed;
+  /** The most `GET /v1/events` streams open at once. */
+  readonly maxWatchers: number;
   /** A route failed unexpectedly (a bug): logged by the server. */
   routeFailed(route: string, err: unknown): void;
 }
@@ -129,7 +131,7 @@ export class HttpChannel {
       case '/v1/status':
         return method === 'GET' ? sendJson(res, 200, ports.status()) : notAllowed(res, 'GET');
       case '/v1/events':
-        return method === 'GET' ? getEvents(req, res, ports.feed) : notAllowed(res, 'GET');
+        return method === 'GET' ? getEvents(req, res, ports.feed, ports.maxWatchers) : notAllowed(res, 'GET');
       default:
         break;
     }

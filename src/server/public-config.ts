@@ -28,6 +28,7 @@ export function publicConfig(s: ServeSettings): Record<string, unknown> {
       port: s.port,
       auth: s.token === null ? 'none' : 'bearer',
       bodyTimeoutMs: s.bodyTimeoutMs,
+      maxWatchers: s.maxWatchers,
       allowedHosts: s.allowedHosts,
     },
     dataDir: s.dataDir,

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
 import {
   BODY_TIMEOUT_MS_DEFAULT,
+  MAX_WATCHERS_DEFAULT,
   serveConfigSchema,
   type ServeConfig,
   type TimerConfig,
@@ -46,6 +47,8 @@ export interface ServeSettings {
   /** Null: no token, which only a loopback host allows. */
   readonly token: string | null;
   readonly bodyTimeoutMs: number;
+  /** The most `GET /v1/events` streams open at once (`http.maxWatchers`). */
+  readonly maxWatchers: number;
   /** Names besides the loopback ones a loopback server answers (`http.allowedHosts`). */
   readonly allowedHosts: readonly string[];
   readonly dataDir: string;
@@ -114,6 +117,7 @@ export function resolveSettings(
       port,
       token,
       bodyTimeoutMs: config.http?.bodyTimeoutMs ?? BODY_TIMEOUT_MS_DEFAULT,
+      maxWatchers: config.http?.maxWatchers ?? MAX_WATCHERS_DEFAULT,
       allowedHosts: config.http?.allowedHosts ?? [],
       dataDir: flags.dataDir ?? config.dataDir ?? join(homedir(), '.homeagent'),
       journal: flags.journal ?? null,

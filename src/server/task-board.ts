@@ -11,15 +11,20 @@
  * A task submitted with an `Idempotency-Key` (docs/spec.md §13.1) is found by its key for as long as
  * the board keeps the task, so a retry answers with the same task instead of submitting again.
  *
- * Limits: an ended task's log is kept until ENDED_TASKS_KEPT ended tasks are newer than it (docs/spec.md: at
- * least the last 1 000); a task keeps at most DELTAS_PER_TASK_MAX deltas (a runaway stream cannot
- * exhaust memory; later deltas are counted, not kept, and the terminal still comes).
+ * Limits (docs/spec.md §13.1a, Bounded memory): an ended task's log is kept until ENDED_TASKS_KEPT
+ * ended tasks are newer than it (docs/spec.md: at least the last 1 000); a task keeps at most
+ * DELTAS_PER_TASK_MAX deltas and DELTA_CHARS_PER_TASK_MAX characters of them (a runaway stream cannot
+ * exhaust memory; later deltas are counted, not kept, and the terminal still comes); and the ended
+ * tasks together keep at most ENDED_DELTA_CHARS_MAX characters of deltas: beyond it, the oldest ended
+ * tasks let their deltas and resets go and keep their terminal event, with its id and the reply.
  */
 import type { Terminal, TraceEvent, TraceSink } from '../kernel/index.ts';
 import type { DeltaListener, ResetReason } from './delta-tap.ts';
 
 export const ENDED_TASKS_KEPT = 1000;
 export const DELTAS_PER_TASK_MAX = 100_000;
+export const DELTA_CHARS_PER_TASK_MAX = 1 << 20;
+export const ENDED_DELTA_CHARS_MAX = 16 << 20;
 
 export type TaskState = 'pending' | 'running' | 'suspended' | 'ended';
 
@@ -64,7 +69,9 @@ interface TaskRecord {
   agent: string;
   state: TaskState;
   terminal: TerminalBody | null;
-  readonly events: TaskEvent[];
+  events: TaskEvent[];
+  /** The characters of the deltas in `events`. */
+  deltaChars: number;
   /** The index in `events` of the first event after the last reset. */
   answerFrom: number;
   droppedDeltas: number;
@@ -77,6 +84,8 @@ export class TaskBoard implements TraceSink, DeltaListener {
   private readonly ended = new Map<string, true>();
   /** Idempotency-Key → task, for the tasks the board keeps. */
   private readonly keys = new Map<string, string>();
+  /** The characters of the deltas the ended tasks keep. */
+  private endedDeltaChars = 0;
 
   /** Makes the task known before it is submitted, so nothing the submission emits is missed. */
   open(task: string, agent: string): void {
@@ -88,6 +97,7 @@ export class TaskBoard implements TraceSink, DeltaListener {
         state: 'pending',
         terminal: null,
         events: [],
+        deltaChars: 0,
         answerFrom: 0,
         droppedDeltas: 0,
         listeners: new Set(),
@@ -121,11 +131,11 @@ export class TaskBoard implements TraceSink, DeltaListener {
   delta(task: string, text: string): void {
     const record = this.tasks.get(task);
     if (record === undefined || record.terminal !== null || text === '') return;
-    if (record.events.length >= DELTAS_PER_TASK_MAX) {
+    if (record.events.length >= DELTAS_PER_TASK_MAX || record.deltaChars + text.length > DELTA_CHARS_PER_TASK_MAX) {
       record.droppedDeltas += 1;
       return;
     }
-    this.append(record, { id: record.events.length + 1, kind: 'delta', text });
+    this.appendDelta(record, text);
   }
 
   reset(task: string, reason: ResetReason): void {
@@ -147,7 +157,9 @@ export class TaskBoard implements TraceSink, DeltaListener {
     this.append(record, { id: record.events.length + 1, kind: 'terminal', body });
     record.listeners.clear();
     this.ended.set(task, true);
+    this.endedDeltaChars += record.deltaChars;
     this.evict();
+    this.compact();
   }
 
   /** The task submitted with this Idempotency-Key, while the board keeps it; else null. */
@@ -209,7 +221,12 @@ export class TaskBoard implements TraceSink, DeltaListener {
     }
     if (streamed === reply) return;
     if (streamed !== '') this.reset(record.task, 'new-turn');
-    if (reply !== '') this.append(record, { id: record.events.length + 1, kind: 'delta', text: reply });
+    if (reply !== '') this.appendDelta(record, reply);
+  }
+
+  private appendDelta(record: TaskRecord, text: string): void {
+    record.deltaChars += text.length;
+    this.append(record, { id: record.events.length + 1, kind: 'delta', text });
   }
 
   private setState(task: string, state: TaskState): void {
@@ -226,9 +243,23 @@ export class TaskBoard implements TraceSink, DeltaListener {
     while (this.ended.size > ENDED_TASKS_KEPT) {
       const oldest = this.ended.keys().next().value as string;
       this.ended.delete(oldest);
-      const key = this.tasks.get(oldest)?.key ?? null;
-      if (key !== null) this.keys.delete(key);
+      const record = this.tasks.get(oldest);
+      if (record !== undefined && record.key !== null) this.keys.delete(record.key);
+      this.endedDeltaChars -= record?.deltaChars ?? 0;
       this.tasks.delete(oldest);
+    }
+  }
+
+  /** The oldest ended tasks let their deltas go until the ended tasks keep ENDED_DELTA_CHARS_MAX. */
+  private compact(): void {
+    if (this.endedDeltaChars <= ENDED_DELTA_CHARS_MAX) return;
+    for (const task of this.ended.keys()) {
+      const record = this.tasks.get(task);
+      if (record === undefined || record.deltaChars === 0) continue;
+      this.endedDeltaChars -= record.deltaChars;
+      record.deltaChars = 0;
+      record.events = record.events.filter((e) => e.kind === 'terminal');
+      if (this.endedDeltaChars <= ENDED_DELTA_CHARS_MAX) return;
     }
   }
 }

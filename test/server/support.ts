@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Provider } from '../../src/kernel/index.ts';
 import { createServer, type RunningServer, type ShutdownResult } from '../../src/server/create-server.ts';
+import type { LogStream } from '../../src/server/log-backlog.ts';
 import type { ServeSettings } from '../../src/server/settings.ts';
 
 export interface TestServer {
@@ -27,6 +28,7 @@ export async function startTestServer(
   overrides: Partial<ServeSettings> = {},
   provider?: Provider,
   env: Readonly<Record<string, string>> = {},
+  logStream?: LogStream,
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-server-'));
   const settings: ServeSettings = {
@@ -35,6 +37,7 @@ export async function startTestServer(
     port: 0,
     token: null,
     bodyTimeoutMs: 2000,
+    maxWatchers: 16,
     allowedHosts: [],
     dataDir: join(dir, 'data'),
     journal: null,
@@ -58,6 +61,7 @@ export async function startTestServer(
     stdin,
     stdout,
     env,
+    ...(logStream === undefined ? {} : { logStream }),
     onFatal: (err) => logs.push(`FATAL ${String(err)}`),
     ...(provider === undefined ? {} : { provider }),
   });
