@@ -83,10 +83,10 @@ describe('first-chunk timeout', () => {
     const slow = await server(async ({ res }) => {
       startEventStream(res);
       res.write(chatText('first '));
-      await pause(250);
+      await pause(1300);
       res.end(chatText('then the rest') + chatEnd());
     });
-    const provider = createProvider([config('slow', slow.baseURL, 100)], { env: {}, sleep: instantSleep().sleep });
+    const provider = createProvider([config('slow', slow.baseURL, 1000)], { env: {}, sleep: instantSleep().sleep });
     const { chunks, error } = await collect(provider.stream(modelRequest(), new AbortController().signal));
     expect(error).toBeNull();
     expect(assemble(chunks).text).toBe('first then the rest');

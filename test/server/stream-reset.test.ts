@@ -5,9 +5,8 @@
  * the last reset. The OpenAI-compatible stream, which has no reset, sends "\n\n" for a new turn and
  * "\n\n[interrupted — starting over]\n\n" for the others.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScriptedProvider, SHOUT_TOOL, SLOW_CHUNK_MS, SLOW_CHUNKS } from './scripted-provider.ts';
+import { ScriptedProvider, SHOUT_TOOL, SLOW_CHUNKS } from './scripted-provider.ts';
 import { parseSse, postJson, startTestServer, type SseEvent, type TestServer } from './support.ts';
 
 const servers: TestServer[] = [];
@@ -38,27 +37,37 @@ function answerOf(events: readonly SseEvent[]): { streamed: string; reply: strin
   return { streamed, reply: (JSON.parse(terminal?.data ?? '{}') as { reply: string }).reply, resets };
 }
 
-/** Starts a slow task streaming, and preempts it with an L3 once two of its chunks are out. */
-async function preempted(s: TestServer, path: string, body: unknown): Promise<Response> {
-  const slow = postJson(`${s.url}${path}`, body, SSE);
-  await sleep(SLOW_CHUNK_MS * 2.5);
+/**
+ * Starts a slow task streaming, preempts it with an L3 once two of its chunks have arrived, and
+ * returns the whole stream's text.
+ */
+async function preempted(s: TestServer, path: string, body: unknown): Promise<{ text: string; task: string }> {
+  const res = await postJson(`${s.url}${path}`, body, SSE);
+  const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  const chunks = (): number => parseSse(text).filter((e) => e.data.includes('one ') || e.data.includes('two ')).length;
+  while (chunks() < 2) {
+    const next = await reader.read();
+    if (next.done) throw new Error(`the stream ended before two chunks:\n${text}`);
+    text += next.value;
+  }
   const urgent = await postJson(`${s.url}/v1/interrupts`, { text: 'urgent', level: 'L3' });
   expect(await urgent.json()).toMatchObject({ terminal: 'done' });
-  return slow;
+  for (let next = await reader.read(); next.done !== true; next = await reader.read()) text += next.value;
+  return { text, task: String(res.headers.get('homeagent-task')) };
 }
 
 describe('serve: streamed text is the answer', () => {
   it('a preempted stream gets reset/preempted, and the deltas after it are the reply', async () => {
     const s = await start({}, new ScriptedProvider());
-    const res = await preempted(s, '/v1/inputs', { text: 'slow story' });
-    const events = parseSse(await res.text());
+    const { text, task } = await preempted(s, '/v1/inputs', { text: 'slow story' });
+    const events = parseSse(text);
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => String(i + 1)));
     const { streamed, reply, resets } = answerOf(events);
     expect(resets).toEqual(['preempted']);
     expect(reply).toBe(SLOW_CHUNKS.join(''));
     expect(streamed).toBe(reply);
     // A late reader of the task's events gets the same stream.
-    const task = String(res.headers.get('homeagent-task'));
     expect(parseSse(await (await fetch(`${s.url}/v1/tasks/${task}/events`)).text())).toEqual(events);
   });
 
@@ -83,11 +92,11 @@ describe('serve: streamed text is the answer', () => {
 
   it('the OpenAI-compatible stream marks the preemption in the text, and its tail is the reply', async () => {
     const s = await start({}, new ScriptedProvider());
-    const res = await preempted(s, '/v1/chat/completions', {
+    const { text } = await preempted(s, '/v1/chat/completions', {
       stream: true,
       messages: [{ role: 'user', content: 'slow chat' }],
     });
-    const content = parseSse(await res.text())
+    const content = parseSse(text)
       .filter((e) => e.data !== '[DONE]')
       .map(
         (e) => (JSON.parse(e.data) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '',
