@@ -144,6 +144,8 @@ describe('sim replay --to-scenario', () => {
     const yes = join(dir, 'yes.jsonl');
     const s = await startTestServer({ journal: yes }, new ScriptedProvider());
     for (let i = 0; i < 2; i += 1) await (await postJson(`${s.url}/v1/inputs`, { text: 'yes' })).json();
+    // Milliseconds apart from the last answer: the scenario's stop then comes after it, as it did.
+    await sleep(50);
     await s.stop();
     const outcome = journalToScenario(yes, HOMEAGENT_VERSION);
     if (outcome.kind !== 'scenario') throw new Error(JSON.stringify(outcome.problems));
