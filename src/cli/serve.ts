@@ -62,6 +62,7 @@ export async function serve(flags: ServeFlags): Promise<ExitCode> {
   try {
     server = await createServer(resolved.settings, {
       log: (line) => process.stderr.write(`${line}\n`),
+      logStream: process.stderr,
       stdin: process.stdin,
       stdout: process.stdout,
       env: process.env,

@@ -25,6 +25,7 @@ const submission = z.strictObject({
   channel: text.optional(),
   agent: text.optional(),
   stop: z.boolean().optional(),
+  dedup: z.boolean().optional(),
 });
 
 const usage = z.strictObject({ inputTokens: count, outputTokens: count });

@@ -26,6 +26,11 @@ export interface Submission {
   readonly agent?: string;
   /** The user stop button (docs/spec.md §2.9); interrupts only. */
   readonly stop?: boolean;
+  /**
+   * `false` exempts the submission from the duplicate check (docs/spec.md §3.1): `serve` sets it on
+   * every HTTP input, where a person may say "yes" twice and an Idempotency-Key makes retries safe.
+   */
+  readonly dedup?: boolean;
 }
 
 export type SubmitResult =

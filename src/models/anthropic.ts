@@ -22,6 +22,8 @@ export interface AnthropicMessagesOptions {
   readonly baseURL?: string;
   readonly apiKey: string;
   readonly maxTokens?: number;
+  /** docs/spec.md §13.1a: an attempt without a chunk for this long is abandoned (fallback.ts). */
+  readonly firstChunkTimeoutMs?: number | undefined;
 }
 
 /**
@@ -42,10 +44,12 @@ const ANTHROPIC_ERRORS: SdkErrorClasses<APIError> = {
 
 export class AnthropicMessagesProvider implements NamedProvider {
   readonly name: string;
+  readonly firstChunkTimeoutMs: number | undefined;
   private readonly client: Anthropic;
   private readonly target: MessagesTarget;
 
   constructor(options: AnthropicMessagesOptions) {
+    this.firstChunkTimeoutMs = options.firstChunkTimeoutMs;
     this.name = options.name;
     this.target = { model: options.model, maxTokens: options.maxTokens ?? null };
     this.client = new Anthropic({

@@ -18,6 +18,8 @@ export interface ProviderConfig {
   readonly apiKeyEnv?: string | undefined;
   /** This provider's cap on output tokens; the lower of it and the kernel's `maxTokens` is asked for. */
   readonly maxTokens?: number | undefined;
+  /** An attempt without a first chunk for this long is abandoned and retried or fallen back from. */
+  readonly firstChunkTimeoutMs?: number | undefined;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -32,6 +34,12 @@ export const providerConfigSchema = z.strictObject({
     .regex(ENV_NAME, 'must be the name of an environment variable (like OPENAI_API_KEY), not the key itself')
     .optional(),
   maxTokens: z.number().int().min(1).optional(),
+  firstChunkTimeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .optional(),
 }) satisfies z.ZodType<ProviderConfig>;
 
 /** The whole list: tried in order, so names must tell the entries apart. */

@@ -40,6 +40,7 @@ export function createAdapter(config: ProviderConfig, apiKey: string | null): Na
     model: config.model,
     ...(config.baseURL === undefined ? {} : { baseURL: config.baseURL }),
     ...(config.maxTokens === undefined ? {} : { maxTokens: config.maxTokens }),
+    ...(config.firstChunkTimeoutMs === undefined ? {} : { firstChunkTimeoutMs: config.firstChunkTimeoutMs }),
   };
   switch (config.kind) {
     case 'openai':

@@ -8,6 +8,7 @@ export { OpenAIChatProvider, OPENAI_DEFAULT_BASE_URL, type OpenAIChatOptions } f
 export {
   ATTEMPTS_PER_PROVIDER_MAX,
   FallbackProvider,
+  FIRST_CHUNK_TIMEOUT_MS_DEFAULT,
   ModelCallError,
   RETRY_DELAY_MS,
   type FallbackOptions,

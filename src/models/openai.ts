@@ -25,6 +25,8 @@ export interface OpenAIChatOptions {
   /** Null for a server without keys: no Authorization header is sent at all. */
   readonly apiKey: string | null;
   readonly maxTokens?: number;
+  /** docs/spec.md §13.1a: an attempt without a chunk for this long is abandoned (fallback.ts). */
+  readonly firstChunkTimeoutMs?: number | undefined;
 }
 
 const OPENAI_ERRORS: SdkErrorClasses<APIError> = {
@@ -38,10 +40,12 @@ const OPENAI_ERRORS: SdkErrorClasses<APIError> = {
 
 export class OpenAIChatProvider implements NamedProvider {
   readonly name: string;
+  readonly firstChunkTimeoutMs: number | undefined;
   private readonly client: OpenAI;
   private readonly target: ChatTarget;
 
   constructor(options: OpenAIChatOptions) {
+    this.firstChunkTimeoutMs = options.firstChunkTimeoutMs;
     this.name = options.name;
     this.target = { model: options.model, maxTokens: options.maxTokens ?? null };
     this.client = new OpenAI({

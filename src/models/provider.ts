@@ -6,6 +6,11 @@ import type { Provider } from '../kernel/index.ts';
 
 export interface NamedProvider extends Provider {
   readonly name: string;
+  /**
+   * How long one HTTP request may go without producing its first chunk before it is abandoned as a
+   * failed, retryable attempt (fallback.ts); FIRST_CHUNK_TIMEOUT_MS_DEFAULT when absent.
+   */
+  readonly firstChunkTimeoutMs?: number | undefined;
 }
 
 /** The retry delay's clock: SystemClock's `sleep` in production, an instant one in tests. */

@@ -45,6 +45,11 @@ export interface OutputPort {
 
 export interface RuntimeHooks {
   /**
+   * Rewrites every input before anything else sees it, the journal and the kernel included: serve
+   * redacts its secrets here (server/secrets.ts). Must be pure, and must not feed the Runtime.
+   */
+  screen?(input: KernelInput): KernelInput;
+  /**
    * Every input just before it enters the kernel's door, with its time: a journal written here is a
    * complete record of the run (ARCHITECTURE "One door"). Must not feed the Runtime.
    */
@@ -179,7 +184,8 @@ export class Runtime {
   }
 
   /** The one place where the Runtime feeds the kernel's door: the journal taps here. */
-  private enter(input: KernelInput, nowMs: number): FeedResult {
+  private enter(raw: KernelInput, nowMs: number): FeedResult {
+    const input = this.hooks.screen === undefined ? raw : this.hooks.screen(raw);
     this.hooks.onInput?.(input, nowMs);
     const guard = this.hooks.guardKernel;
     return guard === undefined ? this.kernel.feed(input, nowMs) : guard(() => this.kernel.feed(input, nowMs));

@@ -3,31 +3,63 @@
  * front ends can talk to the agent. The last `user` message becomes a queued input on the channel
  * `http`; the other messages and parameters are accepted and ignored, because the agent keeps its
  * own conversation. The answer is a `chat.completion`, or with `stream: true` `chat.completion.chunk`
- * events — one per streamed text chunk — ending in `data: [DONE]`.
+ * events — one per streamed text chunk, and one per reset of the task's stream — ending in
+ * `data: [DONE]`.
  *
  * A task that does not end `done` is an error object naming its terminal. It is answered 500 with
  * `x-should-retry: false`, which OpenAI's SDKs obey: repeating the request would submit the input
- * again. A refusal for backpressure is 429 with `Retry-After: 1`, which they retry, as they should.
+ * again (unless it carries an `Idempotency-Key`, which task-routes.ts honours here too). A refusal
+ * for backpressure is 429 with `Retry-After: 1`, which they retry, as they should; an input too large
+ * for the context window is 413, which they do not. The input is
+ * exempt from the kernel's duplicate check, like every HTTP input.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson } from './http-io.ts';
 import { checkChat } from './http-schemas.ts';
 import { SseStream } from './sse.ts';
 import { terminalBody, type TerminalBody } from './task-board.ts';
-import { HTTP_SOURCE, readChecked, refused, TASK_HEADER, type TaskPorts } from './task-routes.ts';
+import {
+  HTTP_SOURCE,
+  idempotencyKey,
+  readChecked,
+  refused,
+  refusedAtDoor,
+  statusOf,
+  submitHttp,
+  TASK_HEADER,
+  type TaskPorts,
+} from './task-routes.ts';
 
 /** The model name answered when the request names none. */
 export const CHAT_MODEL_DEFAULT = 'homeagent';
+/**
+ * docs/spec.md §13.1a: a chunk stream has no way to take text back, so a reset is written into it:
+ * a blank line before a new model turn, and a visible note when an answer starts over after a
+ * preemption or a cancel. The non-streaming answer is the reply alone.
+ */
+export const NEW_TURN_TEXT = '\n\n';
+export const STARTING_OVER_TEXT = '\n\n[interrupted — starting over]\n\n';
 
 export async function postChatCompletion(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const checked = await readChecked(req, res, ports, checkChat);
   if (checked === null || refused(res, ports)) return;
-  const id = ports.nextId(HTTP_SOURCE);
-  const result = ports.submit({ id, cls: 'queued', text: checked.text, source: HTTP_SOURCE, channel: HTTP_SOURCE });
+  const key = idempotencyKey(req, res);
+  if (key === false) return;
+  const known = key === null ? null : ports.board.taskOfKey(key);
+  const id = known ?? ports.nextId(HTTP_SOURCE);
   const head = { [TASK_HEADER]: id };
-  if (result.kind === 'ended' && result.terminal.reason === 'queue_full') {
-    sendError(res, 429, failureMessage(terminalBody(id, result.terminal)), null, { ...head, 'retry-after': '1' });
-    return;
+  if (known === null) {
+    const sub = { id, cls: 'queued', text: checked.text, source: HTTP_SOURCE, channel: HTTP_SOURCE } as const;
+    const result = submitHttp(ports, key, sub);
+    if (result.kind === 'ended' && refusedAtDoor(result.terminal)) {
+      const body = terminalBody(id, result.terminal);
+      const retry = body.reason === 'queue_full' ? { 'retry-after': '1' } : {};
+      sendError(res, statusOf(body), failureMessage(body), body.reason === 'too_large' ? 'messages' : null, {
+        ...head,
+        ...retry,
+      });
+      return;
+    }
   }
   const meta: ChunkMeta = {
     id: `chatcmpl-${id}`,
@@ -100,6 +132,10 @@ function streamCompletion(
   const stop = ports.board.listen(task, 0, (event) => {
     if (event.kind === 'delta') {
       sse.event(chunk({ content: event.text }, null));
+      return;
+    }
+    if (event.kind === 'reset') {
+      sse.event(chunk({ content: event.reason === 'new-turn' ? NEW_TURN_TEXT : STARTING_OVER_TEXT }, null));
       return;
     }
     if (event.body.terminal === 'done') sse.event(chunk({}, 'stop'));

@@ -19,8 +19,13 @@ export const TOOL_TIMEOUT_MS_DEFAULT = 30_000;
 /** A request body must arrive within this long (configurable as `http.bodyTimeoutMs`). */
 export const BODY_TIMEOUT_MS_DEFAULT = 10_000;
 export const TIMERS_MAX = 64;
+/** `GET /v1/events` streams open at once: `http.maxWatchers`, at most WATCHERS_MAX. */
+export const MAX_WATCHERS_DEFAULT = 16;
+const WATCHERS_MAX = 1024;
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** A DNS name or an address as a Host header names it (an IPv6 address in brackets). */
+const HOST_NAME = /^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])$/;
 /** Names the kernel's built-in tools use: a configured tool by one of them would shadow or be shadowed. */
 const BUILTIN_TOOL =
   /^(memory_recall|memory_write|input_channels|output_list_channels|resident_agents|notify_parent|inputch_note|output_send__.*)$/;
@@ -96,6 +101,10 @@ export const serveConfigSchema = strictObject({
     port: z.int().min(0).max(65_535).optional(),
     token: nonEmpty.optional(),
     bodyTimeoutMs: z.int().min(100).max(600_000).optional(),
+    maxWatchers: z.int().min(1).max(WATCHERS_MAX).optional(),
+    allowedHosts: z
+      .array(z.string().regex(HOST_NAME, { error: 'must be a host name, like agent.home.arpa (no scheme, no port)' }))
+      .optional(),
   }).optional(),
   providers: providersSchema.optional(),
   tools: z.array(tool).optional(),

@@ -4,6 +4,9 @@
  * tools, the SQLite graph memory under the data directory, the invariant monitors, the log, the
  * optional journal and trace file, and the channels: HTTP, terminal, timers.
  *
+ * Every configured secret is redacted at the kernel's door and from the log (secrets.ts), so none
+ * reaches the conversation, the journal, the trace, an HTTP answer or a log line.
+ *
  * The trace fans out, behind the monitors, to the hasher (the run's fingerprint, and `--trace`), the
  * task board (states and answers), the delta tap (which call is whose), the log and the live feed
  * (`GET /v1/events`). The door is
@@ -32,6 +35,7 @@ import {
   Kernel,
   MonitoredSink,
   resolveKernelConfig,
+  type KernelInput,
   type Provider,
   type Submission,
   type Terminal,
@@ -46,12 +50,15 @@ import { TraceHasher, type OutputFile } from '../trace-file/index.ts';
 import { CommandToolRunner } from './command-tools.ts';
 import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';
+import { HostCheck } from './host-check.ts';
 import { HttpChannel } from './http-channel.ts';
 import type { Unavailable } from './http-io.ts';
+import { boundedLog, type LogStream } from './log-backlog.ts';
 import { Logger, type LogOutput } from './logger.ts';
 import { canonicalPath, openOutput, type OpenedOutput, type OutputKind } from './output-targets.ts';
 import { publicConfig } from './public-config.ts';
-import type { ServeSettings } from './settings.ts';
+import { Redactor, secretsOf, shortSecretWarnings } from './secrets.ts';
+import { isLoopbackHost, type ServeSettings } from './settings.ts';
 import { TaskBoard } from './task-board.ts';
 import { TaskIds } from './task-ids.ts';
 import { TerminalChannel } from './terminal-channel.ts';
@@ -60,6 +67,12 @@ import { TraceFeed } from './trace-feed.ts';
 import { HOMEAGENT_VERSION } from './version.ts';
 import type { Readable, Writable } from 'node:stream';
 
+/**
+ * docs/spec.md §3.7: a server consolidates its conversation into graph memory every this many
+ * committed turns unless `kernel.consolidateEveryTurns` says otherwise (the simulator's default is 0,
+ * so scenarios consolidate only when they ask to).
+ */
+export const SERVE_CONSOLIDATE_EVERY_TURNS = 20;
 /** How long a shutdown waits for cancelled model streams and tool processes to close. */
 export const SHUTDOWN_STREAMS_WAIT_MS = 1000;
 /** A client refused while the journal cannot be written is told to try again this much later. */
@@ -68,6 +81,8 @@ const POLL_MS = 10;
 
 export interface ServerIo {
   readonly log: LogOutput;
+  /** The stream behind `log`, when it can fall behind (stderr into a pipe): its backlog is bounded. */
+  readonly logStream?: LogStream;
   readonly stdin: Readable;
   readonly stdout: Writable;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -105,7 +120,18 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   // Time goes on from the journal's last time, whatever the wall clock did since (docs/spec.md §13.1a).
   const lastMs = outputs.journal === null ? null : lastRecordedTimeMs(outputs.journal.file);
   const clock = new SystemClock(lastMs === null ? {} : { notBeforeMs: lastMs });
-  const logger = new Logger(settings.logFormat, io.log, () => clock.now());
+  const secrets = secretsOf(settings, io.env);
+  const redactor = new Redactor(secrets);
+  const redacted = redactor.active ? (line: string) => io.log(redactor.redact(line)) : io.log;
+  // `logger` is declared next; the drop count is logged only once the stream has drained.
+  const log =
+    io.logStream === undefined
+      ? redacted
+      : boundedLog(redacted, io.logStream, (lines) =>
+          logger.server('log.dropped', `${lines} log lines dropped: stderr was not read`, { dropped: lines }),
+        );
+  const logger = new Logger(settings.logFormat, log, () => clock.now());
+  for (const warning of shortSecretWarnings(secrets)) logger.server('warning', warning);
   for (const [what, opened] of [['journal', outputs.journal] as const, ['trace', outputs.trace] as const]) {
     if (opened !== null && opened.tornBytes > 0)
       logger.server(
@@ -116,6 +142,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   const { provider, label } = chooseProvider(settings, io);
   const tools = new CommandToolRunner(settings.tools, () => clock.now());
   const config = resolveKernelConfig({
+    consolidateEveryTurns: SERVE_CONSOLIDATE_EVERY_TURNS,
     ...defined(settings.kernel),
     builtinPlugins: settings.builtinPlugins,
     tools: tools.specs(),
@@ -137,7 +164,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     throw err;
   }
   const board = new TaskBoard();
-  const deltas = new DeltaTap((task, text) => board.delta(task, text));
+  const deltas = new DeltaTap(board);
   // `kernel` is declared below; the feed only asks for a snapshot outside the kernel's transitions.
   const status = () => ({
     agents: kernel.dump().agents,
@@ -177,6 +204,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
       },
     },
     {
+      ...(redactor.active ? { screen: (input: KernelInput) => redactor.input(input) } : {}),
       onInput: (input, nowMs) => {
         journal?.input(input, nowMs);
         deltas.input(input);
@@ -244,11 +272,13 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     board,
     bodyTimeoutMs: settings.bodyTimeoutMs,
     token: settings.token,
+    hostCheck: isLoopbackHost(settings.host) ? new HostCheck(settings.allowedHosts) : null,
     submit,
     nextId,
     unavailable,
     status,
     feed,
+    maxWatchers: settings.maxWatchers,
     routeFailed: (route, err) =>
       logger.server('error', `${route} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   });

@@ -9,7 +9,9 @@
  * With `Last-Event-ID: <seq>` the stream first replays the events after it, when the server still
  * keeps them (the last RECENT_EVENTS_MAX), and starts with a snapshot otherwise. A client that does not
  * read loses its stream once STREAM_BUFFER_BYTES_MAX are waiting for it, rather than growing the
- * server's memory; it can reconnect with its last id. On shutdown every stream ends.
+ * server's memory; it can reconnect with its last id. At most `http.maxWatchers` streams are open at
+ * once (docs/spec.md §13.1a): one more is answered 429 with `Retry-After: 5`. On shutdown every stream
+ * ends.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError } from './http-io.ts';
@@ -19,7 +21,17 @@ import type { TraceFeed } from './trace-feed.ts';
 /** Unsent bytes a stream may hold before it is ended: a client this far behind has stopped reading. */
 export const STREAM_BUFFER_BYTES_MAX = 4 << 20;
 
-export function getEvents(req: IncomingMessage, res: ServerResponse, feed: TraceFeed): void {
+export function getEvents(req: IncomingMessage, res: ServerResponse, feed: TraceFeed, maxWatchers: number): void {
+  if (feed.watchers >= maxWatchers) {
+    sendError(
+      res,
+      429,
+      `${feed.watchers} streams of /v1/events are open, the most allowed (http.maxWatchers); close one, or raise the setting`,
+      null,
+      { 'retry-after': '5' },
+    );
+    return;
+  }
   const header = req.headers['last-event-id'];
   const lastSeq = parseLastEventId(header);
   if (!lastSeq.ok) {
@@ -47,8 +59,7 @@ export function getEvents(req: IncomingMessage, res: ServerResponse, feed: Trace
     write();
   };
   stop = feed.listen(lastSeq.id, {
-    trace: (seq, line) => send(() => sse.event(line, 'trace', seq)),
-    status: (json) => send(() => sse.event(json, 'status')),
+    frame: (text) => send(() => sse.frame(text)),
     end: () => sse.end(),
   });
   if (stop === null) sse.end();

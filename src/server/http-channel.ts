@@ -1,5 +1,10 @@
 /**
- * The HTTP channel (docs/spec.md §13.1) on node:http: routing, the bearer token, and the server's limits.
+ * The HTTP channel (docs/spec.md §13.1) on node:http: routing, the Host check, the bearer token, and
+ * the server's limits.
+ *
+ * A server bound to a loopback address first checks the `Host` header of every request, the live
+ * page and `/healthz` included (host-check.ts): a foreign name is 403, so a DNS-rebinding page cannot
+ * reach a server that has no token.
  *
  * Every `/v1/*` route needs `Authorization: Bearer <token>` when a token is configured (401
  * otherwise); `/healthz` never does, so a load balancer can probe it, nor does `/`, the live page,
@@ -16,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { postChatCompletion } from './chat-completions.ts';
 import { getEvents } from './events-route.ts';
 import { sendError, sendJson } from './http-io.ts';
+import type { HostCheck } from './host-check.ts';
 import { getLivePage } from './live-page.ts';
 import { getModels, modelObject, MODELS_PATH, type ModelObject } from './models-route.ts';
 import { getTask, getTaskEvents, postInput, postInterrupt, type TaskPorts } from './task-routes.ts';
@@ -23,10 +29,14 @@ import type { TraceFeed } from './trace-feed.ts';
 
 export interface HttpPorts extends TaskPorts {
   readonly token: string | null;
+  /** The Host check of a loopback server; null when bound elsewhere (the token guards it). */
+  readonly hostCheck: HostCheck | null;
   /** The body of `GET /v1/status`. */
   status(): unknown;
   /** The trace as it happens, for `GET /v1/events`. */
   readonly feed: TraceFeed;
+  /** The most `GET /v1/events` streams open at once. */
+  readonly maxWatchers: number;
   /** A route failed unexpectedly (a bug): logged by the server. */
   routeFailed(route: string, err: unknown): void;
 }
@@ -100,6 +110,7 @@ export class HttpChannel {
 
   private async route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const method = req.method ?? 'GET';
+    if (this.ports.hostCheck !== null && !this.ports.hostCheck.admits(req.headers.host)) return refuseHost(req, res);
     const read = method === 'GET' || method === 'HEAD';
     if (path === '/healthz') {
       if (!read) return notAllowed(res, READ);
@@ -133,7 +144,7 @@ export class HttpChannel {
       case '/v1/status':
         return read ? sendJson(res, 200, ports.status()) : notAllowed(res, READ);
       case '/v1/events':
-        return read ? getEvents(req, res, ports.feed) : notAllowed(res, READ);
+        return read ? getEvents(req, res, ports.feed, ports.maxWatchers) : notAllowed(res, READ);
       default:
         break;
     }
@@ -155,6 +166,16 @@ export class HttpChannel {
     if (match === null) return false;
     return timingSafeEqual(digest(match[1] ?? ''), this.tokenDigest);
   }
+}
+
+function refuseHost(req: IncomingMessage, res: ServerResponse): void {
+  const host = req.headers.host === undefined ? 'no Host header' : `the Host ${JSON.stringify(req.headers.host)}`;
+  sendError(
+    res,
+    403,
+    `${host} is not a name of this server; it answers loopback names (localhost, 127.0.0.1, [::1]) and the names listed in http.allowedHosts`,
+    'Host',
+  );
 }
 
 function notAllowed(res: ServerResponse, allowed: string): void {

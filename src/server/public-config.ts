@@ -2,8 +2,10 @@
  * The configuration as the journal header records it (docs/spec.md §13): what `serve` ran with, without any
  * secret. It is built field by field from the settings rather than by deleting the token from a
  * copy, so a secret added to the settings later cannot slip into a journal by default. API keys are
- * never in the settings at all: a provider names the environment variable that holds its key.
+ * never in the settings at all: a provider names the environment variable that holds its key. A
+ * `baseURL` is recorded without the credentials it may carry (secrets.ts).
  */
+import { publicURL } from './secrets.ts';
 import type { ServeSettings } from './settings.ts';
 
 export function publicConfig(s: ServeSettings): Record<string, unknown> {
@@ -15,12 +17,20 @@ export function publicConfig(s: ServeSettings): Record<string, unknown> {
             name: p.name,
             kind: p.kind,
             model: p.model,
-            ...(p.baseURL === undefined ? {} : { baseURL: p.baseURL }),
+            ...(p.baseURL === undefined ? {} : { baseURL: publicURL(p.baseURL) }),
             ...(p.apiKeyEnv === undefined ? {} : { apiKeyEnv: p.apiKeyEnv }),
             ...(p.maxTokens === undefined ? {} : { maxTokens: p.maxTokens }),
+            ...(p.firstChunkTimeoutMs === undefined ? {} : { firstChunkTimeoutMs: p.firstChunkTimeoutMs }),
           }))
         : [],
-    http: { host: s.host, port: s.port, auth: s.token === null ? 'none' : 'bearer', bodyTimeoutMs: s.bodyTimeoutMs },
+    http: {
+      host: s.host,
+      port: s.port,
+      auth: s.token === null ? 'none' : 'bearer',
+      bodyTimeoutMs: s.bodyTimeoutMs,
+      maxWatchers: s.maxWatchers,
+      allowedHosts: s.allowedHosts,
+    },
     dataDir: s.dataDir,
     journal: s.journal,
     trace: s.trace,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
 import {
   BODY_TIMEOUT_MS_DEFAULT,
+  MAX_WATCHERS_DEFAULT,
   serveConfigSchema,
   type ServeConfig,
   type TimerConfig,
@@ -48,6 +49,10 @@ export interface ServeSettings {
   /** Null: no token, which only a loopback host allows. */
   readonly token: string | null;
   readonly bodyTimeoutMs: number;
+  /** The most `GET /v1/events` streams open at once (`http.maxWatchers`). */
+  readonly maxWatchers: number;
+  /** Names besides the loopback ones a loopback server answers (`http.allowedHosts`). */
+  readonly allowedHosts: readonly string[];
   readonly dataDir: string;
   readonly journal: string | null;
   readonly trace: string | null;
@@ -127,6 +132,8 @@ export function resolveSettings(
       port,
       token,
       bodyTimeoutMs: config.http?.bodyTimeoutMs ?? BODY_TIMEOUT_MS_DEFAULT,
+      maxWatchers: config.http?.maxWatchers ?? MAX_WATCHERS_DEFAULT,
+      allowedHosts: config.http?.allowedHosts ?? [],
       dataDir,
       journal: flags.journal ?? null,
       trace: flags.trace ?? null,

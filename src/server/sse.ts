@@ -49,6 +49,11 @@ export class SseStream {
     this.write(`${head}data: ${data}\n\n`);
   }
 
+  /** A whole frame, already serialized (the live feed builds one for all its streams). */
+  frame(text: string): void {
+    this.write(text);
+  }
+
   end(): void {
     if (this.ended) return;
     this.ended = true;

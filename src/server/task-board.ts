@@ -8,14 +8,23 @@
  * live, until the terminal event; a listener never sees an event twice or out of order, because
  * replay and live delivery happen in the same synchronous call.
  *
- * Limits: an ended task's log is kept until ENDED_TASKS_KEPT ended tasks are newer than it (docs/spec.md: at
- * least the last 1 000); a task keeps at most DELTAS_PER_TASK_MAX deltas (a runaway stream cannot
- * exhaust memory; later deltas are counted, not kept, and the terminal still comes).
+ * A task submitted with an `Idempotency-Key` (docs/spec.md §13.1) is found by its key for as long as
+ * the board keeps the task, so a retry answers with the same task instead of submitting again.
+ *
+ * Limits (docs/spec.md §13.1a, Bounded memory): an ended task's log is kept until ENDED_TASKS_KEPT
+ * ended tasks are newer than it (docs/spec.md: at least the last 1 000); a task keeps at most
+ * DELTAS_PER_TASK_MAX deltas and DELTA_CHARS_PER_TASK_MAX characters of them (a runaway stream cannot
+ * exhaust memory; later deltas are counted, not kept, and the terminal still comes); and the ended
+ * tasks together keep at most ENDED_DELTA_CHARS_MAX characters of deltas: beyond it, the oldest ended
+ * tasks let their deltas and resets go and keep their terminal event, with its id and the reply.
  */
 import type { Terminal, TraceEvent, TraceSink } from '../kernel/index.ts';
+import type { DeltaListener, ResetReason } from './delta-tap.ts';
 
 export const ENDED_TASKS_KEPT = 1000;
 export const DELTAS_PER_TASK_MAX = 100_000;
+export const DELTA_CHARS_PER_TASK_MAX = 1 << 20;
+export const ENDED_DELTA_CHARS_MAX = 16 << 20;
 
 export type TaskState = 'pending' | 'running' | 'suspended' | 'ended';
 
@@ -38,6 +47,8 @@ export function terminalBody(task: string, terminal: Terminal): TerminalBody {
 
 export type TaskEvent =
   | { readonly id: number; readonly kind: 'delta'; readonly text: string }
+  /** The text streamed so far is not the answer (docs/spec.md §13.1a); the deltas after it are. */
+  | { readonly id: number; readonly kind: 'reset'; readonly reason: ResetReason }
   | { readonly id: number; readonly kind: 'terminal'; readonly body: TerminalBody };
 
 export interface TaskView {
@@ -53,28 +64,41 @@ export type TaskListener = (event: TaskEvent) => void;
 
 interface TaskRecord {
   readonly task: string;
+  /** The Idempotency-Key the task was submitted with, forgotten with the task. */
+  key: string | null;
   agent: string;
   state: TaskState;
   terminal: TerminalBody | null;
-  readonly events: TaskEvent[];
+  events: TaskEvent[];
+  /** The characters of the deltas in `events`. */
+  deltaChars: number;
+  /** The index in `events` of the first event after the last reset. */
+  answerFrom: number;
   droppedDeltas: number;
   readonly listeners: Set<TaskListener>;
 }
 
-export class TaskBoard implements TraceSink {
+export class TaskBoard implements TraceSink, DeltaListener {
   private readonly tasks = new Map<string, TaskRecord>();
   /** Ended tasks, oldest first (a Map keeps insertion order). */
   private readonly ended = new Map<string, true>();
+  /** Idempotency-Key → task, for the tasks the board keeps. */
+  private readonly keys = new Map<string, string>();
+  /** The characters of the deltas the ended tasks keep. */
+  private endedDeltaChars = 0;
 
   /** Makes the task known before it is submitted, so nothing the submission emits is missed. */
   open(task: string, agent: string): void {
     if (!this.tasks.has(task))
       this.tasks.set(task, {
         task,
+        key: null,
         agent,
         state: 'pending',
         terminal: null,
         events: [],
+        deltaChars: 0,
+        answerFrom: 0,
         droppedDeltas: 0,
         listeners: new Set(),
       });
@@ -107,11 +131,18 @@ export class TaskBoard implements TraceSink {
   delta(task: string, text: string): void {
     const record = this.tasks.get(task);
     if (record === undefined || record.terminal !== null || text === '') return;
-    if (record.events.length >= DELTAS_PER_TASK_MAX) {
+    if (record.events.length >= DELTAS_PER_TASK_MAX || record.deltaChars + text.length > DELTA_CHARS_PER_TASK_MAX) {
       record.droppedDeltas += 1;
       return;
     }
-    this.append(record, { id: record.events.length + 1, kind: 'delta', text });
+    this.appendDelta(record, text);
+  }
+
+  reset(task: string, reason: ResetReason): void {
+    const record = this.tasks.get(task);
+    if (record === undefined || record.terminal !== null) return;
+    this.append(record, { id: record.events.length + 1, kind: 'reset', reason });
+    record.answerFrom = record.events.length;
   }
 
   /** The task's terminal event (the Runtime's reply): its answer, and the end of its stream. */
@@ -119,13 +150,29 @@ export class TaskBoard implements TraceSink {
     this.open(task, 'root');
     const record = this.tasks.get(task) as TaskRecord;
     if (record.terminal !== null) return;
+    if (terminal.kind === 'done') this.streamReply(record, terminal.reply ?? '');
     const body = terminalBody(task, terminal);
     record.terminal = body;
     record.state = 'ended';
     this.append(record, { id: record.events.length + 1, kind: 'terminal', body });
     record.listeners.clear();
     this.ended.set(task, true);
+    this.endedDeltaChars += record.deltaChars;
     this.evict();
+    this.compact();
+  }
+
+  /** The task submitted with this Idempotency-Key, while the board keeps it; else null. */
+  taskOfKey(key: string): string | null {
+    return this.keys.get(key) ?? null;
+  }
+
+  /** Remembers the task's Idempotency-Key for as long as the board keeps the task. */
+  bindKey(key: string, task: string): void {
+    const record = this.tasks.get(task);
+    if (record === undefined || this.keys.has(key)) return;
+    record.key = key;
+    this.keys.set(key, task);
   }
 
   view(task: string): TaskView | null {
@@ -159,6 +206,29 @@ export class TaskBoard implements TraceSink {
     return [...this.tasks.values()].filter((r) => r.terminal === null).map((r) => r.task);
   }
 
+  /**
+   * docs/spec.md §13.1a: the deltas after the last reset are a done task's reply. When the model did
+   * not stream it — a consolidation's count, the notice of the tool-turn limit — the reply follows as
+   * one delta, after a `new-turn` reset if other text was streamed. A task whose deltas were cut by
+   * the per-task bound gets no correction: its terminal event carries the reply.
+   */
+  private streamReply(record: TaskRecord, reply: string): void {
+    if (record.droppedDeltas > 0) return;
+    let streamed = '';
+    for (let i = record.answerFrom; i < record.events.length; i += 1) {
+      const event = record.events[i];
+      if (event?.kind === 'delta') streamed += event.text;
+    }
+    if (streamed === reply) return;
+    if (streamed !== '') this.reset(record.task, 'new-turn');
+    if (reply !== '') this.appendDelta(record, reply);
+  }
+
+  private appendDelta(record: TaskRecord, text: string): void {
+    record.deltaChars += text.length;
+    this.append(record, { id: record.events.length + 1, kind: 'delta', text });
+  }
+
   private setState(task: string, state: TaskState): void {
     const record = this.tasks.get(task);
     if (record !== undefined && record.terminal === null) record.state = state;
@@ -173,7 +243,23 @@ export class TaskBoard implements TraceSink {
     while (this.ended.size > ENDED_TASKS_KEPT) {
       const oldest = this.ended.keys().next().value as string;
       this.ended.delete(oldest);
+      const record = this.tasks.get(oldest);
+      if (record !== undefined && record.key !== null) this.keys.delete(record.key);
+      this.endedDeltaChars -= record?.deltaChars ?? 0;
       this.tasks.delete(oldest);
+    }
+  }
+
+  /** The oldest ended tasks let their deltas go until the ended tasks keep ENDED_DELTA_CHARS_MAX. */
+  private compact(): void {
+    if (this.endedDeltaChars <= ENDED_DELTA_CHARS_MAX) return;
+    for (const task of this.ended.keys()) {
+      const record = this.tasks.get(task);
+      if (record === undefined || record.deltaChars === 0) continue;
+      this.endedDeltaChars -= record.deltaChars;
+      record.deltaChars = 0;
+      record.events = record.events.filter((e) => e.kind === 'terminal');
+      if (this.endedDeltaChars <= ENDED_DELTA_CHARS_MAX) return;
     }
   }
 }

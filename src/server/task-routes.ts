@@ -5,10 +5,17 @@
  *
  * Every answer that created a task names it in the `Homeagent-Task` header. A client that goes away
  * only stops listening: its task runs on, and its events stay readable from `/events`. A refusal for
- * backpressure is known at submission, so it is answered 429 whichever way the client asked.
+ * backpressure is known at submission, so it is answered 429 whichever way the client asked; so is an
+ * input too large for the context window, answered 413 (docs/spec.md §13.1a).
+ *
+ * HTTP inputs are exempt from the kernel's duplicate check (`dedup: false`, docs/spec.md §3.1): a
+ * person may say "yes" twice. A client makes its retries safe with an `Idempotency-Key` header
+ * instead: a request whose key names a task the board keeps is answered with that task — the same
+ * id, terminal and events — and submits nothing. A refusal for backpressure does not bind its key,
+ * so the retry it asks for is a new submission; a stop without text creates no task to bind.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Submission, SubmitResult } from '../kernel/index.ts';
+import type { Submission, SubmitResult, Terminal } from '../kernel/index.ts';
 import { readJsonBody, sendError, sendJson, sendUnavailable, type Unavailable } from './http-io.ts';
 import { checkInput, checkInterrupt, type Checked } from './http-schemas.ts';
 import { parseLastEventId, SseStream } from './sse.ts';
@@ -16,6 +23,9 @@ import { terminalBody, type TaskBoard, type TaskEvent, type TerminalBody } from 
 
 export const HTTP_SOURCE = 'http';
 export const TASK_HEADER = 'Homeagent-Task';
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+/** The longest Idempotency-Key accepted (a UUID is 36 characters). */
+export const IDEMPOTENCY_KEY_CHARS_MAX = 256;
 
 export interface TaskPorts {
   readonly board: TaskBoard;
@@ -30,7 +40,9 @@ export interface TaskPorts {
 export async function postInput(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInput);
   if (body === null || refused(res, ports)) return;
-  submitAndAnswer(req, res, ports, {
+  const key = idempotencyKey(req, res);
+  if (key === false) return;
+  submitAndAnswer(req, res, ports, key, {
     cls: 'queued',
     text: body.text,
     source: body.source ?? HTTP_SOURCE,
@@ -41,7 +53,9 @@ export async function postInput(req: IncomingMessage, res: ServerResponse, ports
 export async function postInterrupt(req: IncomingMessage, res: ServerResponse, ports: TaskPorts): Promise<void> {
   const body = await readChecked(req, res, ports, checkInterrupt);
   if (body === null || refused(res, ports)) return;
-  submitAndAnswer(req, res, ports, {
+  const key = idempotencyKey(req, res);
+  if (key === false) return;
+  submitAndAnswer(req, res, ports, key, {
     cls: 'interrupt',
     text: body.text ?? '',
     source: body.source ?? HTTP_SOURCE,
@@ -86,9 +100,20 @@ interface Request {
   readonly stop?: boolean | undefined;
 }
 
-function submitAndAnswer(req: IncomingMessage, res: ServerResponse, ports: TaskPorts, r: Request): void {
+function submitAndAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ports: TaskPorts,
+  key: string | null,
+  r: Request,
+): void {
+  const known = key === null ? null : ports.board.taskOfKey(key);
+  if (known !== null) {
+    answerTask(req, res, ports.board, known);
+    return;
+  }
   const id = ports.nextId(HTTP_SOURCE);
-  const result = ports.submit({
+  const result = submitHttp(ports, key, {
     id,
     cls: r.cls,
     text: r.text,
@@ -102,12 +127,47 @@ function submitAndAnswer(req: IncomingMessage, res: ServerResponse, ports: TaskP
     sendJson(res, 200, { task: null, terminal: 'done', reply: 'stopped', cancelled: result.cancelled });
     return;
   }
-  if (result.kind === 'ended' && result.terminal.reason === 'queue_full') {
-    sendJson(res, 429, terminalBody(id, result.terminal), { [TASK_HEADER]: id, 'retry-after': '1' });
+  if (result.kind === 'ended' && refusedAtDoor(result.terminal)) {
+    const body = terminalBody(id, result.terminal);
+    sendJson(res, statusOf(body), body, { [TASK_HEADER]: id, ...retryAfter(body) });
     return;
   }
-  if (wantsEvents(req)) streamEvents(res, ports.board, id, 0, { [TASK_HEADER]: id });
-  else answerAtTerminal(res, ports.board, id);
+  answerTask(req, res, ports.board, id);
+}
+
+/**
+ * Submits an input that arrived over HTTP: exempt from the duplicate check, and bound to its
+ * Idempotency-Key unless it created no task or was refused for backpressure.
+ */
+export function submitHttp(ports: TaskPorts, key: string | null, sub: Omit<Submission, 'dedup'>): SubmitResult {
+  const result = ports.submit({ ...sub, dedup: false });
+  const refused = result.kind === 'ended' && result.terminal.reason === 'queue_full';
+  if (key !== null && result.kind !== 'stopped' && !refused) ports.board.bindKey(key, sub.id);
+  return result;
+}
+
+/** A task's answer: its events as SSE when the client asks for them, else the JSON body at its terminal. */
+function answerTask(req: IncomingMessage, res: ServerResponse, board: TaskBoard, task: string): void {
+  if (wantsEvents(req)) streamEvents(res, board, task, 0, { [TASK_HEADER]: task });
+  else answerAtTerminal(res, board, task);
+}
+
+/**
+ * The request's Idempotency-Key: null without one, false when it was refused (400, answered here). A key
+ * is 1 to IDEMPOTENCY_KEY_CHARS_MAX printable ASCII characters.
+ */
+export function idempotencyKey(req: IncomingMessage, res: ServerResponse): string | null | false {
+  const header = req.headers[IDEMPOTENCY_HEADER.toLowerCase()];
+  if (header === undefined) return null;
+  const key = Array.isArray(header) ? header.join(', ') : header;
+  if (key.length >= 1 && key.length <= IDEMPOTENCY_KEY_CHARS_MAX && /^[\x20-\x7e]+$/.test(key)) return key;
+  sendError(
+    res,
+    400,
+    `${IDEMPOTENCY_HEADER} must be 1 to ${IDEMPOTENCY_KEY_CHARS_MAX} printable ASCII characters, got ${key.length} characters`,
+    IDEMPOTENCY_HEADER,
+  );
+  return false;
 }
 
 /** Waits for the terminal event and answers it as JSON. */
@@ -137,6 +197,10 @@ function streamEvents(
       sse.event(JSON.stringify({ text: event.text }), 'delta', event.id);
       return;
     }
+    if (event.kind === 'reset') {
+      sse.event(JSON.stringify({ reason: event.reason }), 'reset', event.id);
+      return;
+    }
     ended = true;
     sse.event(JSON.stringify(event.body), 'terminal', event.id);
     sse.end();
@@ -149,8 +213,17 @@ function wantsEvents(req: IncomingMessage): boolean {
   return (req.headers.accept ?? '').toLowerCase().includes('text/event-stream');
 }
 
+/**
+ * A terminal known at submission that is answered with its own status, whichever way the client
+ * asked: a refusal for backpressure (429) and an input too large for the context window (413).
+ */
+export function refusedAtDoor(terminal: Terminal): boolean {
+  return terminal.reason === 'queue_full' || terminal.reason === 'too_large';
+}
+
 export function statusOf(body: TerminalBody): number {
-  return body.reason === 'queue_full' ? 429 : 200;
+  if (body.reason === 'queue_full') return 429;
+  return body.reason === 'too_large' ? 413 : 200;
 }
 
 function retryAfter(body: TerminalBody): Record<string, string> {

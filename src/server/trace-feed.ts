@@ -10,6 +10,9 @@
  * own account of its state, so the page cannot drift from it. A snapshot is never taken inside
  * `emit`: the kernel emits in the middle of a transition, and a dump there would show half of it.
  *
+ * Every event reaches the listeners as one SSE frame, built once for all of them (docs/spec.md
+ * §13.1a): a watcher costs each event one write of a shared string, not a serialization of its own.
+ *
  * `close` ends every stream (shutdown) and refuses new ones, so no stream holds the server open.
  */
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
@@ -21,11 +24,18 @@ export const RECENT_EVENTS_MAX = 4096;
 export const STATUS_INTERVAL_MS = 200;
 
 export interface FeedListener {
-  trace(seq: number, line: string): void;
-  /** A status snapshot as JSON. */
-  status(json: string): void;
+  /** One whole SSE frame: `event: trace` with its id and canonical line, or `event: status`. */
+  frame(text: string): void;
   /** The feed closed: the server is shutting down. */
   end(): void;
+}
+
+function traceFrame(kept: Kept): string {
+  return `event: trace\nid: ${kept.seq}\ndata: ${kept.line}\n\n`;
+}
+
+function statusFrame(json: string): string {
+  return `event: status\ndata: ${json}\n\n`;
 }
 
 interface Kept {
@@ -51,7 +61,8 @@ export class TraceFeed implements TraceSink {
       this.start = (this.start + 1) % RECENT_EVENTS_MAX;
     }
     if (this.listeners.size === 0) return;
-    for (const listener of this.listeners) listener.trace(kept.seq, kept.line);
+    const frame = traceFrame(kept);
+    for (const listener of this.listeners) listener.frame(frame);
     this.statusTimer ??= setTimeout(() => this.broadcastStatus(), STATUS_INTERVAL_MS);
   }
 
@@ -63,10 +74,15 @@ export class TraceFeed implements TraceSink {
   listen(lastSeq: number | null, listener: FeedListener): (() => void) | null {
     if (this.closed) return null;
     const missed = lastSeq === null ? null : this.after(lastSeq);
-    if (missed === null) listener.status(this.statusJson());
-    else for (const kept of missed) listener.trace(kept.seq, kept.line);
+    if (missed === null) listener.frame(statusFrame(this.statusJson()));
+    else for (const kept of missed) listener.frame(traceFrame(kept));
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** How many streams are open. */
+  get watchers(): number {
+    return this.listeners.size;
   }
 
   /** Ends every stream and refuses new ones; idempotent. */
@@ -100,8 +116,8 @@ export class TraceFeed implements TraceSink {
   private broadcastStatus(): void {
     this.statusTimer = null;
     if (this.closed || this.listeners.size === 0) return;
-    const json = this.statusJson();
-    for (const listener of this.listeners) listener.status(json);
+    const frame = statusFrame(this.statusJson());
+    for (const listener of this.listeners) listener.frame(frame);
   }
 
   private statusJson(): string {

@@ -68,6 +68,26 @@ describe('Responses and terminal events (docs/spec.md §3.1, §4)', () => {
     expect(h.events('task.rejected').map((e) => e.task)).toEqual(['big', 'nobody', 'utf8']);
   });
 
+  it("X2 an input whose tokens exceed half the agent's context window ends skipped/too_large at once, counted in rejected", () => {
+    const h = new KernelWorld({ contextWindowTokens: 100 });
+    const tooLarge = { kind: 'skipped', reason: 'too_large', reply: '' };
+    expect(h.queued('big', 'x'.repeat(51))).toEqual({ kind: 'ended', terminal: tooLarge });
+    expect(h.commands('reply', h.last)).toEqual([{ type: 'reply', task: 'big', terminal: tooLarge }]);
+    // Tokens as docs/spec.md §10.5 counts them: two per CJK character.
+    expect(h.interrupt('cjk', 'L2', '字'.repeat(26))).toEqual({ kind: 'ended', terminal: tooLarge });
+    // Exactly half is fine, and a refused input leaves no trace in the duplicate window.
+    expect(h.queued('half', 'x'.repeat(50))).toEqual({ kind: 'accepted' });
+    expect(h.at(1).queued('big-again', 'x'.repeat(51))).toMatchObject({ terminal: { reason: 'too_large' } });
+    expect(h.sched().counters.rejected).toBe(3);
+    expect(h.events('task.rejected')).toMatchObject([
+      { task: 'big', reason: 'too_large' },
+      { task: 'cjk', reason: 'too_large' },
+      { task: 'big-again', reason: 'too_large' },
+    ]);
+    // Empty text is still empty_input, before the size rule.
+    expect(h.queued('empty', '')).toMatchObject({ terminal: { reason: 'empty_input' } });
+  });
+
   it('X3 reply commands = tasks: every task, whatever its end, gets exactly one reply; a stop without text is no task', () => {
     const h = new KernelWorld();
     h.queued('q1', 'alpha');

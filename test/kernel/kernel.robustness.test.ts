@@ -464,9 +464,10 @@ describe('root context overflow (docs/spec.md §3.9)', () => {
       },
     };
     const w = new KernelWorld({}, { defaults: false, sink: runaway });
-    w.queued('big', 'a'.repeat(41_000));
+    // No input may be that large (docs/spec.md §3.1, too_large), but an answer may.
+    w.queued('big', 'write a long text');
     const callId = w.modelCall('big').callId;
-    w.at(1).handle({ type: 'model.chunk', callId, chunk: { type: 'text', text: 'ok' } });
+    w.at(1).handle({ type: 'model.chunk', callId, chunk: { type: 'text', text: 'a'.repeat(41_000) } });
     w.handle({ type: 'model.done', callId, usage: { inputTokens: 1, outputTokens: 1 } });
     expect(() => w.at(2).queued('q', 'next')).not.toThrow();
     const raised = w.events('kernel.event').filter((e) => e.reason === 'overflow');

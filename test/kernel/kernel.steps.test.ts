@@ -237,10 +237,11 @@ describe('Model calls (docs/spec.md §3.2, §3.9)', () => {
 
   it('root overflow before a Model step: oldest events pruned (10 newest kept), one kernel L4, then the request is sent', () => {
     // Window 400: overflow at ≥ 500 accumulated tokens, pruned down to ≤ 320. The big turn is 415
-    // tokens and each small one 9, so the 11th committed turn crosses the line just before `q`.
+    // tokens (an input of half the window, the most one may have, and a long answer) and each small
+    // one 9, so the 11th committed turn crosses the line just before `q`.
     const h = new KernelWorld({ contextWindowTokens: 400 });
-    h.queued('big', 'a'.repeat(335));
-    h.answer('big', 'b'.repeat(80));
+    h.queued('big', 'a'.repeat(200));
+    h.answer('big', 'b'.repeat(215));
     for (let i = 0; i < 10; i++) {
       h.queued(`s${i}`, `small ${i}`);
       h.answer(`s${i}`, 'ok');
@@ -256,7 +257,7 @@ describe('Model calls (docs/spec.md §3.2, §3.9)', () => {
 
     h.answer('root:1', 'ack');
     const request = h.modelCall('q').request;
-    expect(request.messages.some((m) => m.content === 'a'.repeat(335))).toBe(false);
+    expect(request.messages.some((m) => m.content === 'a'.repeat(200))).toBe(false);
     expect(request.messages.at(-1)).toEqual(userMsg('next'));
   });
 });

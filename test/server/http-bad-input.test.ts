@@ -96,7 +96,7 @@ describe('serve: bad input over HTTP', () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
         socket.write(
-          `POST /v1/inputs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"te`,
+          `POST /v1/inputs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"te`,
         );
       });
       let got = '';

@@ -4,6 +4,7 @@
  *  - "hold …"      one chunk, then nothing until `release()` or the abort (to fill the queue);
  *  - "remember …"  a memory_write tool call, then a memory_recall, then text (graph memory calls);
  *  - "shout …"     a call of the command-line tool `shout` with {"word":"hey"}, then its result as text;
+ *  - "chatty …"    the same, but the first turn says "let me check " before its tool call;
  *  - anything else two quick chunks echoing the message.
  * It honours the abort signal like a real provider.
  */
@@ -43,8 +44,9 @@ export class ScriptedProvider implements Provider {
         signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
       });
       yield { type: 'text', text: 'released' };
-    } else if (said.startsWith('shout')) {
+    } else if (said.startsWith('shout') || said.startsWith('chatty')) {
       if (request.replyIndex === 0) {
+        if (said.startsWith('chatty')) yield { type: 'text', text: 'let me check ' };
         yield { type: 'tool_call', index: 0, id: 's1', name: 'shout', argsDelta: '{"word":"hey"}' };
         yield { type: 'done', finishReason: 'tool_calls', usage: USAGE };
         return;

@@ -31,7 +31,7 @@ export interface TestServer {
 export async function startTestServer(
   overrides: Partial<ServeSettings> = {},
   provider?: Provider,
-  io: Pick<ServerIo, 'openOutputFile'> = {},
+  io: Partial<Pick<ServerIo, 'openOutputFile' | 'env' | 'logStream'>> = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-server-'));
   const settings: ServeSettings = {
@@ -40,6 +40,8 @@ export async function startTestServer(
     port: 0,
     token: null,
     bodyTimeoutMs: 2000,
+    maxWatchers: 16,
+    allowedHosts: [],
     dataDir: join(dir, 'data'),
     journal: null,
     trace: null,

@@ -75,4 +75,37 @@ describe('serve: the task board', () => {
     expect(board.view('t1')?.reply).toBe('r1');
     expect(board.view(`t${ENDED_TASKS_KEPT}`)?.state).toBe('ended');
   });
+
+  it("the deltas after the last reset are a done task's reply; a reply not streamed follows as one delta", () => {
+    const board = new TaskBoard();
+    const texts = (task: string): string[] => {
+      const got: string[] = [];
+      board.listen(task, 0, (e) => got.push(e.kind === 'delta' ? e.text : e.kind === 'reset' ? `|${e.reason}|` : '.'));
+      return got;
+    };
+    board.open('t1', 'root');
+    board.delta('t1', 'half an ');
+    board.reset('t1', 'preempted');
+    board.delta('t1', 'answer');
+    board.reply('t1', { kind: 'done', reply: 'answer' });
+    expect(texts('t1')).toEqual(['half an ', '|preempted|', 'answer', '.']);
+    // The tool-turn limit's notice was never streamed: a new-turn reset, then the notice.
+    board.open('t2', 'root');
+    board.delta('t2', 'let me look');
+    board.reply('t2', { kind: 'done', reply: '[system] maximum tool turns 1 reached, task stopped' });
+    expect(texts('t2')).toEqual([
+      'let me look',
+      '|new-turn|',
+      '[system] maximum tool turns 1 reached, task stopped',
+      '.',
+    ]);
+    // Nothing streamed: just the reply. A failed task gets no correction.
+    board.open('t3', 'root');
+    board.reply('t3', { kind: 'done', reply: 'quiet' });
+    expect(texts('t3')).toEqual(['quiet', '.']);
+    board.open('t4', 'root');
+    board.delta('t4', 'partial');
+    board.reply('t4', { kind: 'failed', reply: 'processing error: model call failed: x' });
+    expect(texts('t4')).toEqual(['partial', '.']);
+  });
 });

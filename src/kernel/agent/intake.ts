@@ -10,11 +10,13 @@
  * preemption, the agent reacts at once (a streaming model call is cancelled).
  *
  * Invariants owned here: the refusal checks run in a fixed order and stop at the first that applies,
- * so the duplicate window records a sighting only for an input that passed every earlier check; an
+ * so the duplicate window records a sighting only for an input that passed every earlier check (and
+ * never for one that carries `dedup: false`, which the duplicate check does not apply to); an
  * interrupt on the consolidation channel is refused, so a consolidation task only takes the queued
  * path. The stop button, which acts on the running task, stays with the agent.
  */
 import type { KernelConfig } from '../config.ts';
+import { tokens } from '../tokens.ts';
 import { DedupWindow, resolveLevel, utf8Bytes } from './admission.ts';
 import type { Level } from '../scheduler/levels.ts';
 import type { AgentRole } from './role.ts';
@@ -26,7 +28,7 @@ import type { TraceBody } from '../trace/vocabulary.ts';
 
 export const CONSOLIDATION_CHANNEL = '_consolidation_';
 
-export type Refusal = 'agent_stopped' | 'invalid' | 'empty_input' | 'duplicate';
+export type Refusal = 'agent_stopped' | 'invalid' | 'empty_input' | 'too_large' | 'duplicate';
 
 /** What intake needs from its agent besides the task table and the core. */
 export interface IntakeHooks {
@@ -87,8 +89,9 @@ export class Intake {
       level === null
         ? this.core.submitQueued(task.id, nowMs, { meta })
         : this.core.submitInterrupt(task.id, level, nowMs, { meta });
-    // docs/spec.md §3.1: a submission refused for backpressure is not remembered, so a retry is admitted.
-    if (outcome.kind !== 'ended' || outcome.terminal.reason !== 'queue_full')
+    // docs/spec.md §3.1: a submission refused for backpressure is not remembered, so a retry is admitted;
+    // nor is one exempt from the check, which is no sighting of the text.
+    if (sub.dedup !== false && (outcome.kind !== 'ended' || outcome.terminal.reason !== 'queue_full'))
       this.dedup.record(sub.source, sub.text, nowMs);
     return this.afterSubmit(outcome, nowMs);
   }
@@ -184,11 +187,22 @@ export class Intake {
     // Consolidation is a queued path (docs/spec.md §3.7); an interrupt on its channel is invalid.
     if (level !== null && channel === CONSOLIDATION_CHANNEL) return 'invalid';
     if (sub.text.length === 0) return 'empty_input';
-    if (this.dedup.isDuplicate(sub.source, sub.text, nowMs)) {
+    if (this.tooLarge(sub.text)) return 'too_large';
+    if (sub.dedup !== false && this.dedup.isDuplicate(sub.source, sub.text, nowMs)) {
       this.dedup.record(sub.source, sub.text, nowMs);
       return 'duplicate';
     }
     return null;
+  }
+
+  /**
+   * docs/spec.md §3.1: a text whose tokens alone exceed half the agent's context window would push the
+   * conversation into an overflow that pruning cannot cure (every later input would fail with it).
+   * The byte length bounds the token count from above, so most texts are never counted.
+   */
+  private tooLarge(text: string): boolean {
+    const limit = this.config.contextWindowTokens / 2;
+    return utf8Bytes(text) > limit && tokens(text) > limit;
   }
 
   private afterSubmit(outcome: SubmitOutcome, nowMs: number): SubmitResult {

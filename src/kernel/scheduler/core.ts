@@ -199,7 +199,7 @@ export class Scheduler {
     options: SubmitOptions = NO_SUBMIT_OPTIONS,
   ): Terminal {
     const task = this.admit(id, cls, level, options.kernel === true, options.meta, nowMs);
-    if (reason === 'invalid') {
+    if (reason === 'invalid' || reason === 'too_large') {
       this.counters.rejected += 1;
       if (this.tracer !== null) this.emit(nowMs, { type: 'task.rejected', task: id, reason });
     }

@@ -8,6 +8,8 @@ export type TerminalReason =
   | 'duplicate'
   | 'queue_full'
   | 'invalid'
+  /** The text's tokens exceed half the receiving agent's context window (docs/spec.md §3.1). */
+  | 'too_large'
   | 'agent_stopped'
   | 'residual_dropped_by_parent'
   | 'user_stop'

@@ -366,6 +366,7 @@ function submissionOf(input: ScenarioInput): Submission {
     source: input.source,
     channel: input.channel,
     agent: input.agent,
+    ...(input.dedup === undefined ? {} : { dedup: input.dedup }),
   } as const;
   if (input.stop) return { ...base, level: input.level, text: input.text ?? '', stop: true };
   return input.level === null ? { ...base, text: input.text } : { ...base, level: input.level, text: input.text };

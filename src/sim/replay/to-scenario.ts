@@ -213,6 +213,7 @@ function scenarioInput(s: Submission, ids: IdMap, timing: Json, replies: Readonl
   if (s.channel !== undefined && s.channel !== s.source) input.channel = s.channel;
   if (s.agent !== undefined && s.agent !== 'root') input.agent = s.agent;
   if (s.stop === true) input.stop = true;
+  if (s.dedup !== undefined) input.dedup = s.dedup;
   if (!(s.stop === true && s.text === '')) input.text = s.text;
   Object.assign(input, timing);
   const list = replies.get(s.id);

@@ -27,6 +27,7 @@ const TERMINAL_REASONS = [
   'duplicate',
   'queue_full',
   'invalid',
+  'too_large',
   'agent_stopped',
   'residual_dropped_by_parent',
   'user_stop',

@@ -70,6 +70,7 @@ function normalizeInput(i: InputIn): ScenarioInput {
     source,
     channel: i.channel ?? source,
     agent: i.agent ?? 'root',
+    ...opt('dedup', i.dedup),
     timing: normalizeTiming(i),
     replies: normalizeReplies(i.replies, i.id),
   };

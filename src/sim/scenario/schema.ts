@@ -124,6 +124,7 @@ const input = strictObj({
   agent: nonEmpty.optional(),
   text: z.string().optional(),
   stop: z.boolean().optional(),
+  dedup: z.boolean().optional(),
   at: ms.optional(),
   when: strictObj({ task: nonEmpty, step: z.enum(STEP_NAMES), afterMs: ms.optional() }).optional(),
   afterTerminal: nonEmpty.optional(),

@@ -117,6 +117,8 @@ export interface InputCommon {
   readonly source: string;
   readonly channel: string;
   readonly agent: string;
+  /** `false`: exempt from the duplicate check (docs/spec.md §3.1), as `serve` submits HTTP inputs. */
+  readonly dedup?: boolean;
   readonly timing: Timing;
   readonly replies: readonly Reply[];
 }

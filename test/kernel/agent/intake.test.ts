@@ -27,6 +27,35 @@ describe('the duplicate window (docs/spec.md §3.1)', () => {
   });
 });
 
+describe('dedup: false (docs/spec.md §3.1)', () => {
+  it('X4 a submission with dedup: false is never a duplicate, and is not remembered as a sighting', () => {
+    const h = new KernelWorld();
+    expect(h.queued('a', 'yes', { dedup: false })).toEqual({ kind: 'accepted' });
+    expect(h.at(1).queued('b', 'yes', { dedup: false })).toEqual({ kind: 'accepted' });
+    // Neither was recorded: the first ordinary submission of the text is admitted, the next one is not.
+    expect(h.at(2).queued('c', 'yes')).toEqual({ kind: 'accepted' });
+    expect(h.at(3).queued('d', 'yes')).toMatchObject({ kind: 'ended', terminal: { reason: 'duplicate' } });
+    // ... and dedup: false passes a window that an ordinary submission refreshed.
+    expect(h.at(4).interrupt('e', 'L2', 'yes', { dedup: false })).toEqual({ kind: 'accepted' });
+  });
+});
+
+describe('too_large (docs/spec.md §3.1)', () => {
+  it("is measured against the receiving agent's own window, and never refuses a kernel-created task", () => {
+    const w = new TreeWorld();
+    w.child({ id: 'c1', contextWindowTokens: 40, taskPrompt: 'p'.repeat(30) });
+    // The task prompt is a kernel-created task: over half the child's window, and admitted.
+    expect(w.submitted('c1:1')).toMatchObject({ agent: 'c1', kernel: true });
+    expect(w.events('task.terminal').filter((e) => e.task === 'c1:1')).toEqual([]);
+    expect(w.queued('to-child', 'y'.repeat(21), { agent: 'c1' })).toMatchObject({
+      kind: 'ended',
+      terminal: { kind: 'skipped', reason: 'too_large' },
+    });
+    expect(w.queued('to-root', 'y'.repeat(21))).toEqual({ kind: 'accepted' });
+    expect(w.monitor.violations).toEqual([]);
+  });
+});
+
 describe('kernel-created tasks (docs/spec.md §12.2)', () => {
   it("a child's task prompt is a kernel-created queued task on the child", () => {
     const w = new TreeWorld();

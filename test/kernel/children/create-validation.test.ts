@@ -125,13 +125,16 @@ describe('window and capacity bounds (docs/spec.md §10.2, §10.5)', () => {
   it('1 is the smallest window and capacity: accepted, and the child works with them', () => {
     const w = new TreeWorld();
     w.child({ id: 'c1', contextWindowTokens: 1, capacity: 1 });
-    w.queued('first', 'first', { agent: 'c1' });
-    w.queued('second', 'second', { agent: 'c1' });
-    w.queued('third', 'does not fit', { agent: 'c1' });
+    // Every text of one token or more is over half a window of one (docs/spec.md §3.1).
+    expect(w.queued('word', 'x', { agent: 'c1' })).toMatchObject({ terminal: { reason: 'too_large' } });
+    w.child({ id: 'c2', contextWindowTokens: 2, capacity: 1 });
+    w.queued('first', '1', { agent: 'c2' });
+    w.queued('second', '2', { agent: 'c2' });
+    w.queued('third', '3', { agent: 'c2' });
     expect(w.replyOf('third')).toMatchObject({ reason: 'queue_full' });
     w.answer('first', 'done');
-    // One window token: the committed round fills it, so the next Prepare signals context-full.
-    expect(w.on('c1', 'child.contextfull')).toEqual([expect.objectContaining({ window: 1 })]);
+    // Two window tokens: the committed round fills them, so the next Prepare signals context-full.
+    expect(w.on('c2', 'child.contextfull')).toEqual([expect.objectContaining({ window: 2 })]);
   });
 
   it("a child without a window of its own takes the kernel's", () => {

@@ -139,4 +139,23 @@ describe('sim replay --to-scenario', () => {
     expect(refused).toBe(2);
     expect(stdout[1]).toContain('is the journal itself');
   });
+
+  it('keeps dedup: false of HTTP inputs: the same words twice run twice in the simulator too', async () => {
+    const yes = join(dir, 'yes.jsonl');
+    const s = await startTestServer({ journal: yes }, new ScriptedProvider());
+    for (let i = 0; i < 2; i += 1) await (await postJson(`${s.url}/v1/inputs`, { text: 'yes' })).json();
+    // Milliseconds apart from the last answer: the scenario's stop then comes after it, as it did.
+    await sleep(50);
+    await s.stop();
+    const outcome = journalToScenario(yes, HOMEAGENT_VERSION);
+    if (outcome.kind !== 'scenario') throw new Error(JSON.stringify(outcome.problems));
+    const scenario = parsed(outcome.scenario);
+    expect(scenario.inputs.map((i) => [i.text, i.dedup])).toEqual([
+      ['yes', false],
+      ['yes', false],
+    ]);
+    const run = await runScenario(scenario);
+    if (run.kind !== 'report') throw new Error(JSON.stringify(run.problems));
+    expect(scenario.inputs.map((i) => run.report.tasks[i.id]?.terminal)).toEqual(['done', 'done']);
+  });
 });

@@ -1,0 +1,161 @@
+/**
+ * docs/spec.md §13.1a (Bounded memory): what serve keeps for readers that do not read is bounded.
+ *  - the log in front of a stderr nobody reads: at most 4 MiB waiting; beyond it lines are dropped,
+ *    and one line counts them once the stream drains;
+ *  - `/v1/events` watchers: at most `http.maxWatchers` (default 16; 429 beyond), each event
+ *    serialized once for all of them;
+ *  - the task board: the deltas kept per task and over all ended tasks are bounded in size; a task
+ *    whose deltas were let go keeps its terminal event (and its reply).
+ */
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { boundedLog, LOG_BACKLOG_BYTES_MAX } from '../../src/server/log-backlog.ts';
+import {
+  DELTA_CHARS_PER_TASK_MAX,
+  ENDED_DELTA_CHARS_MAX,
+  TaskBoard,
+  type TaskEvent,
+} from '../../src/server/task-board.ts';
+import { TraceFeed } from '../../src/server/trace-feed.ts';
+import type { TraceEvent } from '../../src/kernel/index.ts';
+import { postJson, startTestServer, type TestServer } from './support.ts';
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+/** A stderr nobody reads: every write waits, and `drain` comes only when the test says. */
+class StuckStream extends EventEmitter {
+  writableLength = 0;
+  readonly written: string[] = [];
+  write(text: string): void {
+    this.written.push(text);
+    this.writableLength += Buffer.byteLength(text);
+  }
+  drain(): void {
+    this.writableLength = 0;
+    this.emit('drain');
+  }
+}
+
+describe('the log in front of a stderr nobody reads', () => {
+  it(`keeps at most ${LOG_BACKLOG_BYTES_MAX} bytes waiting, drops the rest, and counts them in one line once it drains`, () => {
+    const stream = new StuckStream();
+    const notes: number[] = [];
+    const log = boundedLog(
+      (line) => stream.write(`${line}\n`),
+      stream,
+      (dropped) => notes.push(dropped),
+    );
+    const line = 'x'.repeat(1023);
+    for (let i = 0; i < 10_000; i += 1) log(line);
+    expect(stream.writableLength).toBeLessThanOrEqual(LOG_BACKLOG_BYTES_MAX + 1024);
+    expect(stream.written.length).toBe(LOG_BACKLOG_BYTES_MAX / 1024 + 1);
+    expect(notes).toEqual([]);
+    stream.drain();
+    expect(notes).toEqual([10_000 - stream.written.length]);
+    log('after');
+    expect(stream.written.at(-1)).toBe('after\n');
+  });
+
+  it('serve writes the count as a serve.log.dropped line when its stderr drains', async () => {
+    const stream = new StuckStream();
+    const s = await startTestServer({}, undefined, { logStream: stream });
+    servers.push(s);
+    stream.writableLength = LOG_BACKLOG_BYTES_MAX + 1;
+    const before = s.logs.length;
+    await (await postJson(`${s.url}/v1/inputs`, { text: 'hello' })).json();
+    expect(s.logs.length).toBe(before);
+    stream.drain();
+    const note = JSON.parse(s.logs.at(-1) ?? '{}') as { type: string; dropped: number };
+    expect(note.type).toBe('serve.log.dropped');
+    expect(note.dropped).toBeGreaterThan(5);
+  });
+});
+
+describe('GET /v1/events watchers', () => {
+  it('at most http.maxWatchers at once: 429 beyond, and room again once one leaves', async () => {
+    const s = await startTestServer({ maxWatchers: 3 });
+    servers.push(s);
+    const open = async (): Promise<Response> => fetch(`${s.url}/v1/events`);
+    const watchers = [await open(), await open(), await open()];
+    expect(watchers.map((w) => w.status)).toEqual([200, 200, 200]);
+    const refused = await open();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toMatchObject({ error: { message: expect.stringContaining('http.maxWatchers') } });
+    await watchers[0]?.body?.cancel();
+    let again = await open();
+    for (let i = 0; again.status !== 200 && i < 50; i += 1) {
+      await new Promise((r) => setTimeout(r, 20));
+      again = await open();
+    }
+    expect(again.status).toBe(200);
+    await Promise.all([again, ...watchers.slice(1)].map((w) => w.body?.cancel()));
+  });
+
+  it('defaults to 16', async () => {
+    const s = await startTestServer();
+    servers.push(s);
+    const watchers = await Promise.all(Array.from({ length: 16 }, () => fetch(`${s.url}/v1/events`)));
+    expect(watchers.every((w) => w.status === 200)).toBe(true);
+    expect((await fetch(`${s.url}/v1/events`)).status).toBe(429);
+    await Promise.all(watchers.map((w) => w.body?.cancel()));
+  });
+
+  it('an event is serialized once for all watchers: every watcher is handed the same frame', () => {
+    const feed = new TraceFeed(() => ({}));
+    const frames: string[][] = [[], [], []];
+    for (const got of frames) feed.listen(null, { frame: (text) => got.push(text), end: () => undefined });
+    const event = { seq: 1, t: 0, agent: 'root', type: 'task.start', task: 'q', from: 'queue' } as TraceEvent;
+    feed.emit(event);
+    const [a, b, c] = frames.map((f) => f.at(-1));
+    expect(a).toMatch(/^event: trace\nid: 1\ndata: \{.*\}\n\n$/);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    feed.close();
+  });
+});
+
+describe('the task board', () => {
+  const texts = (board: TaskBoard, task: string): TaskEvent[] => {
+    const got: TaskEvent[] = [];
+    board.listen(task, 0, (e) => got.push(e));
+    return got;
+  };
+
+  it(`keeps at most ${DELTA_CHARS_PER_TASK_MAX} characters of deltas per task; later ones are dropped, the terminal still comes`, () => {
+    const board = new TaskBoard();
+    board.open('t', 'root');
+    const chunk = 'y'.repeat(4096);
+    for (let i = 0; i < (2 * DELTA_CHARS_PER_TASK_MAX) / chunk.length; i += 1) board.delta('t', chunk);
+    board.reply('t', { kind: 'done', reply: 'the reply' });
+    const events = texts(board, 't');
+    const kept = events
+      .filter((e) => e.kind === 'delta')
+      .reduce((n, e) => n + (e.kind === 'delta' ? e.text.length : 0), 0);
+    expect(kept).toBeLessThanOrEqual(DELTA_CHARS_PER_TASK_MAX);
+    expect(events.at(-1)).toMatchObject({ kind: 'terminal', body: { reply: 'the reply' } });
+  });
+
+  it(`keeps at most ${ENDED_DELTA_CHARS_MAX} characters of deltas over the ended tasks; the oldest keep their terminal`, () => {
+    const board = new TaskBoard();
+    const chunk = 'z'.repeat(DELTA_CHARS_PER_TASK_MAX);
+    const tasks = Math.ceil((2 * ENDED_DELTA_CHARS_MAX) / chunk.length);
+    for (let i = 0; i < tasks; i += 1) {
+      board.open(`t${i}`, 'root');
+      board.delta(`t${i}`, chunk);
+      board.reply(`t${i}`, { kind: 'done', reply: chunk });
+    }
+    let kept = 0;
+    for (let i = 0; i < tasks; i += 1)
+      for (const e of texts(board, `t${i}`)) if (e.kind === 'delta') kept += e.text.length;
+    expect(kept).toBeLessThanOrEqual(ENDED_DELTA_CHARS_MAX);
+    // The oldest task lost its deltas but not its answer; its terminal keeps its id.
+    expect(texts(board, 't0')).toEqual([
+      { id: 2, kind: 'terminal', body: { task: 't0', terminal: 'done', reply: chunk } },
+    ]);
+    expect(texts(board, `t${tasks - 1}`).map((e) => e.kind)).toEqual(['delta', 'terminal']);
+  });
+});
