@@ -1,7 +1,8 @@
 /**
  * The documentation is the project's reference, read from a clone or from the package: every relative
  * link in README.md and docs/ must reach a file of the repository, and a link with a `#fragment` must
- * reach a heading of that file (GitHub's anchor rule: lower case, punctuation dropped, spaces to '-').
+ * reach a heading of that file (GitHub's anchor rule: lower case, punctuation dropped, spaces to '-') or
+ * an explicit `<a id="…">` anchor in it.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -35,6 +36,7 @@ function anchorsOf(file: string): Set<string> {
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);
   }
+  for (const m of text.matchAll(/<a id="([^"]+)"><\/a>/g)) out.add(m[1] ?? '');
   return out;
 }
 
