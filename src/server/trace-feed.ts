@@ -11,7 +11,9 @@
  * `emit`: the kernel emits in the middle of a transition, and a dump there would show half of it.
  *
  * Every event reaches the listeners as one SSE frame, built once for all of them (docs/spec.md
- * §13.1a): a watcher costs each event one write of a shared string, not a serialization of its own.
+ * §13.1a), and the frames of one turn of the event loop go out together: a watcher costs a burst of
+ * events (a request makes a dozen) one write of a shared string, not a serialization and a write per
+ * event. Anything that reads the ring or ends the streams flushes first, so order and replays hold.
  *
  * `close` ends every stream (shutdown) and refuses new ones, so no stream holds the server open.
  */
@@ -24,7 +26,7 @@ export const RECENT_EVENTS_MAX = 4096;
 export const STATUS_INTERVAL_MS = 200;
 
 export interface FeedListener {
-  /** One whole SSE frame: `event: trace` with its id and canonical line, or `event: status`. */
+  /** Whole SSE frames: the `event: trace` frames of one turn of the event loop, or one `event: status`. */
   frame(text: string): void;
   /** The feed closed: the server is shutting down. */
   end(): void;
@@ -49,6 +51,9 @@ export class TraceFeed implements TraceSink {
   private start = 0;
   private readonly listeners = new Set<FeedListener>();
   private statusTimer: NodeJS.Timeout | null = null;
+  /** Frames emitted this turn of the event loop, not yet sent. */
+  private pending = '';
+  private flushScheduled = false;
   private closed = false;
 
   constructor(private readonly snapshot: () => unknown) {}
@@ -61,9 +66,21 @@ export class TraceFeed implements TraceSink {
       this.start = (this.start + 1) % RECENT_EVENTS_MAX;
     }
     if (this.listeners.size === 0) return;
-    const frame = traceFrame(kept);
-    for (const listener of this.listeners) listener.frame(frame);
+    this.pending += traceFrame(kept);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
     this.statusTimer ??= setTimeout(() => this.broadcastStatus(), STATUS_INTERVAL_MS);
+  }
+
+  /** Sends the frames of this turn to every listener, as one write each. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    for (const listener of this.listeners) listener.frame(text);
   }
 
   /**
@@ -73,6 +90,8 @@ export class TraceFeed implements TraceSink {
    */
   listen(lastSeq: number | null, listener: FeedListener): (() => void) | null {
     if (this.closed) return null;
+    // The ring already holds the pending frames: the others get them now, the newcomer by the replay.
+    this.flush();
     const missed = lastSeq === null ? null : this.after(lastSeq);
     if (missed === null) listener.frame(statusFrame(this.statusJson()));
     else for (const kept of missed) listener.frame(traceFrame(kept));
@@ -88,6 +107,7 @@ export class TraceFeed implements TraceSink {
   /** Ends every stream and refuses new ones; idempotent. */
   close(): void {
     if (this.closed) return;
+    this.flush();
     this.closed = true;
     if (this.statusTimer !== null) clearTimeout(this.statusTimer);
     this.statusTimer = null;
@@ -116,6 +136,7 @@ export class TraceFeed implements TraceSink {
   private broadcastStatus(): void {
     this.statusTimer = null;
     if (this.closed || this.listeners.size === 0) return;
+    this.flush();
     const frame = statusFrame(this.statusJson());
     for (const listener of this.listeners) listener.frame(frame);
   }

@@ -104,17 +104,38 @@ describe('GET /v1/events watchers', () => {
     await Promise.all(watchers.map((w) => w.body?.cancel()));
   });
 
-  it('an event is serialized once for all watchers: every watcher is handed the same frame', () => {
+  const traceEvent = (seq: number): TraceEvent =>
+    ({ seq, t: 0, agent: 'root', type: 'task.start', task: `q${seq}`, from: 'queue' }) as TraceEvent;
+
+  it('the events of one turn are serialized once and reach every watcher as one shared write', async () => {
     const feed = new TraceFeed(() => ({}));
     const frames: string[][] = [[], [], []];
     for (const got of frames) feed.listen(null, { frame: (text) => got.push(text), end: () => undefined });
-    const event = { seq: 1, t: 0, agent: 'root', type: 'task.start', task: 'q', from: 'queue' } as TraceEvent;
-    feed.emit(event);
-    const [a, b, c] = frames.map((f) => f.at(-1));
-    expect(a).toMatch(/^event: trace\nid: 1\ndata: \{.*\}\n\n$/);
-    expect(b).toBe(a);
-    expect(c).toBe(a);
+    for (const got of frames) got.length = 0; // the opening status
+    for (let seq = 1; seq <= 5; seq += 1) feed.emit(traceEvent(seq));
+    expect(frames.every((f) => f.length === 0)).toBe(true);
+    await new Promise((done) => setImmediate(done));
+    const [a, b, c] = frames;
+    expect(a).toHaveLength(1);
+    expect(a?.[0]).toMatch(/^(event: trace\nid: \d\ndata: \{.*\}\n\n){5}$/);
+    expect(b?.[0]).toBe(a?.[0]);
+    expect(c?.[0]).toBe(a?.[0]);
     feed.close();
+  });
+
+  it('a watcher that joins mid-turn gets each event once, in order, and the others lose nothing', () => {
+    const feed = new TraceFeed(() => ({}));
+    const early: string[] = [];
+    const late: string[] = [];
+    feed.listen(null, { frame: (text) => early.push(text), end: () => undefined });
+    feed.emit(traceEvent(1));
+    feed.emit(traceEvent(2));
+    feed.listen(1, { frame: (text) => late.push(text), end: () => undefined });
+    feed.emit(traceEvent(3));
+    feed.close();
+    const ids = (texts: string[]): number[] => [...texts.join('').matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids(early)).toEqual([1, 2, 3]);
+    expect(ids(late)).toEqual([2, 3]);
   });
 });
 
