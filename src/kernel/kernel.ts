@@ -150,6 +150,9 @@ export class Kernel {
         if (agent === this.root) this.offload.rootStopped();
         return { kind: 'stopped' };
       }
+      case 'restart':
+        for (const agent of this.tree.all()) agent.restarted(nowMs);
+        return APPLIED;
       case 'submit.after': {
         const waiting = this.afterTerminal.get(input.task);
         if (waiting === undefined) this.afterTerminal.set(input.task, [input.submission]);

@@ -61,7 +61,10 @@ export type Fact =
  *   config's declare it (docs/spec.md §10.2); `child.destroy`: its parent's destroy, with a residual policy and
  *   a channel disposition; `agent.stop`: any agent stops like a parent's stop (docs/spec.md §10.2a);
  * - `submit.after`: "when task `task` ends, submit this", carried out in the reaction that ends it,
- *   before the next pick (the simulator's `afterTerminal` inputs, docs/spec.md §12.2.1).
+ *   before the next pick (the simulator's `afterTerminal` inputs, docs/spec.md §12.2.1);
+ * - `restart`: the process died and came back (docs/spec.md §13.2): every model call in flight is
+ *   re-sent, every tool call in flight ends with a failed result. Recovery feeds it once, after the
+ *   journal, so a replay of the journal meets it where production did.
  */
 export type KernelInput =
   | { readonly type: 'submit'; readonly submission: Submission }
@@ -72,7 +75,8 @@ export type KernelInput =
   | { readonly type: 'child.create'; readonly parent?: string; readonly spec: ChildSpec }
   | { readonly type: 'child.destroy'; readonly id: string; readonly disposal?: Disposal }
   | { readonly type: 'agent.stop'; readonly agent: string }
-  | { readonly type: 'submit.after'; readonly task: string; readonly submission: Submission };
+  | { readonly type: 'submit.after'; readonly task: string; readonly submission: Submission }
+  | { readonly type: 'restart' };
 
 export type KernelInputType = KernelInput['type'];
 

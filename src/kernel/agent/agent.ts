@@ -42,7 +42,7 @@ import type { ModelChunk, ModelRequest, ToolCall, ToolSpec, Usage } from '../por
 import type { Command, ModelFailure, Submission, SubmitResult } from '../protocol.ts';
 import { Scheduler, type SchedTask } from '../scheduler/core.ts';
 import type { StepHost, StepOutcome } from '../steps/host.ts';
-import { stepModel } from '../steps/model.ts';
+import { modelCancelled, stepModel } from '../steps/model.ts';
 import { rebasePrefix, stepPrepare } from '../steps/prepare.ts';
 import { stepToolAfter, stepToolBatch, stepToolBegin, stepToolExec, stepTurnEnd } from '../steps/tools.ts';
 import type { Task } from '../task/task.ts';
@@ -90,6 +90,8 @@ export interface ParentEvent {
 /** A task of a stopping agent (docs/spec.md §10.2a steps 2 and 4). */
 const STOPPED: Terminal = Object.freeze({ kind: 'skipped', reason: 'agent_stopped', reply: '' });
 /** A waiting external input of a destroyed child under the residual policy `drop` (docs/spec.md §10.2a step 3). */
+/** The result of a tool call that was in flight when the process died (docs/spec.md §13.2). */
+export const TOOL_INTERRUPTED_BY_RESTART = 'interrupted by a restart; not re-run';
 const RESIDUAL_DROPPED: Terminal = Object.freeze({ kind: 'skipped', reason: 'residual_dropped_by_parent', reply: '' });
 /** What an rt child's newer input does to the one in its slot (C1, C2). */
 const SUPERSEDED: Terminal = Object.freeze({ kind: 'superseded', reply: '' });
@@ -642,6 +644,24 @@ export class Agent implements StepHost {
         // Stryker disable next-line StringLiteral: unreachable, as above
         assertNever(key, 'timer key');
     }
+  }
+
+  // ---------------------------------------------------------------- restart
+
+  /**
+   * The process restarted (docs/spec.md §13.2): the calls in flight when it died are gone. A model
+   * call is cancelled as a preemption cancels one and the Model step runs again, so the call is re-sent
+   * with the same context; a tool call is not re-run: it ends with a failed result the model reads.
+   */
+  restarted(nowMs: number): void {
+    const model = this.calls.liveModel();
+    if (model !== null) {
+      this.calls.cancelModel(model.callId, model.task, 'restart', nowMs);
+      modelCancelled(this, model.task, nowMs);
+    }
+    for (const callId of this.calls.liveToolCalls())
+      toolCallDone(this, this.calls, callId, false, TOOL_INTERRUPTED_BY_RESTART, nowMs);
+    this.flushEffects();
   }
 
   // ---------------------------------------------------------------- stop

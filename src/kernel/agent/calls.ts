@@ -103,6 +103,13 @@ export class CallTracker {
     return w?.kind === 'model' ? w : null;
   }
 
+  /** The ids of the ToolRunner calls the running step waits for (one ToolExec call, or a batch's). */
+  liveToolCalls(): string[] {
+    const w = this.waiting;
+    if (w?.kind === 'tool') return [w.callId];
+    return w?.kind === 'batch' ? [...w.remaining.keys()] : [];
+  }
+
   /** The running task ended: nothing is awaited any more. */
   // Stryker disable next-line BlockStatement: a task ends only after its call has ended, so nothing is awaited here any more
   clear(): void {

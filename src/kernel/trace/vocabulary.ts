@@ -14,7 +14,7 @@ export type { Terminal, TerminalKind, TerminalReason };
 /** The step cursor values (docs/spec.md §3.2), in order. */
 export type StepName = 'Prepare' | 'Model' | 'ToolBatch' | 'ToolBegin' | 'ToolExec' | 'ToolAfter' | 'TurnEnd';
 /** Why a model call was cancelled: an armed preemption, the stop button, the agent stopping, its timeout. */
-export type CancelReason = 'preempt' | 'user_stop' | 'agent_stopped' | 'timeout' | 'superseded';
+export type CancelReason = 'preempt' | 'user_stop' | 'agent_stopped' | 'timeout' | 'superseded' | 'restart';
 export type DeferReason = 'critical' | 'cooldown' | 'level';
 export type ArmReason = 'register' | 'rearm' | 'cooldown_end';
 export type PickSource = 'immediate' | 'stack' | 'level' | 'queue';
