@@ -43,6 +43,11 @@ export interface KernelConfig {
   readonly allowedOutputs: readonly string[];
   /** Run the O(n) scheduler invariant checks after every state change. */
   readonly verify: boolean;
+  /**
+   * Kernel-created task ids (`<agent>:<n>`) count from this + 1 on every agent. 0 in the simulator;
+   * serve starts each run above every id an earlier run gave (docs/spec.md §13.1a).
+   */
+  readonly kernelTaskSeqBase: number;
 }
 
 /** Every default, frozen all the way down; resolveKernelConfig builds a fresh config over it. */
@@ -68,6 +73,7 @@ export const DEFAULT_KERNEL_CONFIG: KernelConfig = Object.freeze({
   outputs: Object.freeze([]),
   allowedOutputs: Object.freeze([]),
   verify: false,
+  kernelTaskSeqBase: 0,
 });
 
 export type KernelConfigInput = Partial<Omit<KernelConfig, 'offload'>> & { readonly offload?: Partial<OffloadConfig> };

@@ -147,6 +147,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
     builtinPlugins: settings.builtinPlugins,
     tools: tools.specs(),
     outputs: settings.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] })),
+    kernelTaskSeqBase: ids.kernelBase,
   });
 
   const journal = openJournal(settings, config, outputs, clock.now(), journalEvents(settings, logger));
@@ -175,6 +176,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   const feed = new TraceFeed(status);
   const fanout = {
     emit(e: TraceEvent): void {
+      if (e.type === 'task.submitted' && e.kernel) ids.kernelTaskSeen(e.task);
       hasher.emit(e);
       board.emit(e);
       deltas.emit(e);

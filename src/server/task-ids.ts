@@ -9,12 +9,20 @@
  * directory). A run that dies loses the rest of its block: those numbers are skipped, never reused. A
  * clean shutdown writes the exact next number, so a restart after one leaves no gap. Moving the file
  * on can fail (a full disk); then no id is handed out (`ready()` is false) until it can.
+ *
+ * The kernel numbers the tasks it creates itself (`root:<n>`, `<resident>:<n>`) with counters of its
+ * own, which start at a base it is given (`kernelTaskSeqBase`). The file's `kernelNext` is that base
+ * for the next run: a start reserves KERNEL_BLOCK above it, and serve reports every kernel task id it
+ * sees (`kernelTaskSeen`, from the trace, in the reaction that made it), which moves the reservation
+ * on before the block runs out. A clean shutdown stores one past the highest id seen.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Ids reserved at a time: one write of the counter file per this many tasks. */
 export const ID_BLOCK = 1000;
+/** Kernel task numbers reserved at a time. */
+export const KERNEL_BLOCK = 1000;
 export const TASK_IDS_FILE = 'task-ids.json';
 
 /** Where the counter lives: the file in the data directory, or a twin in tests. */
@@ -30,13 +38,23 @@ export class TaskIds {
   private nextNumber: number;
   /** Ids below this are reserved in the store. */
   private reservedBelow: number;
+  /** The kernel's task numbers of this run count from here + 1. */
+  readonly kernelBase: number;
+  /** The highest kernel task number seen this run (`kernelBase` before the first). */
+  private kernelHighest: number;
+  /** Kernel task numbers below this are reserved in the store. */
+  private kernelReservedBelow: number;
   private failure: string | null = null;
 
   /** Reads the counter; throws with a message naming the file when it is unreadable or not a counter. */
   constructor(private readonly store: CounterStore) {
     const text = store.read();
-    this.nextNumber = text === null ? 1 : parseCounter(text, store.path);
+    const counter = text === null ? { next: 1, kernelNext: 0 } : parseCounter(text, store.path);
+    this.nextNumber = counter.next;
     this.reservedBelow = this.nextNumber;
+    this.kernelBase = counter.kernelNext;
+    this.kernelHighest = counter.kernelNext;
+    this.kernelReservedBelow = counter.kernelNext;
   }
 
   /** The counter of the data directory `dataDir`. */
@@ -44,18 +62,36 @@ export class TaskIds {
     return new TaskIds(fileStore(join(dataDir, TASK_IDS_FILE)));
   }
 
-  /** Whether an id can be handed out now: reserves another block when needed. */
+  /**
+   * Whether an id can be handed out now: reserves another block when needed, and the kernel's next
+   * block when its numbers come near the end of the reserved one.
+   */
   ready(): boolean {
-    if (this.nextNumber < this.reservedBelow) return true;
+    const kernelShort = this.kernelHighest + KERNEL_BLOCK / 2 >= this.kernelReservedBelow;
+    if (this.nextNumber < this.reservedBelow && !kernelShort) return true;
+    const reservedBelow = Math.max(this.reservedBelow, this.nextNumber + ID_BLOCK);
+    const kernelReservedBelow = kernelShort ? this.kernelHighest + KERNEL_BLOCK : this.kernelReservedBelow;
     try {
-      this.store.write(counterText(this.nextNumber + ID_BLOCK));
-      this.reservedBelow = this.nextNumber + ID_BLOCK;
+      this.store.write(counterText(reservedBelow, kernelReservedBelow));
+      this.reservedBelow = reservedBelow;
+      this.kernelReservedBelow = kernelReservedBelow;
       this.failure = null;
       return true;
     } catch (err) {
       this.failure = `cannot write ${this.store.path}: ${err instanceof Error ? err.message : String(err)}`;
       return false;
     }
+  }
+
+  /**
+   * The kernel created task `id`. A number at or past the reserved block moves the reservation on at
+   * once; a failure to write it is remembered and refuses new inputs through `ready()` until it works.
+   */
+  kernelTaskSeen(id: string): void {
+    const m = /:(\d+)$/.exec(id);
+    if (m?.[1] === undefined) return;
+    this.kernelHighest = Math.max(this.kernelHighest, Number(m[1]));
+    if (this.kernelHighest + KERNEL_BLOCK / 2 >= this.kernelReservedBelow) this.ready();
   }
 
   /** Why the last reservation failed, or null. */
@@ -73,31 +109,36 @@ export class TaskIds {
 
   /** On a clean shutdown: stores the exact next number, so the next start leaves no gap. Never throws. */
   close(): void {
-    if (this.nextNumber === this.reservedBelow) return;
+    const kernelNext = this.kernelHighest;
+    if (this.nextNumber === this.reservedBelow && kernelNext === this.kernelReservedBelow) return;
     try {
-      this.store.write(counterText(this.nextNumber));
+      this.store.write(counterText(this.nextNumber, kernelNext));
       this.reservedBelow = this.nextNumber;
+      this.kernelReservedBelow = kernelNext;
     } catch {
       // The reserved block stays stored: the next start skips its rest, which is all that is lost.
     }
   }
 }
 
-function counterText(next: number): string {
-  return `${JSON.stringify({ next })}\n`;
+function counterText(next: number, kernelNext: number): string {
+  return `${JSON.stringify({ next, kernelNext })}\n`;
 }
 
-function parseCounter(text: string, path: string): number {
+/** `{"next": n ≥ 1, "kernelNext"?: n ≥ 0}`; a file from before `kernelNext` existed reads it as 0. */
+function parseCounter(text: string, path: string): { next: number; kernelNext: number } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     value = undefined;
   }
-  const next = typeof value === 'object' && value !== null ? (value as { next?: unknown }).next : undefined;
-  if (typeof next === 'number' && Number.isSafeInteger(next) && next >= 1) return next;
+  const fields = typeof value === 'object' && value !== null ? (value as { next?: unknown; kernelNext?: unknown }) : {};
+  const { next, kernelNext = 0 } = fields;
+  const whole = (n: unknown, min: number): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= min;
+  if (whole(next, 1) && whole(kernelNext, 0)) return { next, kernelNext };
   throw new Error(
-    `${path} is not a task id counter (expected {"next": <n ≥ 1>}); it is serve's own file: restore it, or ` +
+    `${path} is not a task id counter (expected {"next": <n ≥ 1>, "kernelNext": <n ≥ 0>}); it is serve's own file: restore it, or ` +
       'remove it to number from 1 again (ids of earlier runs may then be given again)',
   );
 }

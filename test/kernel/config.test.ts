@@ -25,6 +25,7 @@ describe('resolveKernelConfig', () => {
       outputs: [],
       allowedOutputs: [],
       verify: false,
+      kernelTaskSeqBase: 0,
     });
     expect(DEFAULT_KERNEL_CONFIG).toEqual(resolveKernelConfig());
   });

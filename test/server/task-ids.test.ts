@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ID_BLOCK, TaskIds, type CounterStore } from '../../src/server/task-ids.ts';
+import { ID_BLOCK, KERNEL_BLOCK, TaskIds, type CounterStore } from '../../src/server/task-ids.ts';
+import { ScriptedProvider } from './scripted-provider.ts';
 import { postJson, startTestServer } from './support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'homeagent-task-ids-'));
@@ -73,5 +74,59 @@ describe('serve: task ids are never reused', () => {
     failing = false;
     expect(ids.ready()).toBe(true);
     expect(ids.next('http')).toBe(`http-${ID_BLOCK + 1}`);
+  });
+
+  it('the kernel’s own task ids (a resident’s task prompt) go on from run to run as well', async () => {
+    const dataDir = join(root, 'kernel-ids');
+    const kernelTasks = async (): Promise<string[]> => {
+      const s = await startTestServer(
+        { dataDir, residents: [{ id: 'helper', taskPrompt: 'remember the notes' }] },
+        new ScriptedProvider(),
+      );
+      try {
+        const status = (await (await fetch(`${s.url}/v1/status`)).json()) as { agents: { id: string }[] };
+        expect(status.agents.map((a) => a.id)).toContain('helper');
+        const seen: string[] = [];
+        for (let n = 1; n <= 3; n += 1)
+          if ((await fetch(`${s.url}/v1/tasks/helper:${n}`)).status === 200) seen.push(`helper:${n}`);
+        return seen;
+      } finally {
+        await s.stop();
+      }
+    };
+    const first = await kernelTasks();
+    expect(first).toEqual(['helper:1']);
+    // A clean shutdown stored one past the highest number seen: no gap, no reuse.
+    expect(await kernelTasks()).toEqual(['helper:2']);
+  });
+
+  it('kernel task numbers: a crash skips the rest of the reserved block, a number near its end reserves the next', () => {
+    const dir = join(root, 'kernel-crash');
+    const first = TaskIds.open(dir);
+    expect(first.ready()).toBe(true);
+    expect(first.kernelBase).toBe(0);
+    first.kernelTaskSeen('root:1');
+    first.kernelTaskSeen('helper:3');
+    // No close(): the process died; the next run starts past the whole reserved block.
+    const second = TaskIds.open(dir);
+    expect(second.ready()).toBe(true);
+    expect(second.kernelBase).toBe(KERNEL_BLOCK);
+    second.kernelTaskSeen(`root:${KERNEL_BLOCK + KERNEL_BLOCK - 1}`);
+    // That number came near the end of the block: the reservation moved on at once, before any crash.
+    const third = TaskIds.open(dir);
+    expect(third.kernelBase).toBeGreaterThanOrEqual(2 * KERNEL_BLOCK + KERNEL_BLOCK - 1);
+    third.kernelTaskSeen(`root:${third.kernelBase + 7}`);
+    third.close();
+    expect(TaskIds.open(dir).kernelBase).toBe(third.kernelBase + 7);
+  });
+
+  it('a counter file from before kernel numbers existed is read, with the kernel’s numbers from 0', () => {
+    let stored: string | null = '{"next": 41}\n';
+    const ids = new TaskIds({ path: 'task-ids.json', read: () => stored, write: (t) => (stored = t) });
+    expect(ids.kernelBase).toBe(0);
+    expect(ids.next('http')).toBe('http-41');
+    expect(() => new TaskIds({ path: 'x.json', read: () => '{"next": 1, "kernelNext": -1}', write: () => {} })).toThrow(
+      'x.json is not a task id counter',
+    );
   });
 });

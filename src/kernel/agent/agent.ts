@@ -162,7 +162,7 @@ export class Agent implements StepHost {
     this.seat = options.seat ?? null;
     this.control = options.control ?? null;
     this.cooldownTimerId = encodeTimerKey({ kind: 'cooldown', agent: agentId });
-    this.tasks = new TaskTable(agentId);
+    this.tasks = new TaskTable(agentId, this.config.kernelTaskSeqBase);
     const kind = this.seat?.kind ?? null;
     const runnerGrant = this.seat?.spec.tools;
     this.tools = new AgentTools(

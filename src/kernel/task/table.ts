@@ -20,9 +20,15 @@ export interface TaskFields {
 
 export class TaskTable {
   private readonly tasks = new Map<string, Task>();
-  private kernelTaskSeq = 0;
+  private kernelTaskSeq: number;
 
-  constructor(private readonly agentId: string) {}
+  /** Kernel-created task ids count from `seqBase` + 1 (docs/spec.md §13.1a: serve moves it on per run). */
+  constructor(
+    private readonly agentId: string,
+    seqBase = 0,
+  ) {
+    this.kernelTaskSeq = seqBase;
+  }
 
   has(id: string): boolean {
     return this.tasks.has(id);
