@@ -6,6 +6,7 @@
  *  - reader.ts                  a journal file as its checked header and body items;
  *  - writer.ts                  the journal of one `serve` run, written line by line as things happen;
  *  - last-time.ts               the last time a journal recorded, where a restart's clock starts;
+ *  - segments.ts                a durable server's journal directory: one numbered segment per run;
  *  - recording-memory.ts        the main graph memory, every call written to the journal;
  *  - recording-child-memory.ts  the children's light memories, journaled the same way.
  */
@@ -23,6 +24,7 @@ export {
   type RecordedError,
 } from './format.ts';
 export { lastRecordedTimeMs } from './last-time.ts';
+export { nextSegmentNumber, SEGMENT_NAME_EXAMPLE, segmentFiles, segmentName } from './segments.ts';
 export { openJournal, type JournalItem, type OpenedJournal } from './reader.ts';
 export { RecordingChildMemoryFactory } from './recording-child-memory.ts';
 export { RecordingMemory, type MemoryRecorder } from './recording-memory.ts';
