@@ -26,7 +26,7 @@ export {
 export { lastRecordedTimeMs } from './last-time.ts';
 export { nextSegmentNumber, SEGMENT_NAME_EXAMPLE, segmentFiles, segmentName } from './segments.ts';
 export { openJournal, type JournalItem, type OpenedJournal } from './reader.ts';
-export { RecordingChildMemoryFactory } from './recording-child-memory.ts';
+export { RecordingChildMemoryFactory, recordingChildMemory } from './recording-child-memory.ts';
 export { RecordingMemory, type MemoryRecorder } from './recording-memory.ts';
 export type { BodyLine } from './schema.ts';
 export { BACKLOG_BYTES_MAX, JournalWriter, type JournalEvents, type JournalState } from './writer.ts';
