@@ -50,6 +50,11 @@ const APPLIED: FeedResult = Object.freeze({ kind: 'applied' });
 export class Kernel {
   readonly config: KernelConfig;
   private readonly tracer: Tracer | null;
+  /**
+   * The trace `seq` a kernel without a trace sink was restored at: it emits nothing, so its own
+   * snapshots carry the sequence on unchanged.
+   */
+  private untracedSeq = 0;
   private readonly root: Agent;
   private readonly tree: AgentTree;
   private readonly offload: OffloadTriage;
@@ -277,7 +282,7 @@ export class Kernel {
     return plainCopy<KernelSnapshot>({
       snapshotVersion: SNAPSHOT_VERSION,
       config: this.config,
-      traceSeq: this.tracer?.lastSeq ?? 0,
+      traceSeq: this.tracer?.lastSeq ?? this.untracedSeq,
       callSeq: this.callSeq,
       calls: [...this.calls].map(([callId, agent]) => ({ callId, agent: agent.agentId })),
       deadCalls: [...this.deadCalls].map(([callId, d]) => ({ callId, agent: d.agent.agentId, task: d.task })),
@@ -308,7 +313,8 @@ export class Kernel {
   private restoreState(s: KernelSnapshot): void {
     const [rootState, ...children] = s.agents;
     assert(rootState?.id === this.root.agentId, 'SNAPSHOT: the first agent of a snapshot is the root');
-    this.tracer?.continueFrom(s.traceSeq);
+    if (this.tracer === null) this.untracedSeq = s.traceSeq;
+    else this.tracer.continueFrom(s.traceSeq);
     this.registry.restoreState(s.registry);
     this.root.restoreState(rootState);
     for (const child of children) this.tree.restoreChild(child);
