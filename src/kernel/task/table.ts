@@ -54,6 +54,25 @@ export class TaskTable {
     return task;
   }
 
+  /** The live tasks with their frames, in table order (docs/spec.md §13.2). */
+  snapshotTasks(): Task[] {
+    return [...this.tasks.values()];
+  }
+
+  get lastKernelTaskSeq(): number {
+    return this.kernelTaskSeq;
+  }
+
+  /** Takes over a snapshot's tasks and kernel task counter; only an empty, unused table may. */
+  restoreState(tasks: readonly Task[], kernelTaskSeq: number): void {
+    assert(this.tasks.size === 0 && this.kernelTaskSeq === 0, `SNAPSHOT: the task table of ${this.agentId} is in use`);
+    for (const task of tasks) {
+      assert(task.agent === this.agentId, `SNAPSHOT: task ${task.id} of ${task.agent} restored on ${this.agentId}`);
+      this.tasks.set(task.id, task);
+    }
+    this.kernelTaskSeq = kernelTaskSeq;
+  }
+
   nextKernelTaskId(): string {
     this.kernelTaskSeq += 1;
     return `${this.agentId}:${this.kernelTaskSeq}`;
