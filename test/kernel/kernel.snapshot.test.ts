@@ -179,3 +179,19 @@ describe('Kernel snapshot (docs/spec.md §13.2)', () => {
     );
   });
 });
+
+describe('a kernel whose task ids count from a base (serve, docs/spec.md §13.1a)', () => {
+  it('is restored, and numbers its next kernel task after the ones it made', () => {
+    const config = { ...CONFIG, kernelTaskSeqBase: 500 };
+    const kernel = new Kernel(config, new TraceRecorder());
+    const log: Command[] = [];
+    fed([{ type: 'child.create', spec: { id: 'r1', taskPrompt: 'first' } }], 10, kernel, log);
+    const restored = Kernel.restore(kernel.snapshot(), new TraceRecorder());
+    const rec = new TraceRecorder();
+    const again = Kernel.restore(restored.snapshot(), rec);
+    fed([{ type: 'child.create', spec: { id: 'r2', taskPrompt: 'second' } }], 20, again, log);
+    const submitted = rec.events.filter((e) => e.type === 'task.submitted').map((e) => e.task);
+    expect(submitted).toEqual(['r2:501']);
+    expect(modelStart(log, 'r1:501').task).toBe('r1:501');
+  });
+});
