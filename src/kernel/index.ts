@@ -33,6 +33,25 @@ export type {
   RunningView,
 } from './agent/dump-types.ts';
 export { resolveLevel } from './agent/admission.ts';
+// The kernel snapshot (docs/spec.md §13.2): `Kernel.snapshot()` writes it, `Kernel.restore()` reads it.
+export {
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  type KernelSnapshot,
+  type OffloadSnapshot,
+  type RegistrySnapshot,
+} from './snapshot/format.ts';
+export type {
+  AgentSnapshot,
+  ChildConfigSnapshot,
+  ContextSnapshot,
+  DedupSnapshot,
+  ModelStreamSnapshot,
+  PartialCallSnapshot,
+  SeatSnapshot,
+  WaitingSnapshot,
+} from './snapshot/agent.ts';
+export type { SchedTaskSnapshot, SchedulerSnapshot, StackEntrySnapshot } from './snapshot/scheduler.ts';
 export { CHILD_ID_PATTERN } from './children/spec.ts';
 
 // Ports: the model and tool ports (held by the Runtime) and the graph memory port (held by the kernel).

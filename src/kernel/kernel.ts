@@ -10,6 +10,10 @@
  *
  * Ids — tasks created by the kernel, model and tool calls — come from counters, never from time or
  * randomness, so the same facts in the same order give the same commands and the same trace.
+ *
+ * `snapshot` gives the whole state between two reactions as plain data, and `Kernel.restore` rebuilds a
+ * kernel from it that continues exactly as this one would (docs/spec.md §13.2): the calls in flight stay
+ * in flight, so their facts are accepted by the restored kernel as they would have been here.
  */
 import { Agent, type AgentEnv, type ParentEvent } from './agent/agent.ts';
 import { rootRole } from './agent/role.ts';
@@ -29,6 +33,7 @@ import { inboundChannel, type Disposal } from './children/spec.ts';
 import { OffloadTriage } from './children/offload.ts';
 import type { Terminal } from './task/terminal.ts';
 import { decodeTimerKey, encodeTimerKey, type TimerKey } from './timers.ts';
+import { checkSnapshotVersion, plainCopy, SNAPSHOT_VERSION, type KernelSnapshot } from './snapshot/format.ts';
 
 /** The synchronous ports the kernel holds itself (the async ones belong to the Runtime). */
 export interface KernelPorts {
@@ -45,6 +50,11 @@ const APPLIED: FeedResult = Object.freeze({ kind: 'applied' });
 export class Kernel {
   readonly config: KernelConfig;
   private readonly tracer: Tracer | null;
+  /**
+   * The trace `seq` a kernel without a trace sink was restored at: it emits nothing, so its own
+   * snapshots carry the sequence on unchanged.
+   */
+  private untracedSeq = 0;
   private readonly root: Agent;
   private readonly tree: AgentTree;
   private readonly offload: OffloadTriage;
@@ -265,6 +275,64 @@ export class Kernel {
 
   dump(): KernelDump {
     return { agents: [...this.tree.all()].map((a) => a.dump()), channels: this.registry.list() };
+  }
+
+  /**
+   * The whole kernel state as plain JSON data (docs/spec.md §13.2), taken between two reactions — never
+   * from inside one (a trace sink, say), where an agent may be half-way through a step. O(state).
+   */
+  snapshot(): KernelSnapshot {
+    return plainCopy<KernelSnapshot>({
+      snapshotVersion: SNAPSHOT_VERSION,
+      config: this.config,
+      traceSeq: this.tracer?.lastSeq ?? this.untracedSeq,
+      callSeq: this.callSeq,
+      calls: [...this.calls].map(([callId, agent]) => ({ callId, agent: agent.agentId })),
+      deadCalls: [...this.deadCalls].map(([callId, d]) => ({ callId, agent: d.agent.agentId, task: d.task })),
+      commands: this.commands,
+      hookQueue: this.hookQueue,
+      afterTerminal: [...this.afterTerminal].map(([task, submissions]) => ({ task, submissions })),
+      registry: this.registry.snapshotState(),
+      agents: [...this.tree.all()].map((a) => a.snapshotState()),
+      offload: this.offload.snapshotState(),
+    });
+  }
+
+  /**
+   * A kernel that continues from `snapshot` exactly as the kernel it was taken from would have, with
+   * its trace going to `sink` and its memory through `ports` (a child's light memory is asked of
+   * `ports.childMemory.reopen`). A snapshot of another format version is refused with a SnapshotError
+   * naming both versions; the snapshot itself is copied, never kept.
+   */
+  static restore(snapshot: KernelSnapshot, sink: TraceSink | null = null, ports: KernelPorts = {}): Kernel {
+    checkSnapshotVersion(snapshot);
+    const s = plainCopy(snapshot);
+    const kernel = new Kernel(s.config, sink, ports);
+    kernel.restoreState(s);
+    return kernel;
+  }
+
+  /** Takes over a snapshot's state; this kernel was just made with its configuration. */
+  private restoreState(s: KernelSnapshot): void {
+    const [rootState, ...children] = s.agents;
+    assert(rootState?.id === this.root.agentId, 'SNAPSHOT: the first agent of a snapshot is the root');
+    if (this.tracer === null) this.untracedSeq = s.traceSeq;
+    else this.tracer.continueFrom(s.traceSeq);
+    this.registry.restoreState(s.registry);
+    this.root.restoreState(rootState);
+    for (const child of children) this.tree.restoreChild(child);
+    const agentOf = (id: string): Agent => {
+      const agent = this.tree.get(id);
+      assert(agent !== undefined, `SNAPSHOT: a call of ${id}, which is not in the snapshot`);
+      return agent;
+    };
+    for (const { callId, agent } of s.calls) this.calls.set(callId, agentOf(agent));
+    for (const { callId, agent, task } of s.deadCalls) this.deadCalls.set(callId, { agent: agentOf(agent), task });
+    this.callSeq = s.callSeq;
+    this.commands = [...s.commands];
+    this.hookQueue.push(...s.hookQueue);
+    for (const { task, submissions } of s.afterTerminal) this.afterTerminal.set(task, [...submissions]);
+    this.offload.restoreState(s.offload);
   }
 
   /** A parent's destroy from outside the agents (a scenario event, an operator): the same as the tool's. */

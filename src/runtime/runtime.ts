@@ -30,6 +30,9 @@ import {
   type Usage,
 } from '../kernel/index.ts';
 
+/** What the Runtime needs of a kernel: its one door and the commands each reaction leaves. */
+export type KernelDoor = Pick<Kernel, 'feed' | 'takeCommands'>;
+
 export interface RuntimePorts {
   readonly clock: Clock;
   readonly provider: Provider;
@@ -95,7 +98,7 @@ export class Runtime {
   private fatalError: unknown = null;
 
   constructor(
-    private readonly kernel: Kernel,
+    private readonly kernel: KernelDoor,
     private readonly ports: RuntimePorts,
     private readonly hooks: RuntimeHooks = {},
   ) {}

@@ -44,7 +44,8 @@ class SimulationRun {
   }
 
   async execute(): Promise<RunRecord> {
-    const { clock, kernel, runtime, agenda } = this.world;
+    // The kernel is read from the world at each use: a snapshot cut replaces it mid-run.
+    const { clock, runtime, agenda } = this.world;
     const wallStart = performance.now();
     const onUnhandled = (reason: unknown): void => {
       if (this.unhandled === null) this.unhandled = reason;
@@ -72,8 +73,8 @@ class SimulationRun {
         if (agenda.defaultStopDue(agendaAt, timerAt)) {
           agenda.stopRoot();
         } else if (agendaAt === null && timerAt === null) {
-          if (kernel.isStopped()) break;
-          if (kernel.hasPendingWork()) {
+          if (this.world.kernel.isStopped()) break;
+          if (this.world.kernel.hasPendingWork()) {
             // Nothing is scheduled and nothing can wake the pending tasks: the kernel is stuck (a lost
             // fact, a timer never asked for). Stopping the root would end them quietly as
             // agent_stopped and exempt the agent from DRAIN, so the stall is its own verdict.

@@ -19,6 +19,7 @@ import type { SimOptions } from './world.ts';
 
 export { unexpectedViolations } from './report/index.ts';
 export { scenarioKernelConfig, type SimOptions } from './world.ts';
+export type { SnapshotCut } from './kernel-door.ts';
 
 export type SimOutcome =
   | {

@@ -21,6 +21,9 @@ import { VirtualClock } from '../clock/index.ts';
 import {
   InvariantMonitor,
   Kernel,
+  MemoryError,
+  type ChildMemory,
+  type ChildMemoryFactory,
   resolveKernelConfig,
   type KernelConfig,
   type KernelInput,
@@ -43,6 +46,7 @@ import type { Reply, Scenario } from './scenario/index.ts';
 import { TraceHasher } from '../trace-file/index.ts';
 import { Swarm } from './swarm.ts';
 import { insideTripwire } from './tripwire.ts';
+import { SimKernelDoor, type SnapshotCut } from './kernel-door.ts';
 
 export interface SimOptions {
   /** Overrides the scenario's seed. */
@@ -59,6 +63,8 @@ export interface SimOptions {
   readonly swarm?: boolean;
   /** Told of every input the Runtime feeds through the kernel's door, with its time (a journal tap). */
   readonly onInput?: (input: KernelInput, nowMs: number) => void;
+  /** Replace the kernel by its own restored snapshot once, mid-run (kernel-door.ts); the trace must not change. */
+  readonly snapshotCut?: SnapshotCut;
 }
 
 /** The effective kernel configuration of a scenario (after defaults). */
@@ -83,7 +89,8 @@ export class SimWorld {
   /** The invariant monitors and the RESPONSE monitor (response/), in front of the recorder. */
   readonly monitor: SimMonitors;
   readonly triggers: TriggerEngine;
-  readonly kernel: Kernel;
+  /** The kernel behind the Runtime's door: the one built here, or its restored snapshot after a cut. */
+  private readonly door: SimKernelDoor;
   readonly provider: FakeProvider;
   readonly runtime: Runtime;
   readonly agenda: Agenda;
@@ -127,14 +134,29 @@ export class SimWorld {
     );
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
     this.mainMemory = new LazyGraphStore(() => this.mainPath(), { synchronous: 'normal' });
-    // Each resident's temp store lives beside main, under residents/<id>/, and goes with its child.
-    const childMemory = {
-      create: (child: string) => {
+    // Each resident's temp store lives beside main, under residents/<id>/, and goes with its child; a
+    // kernel restored from a snapshot (a snapshot cut) is given back the stores its children had.
+    const childStores = new Map<string, ChildMemory>();
+    const childMemory: ChildMemoryFactory = {
+      create: (child) => {
         this.mainMemory.ensureOpen();
-        return new ChildMemoryDir(this.memoryDir as string, () => this.mainPath()).create(child);
+        const store = new ChildMemoryDir(this.memoryDir as string, () => this.mainPath()).create(child);
+        childStores.set(child, store);
+        return store;
+      },
+      reopen: (child) => {
+        const store = childStores.get(child);
+        if (store === undefined) throw new MemoryError(`no light memory was made for child ${child} in this run`);
+        return store;
       },
     };
-    this.kernel = new Kernel(this.config, this.monitor, { memory: memoryPorts(this.mainMemory), childMemory });
+    const ports = { memory: memoryPorts(this.mainMemory), childMemory };
+    this.door = new SimKernelDoor(
+      new Kernel(this.config, this.monitor, ports),
+      opts.snapshotCut ?? null,
+      () => this.events.length,
+      (snapshot) => Kernel.restore(snapshot, this.monitor, ports),
+    );
     const repliesById = new Map<string, readonly FakeReply[]>();
     for (const input of scenario.inputs) repliesById.set(input.id, input.replies.map(fakeReply));
     for (const [task, replies] of Object.entries(scenario.kernelReplies)) repliesById.set(task, replies.map(fakeReply));
@@ -154,7 +176,7 @@ export class SimWorld {
       swarm: this.swarm,
     });
     this.runtime = new Runtime(
-      this.kernel,
+      this.door,
       { clock: this.clock, provider: this.provider, tools },
       // Every reaction runs under the determinism trip-wire: ambient time or randomness reached from
       // inside the kernel throws at its call site and fails the run as FATAL.
@@ -162,13 +184,21 @@ export class SimWorld {
         ? { guardKernel: insideTripwire }
         : { onInput: opts.onInput, guardKernel: insideTripwire },
     );
+    const door = this.door;
     this.agenda = new Agenda(scenario, this.seed, {
       clock: this.clock,
-      kernel: this.kernel,
+      get kernel() {
+        return door.kernel;
+      },
       runtime: this.runtime,
       triggers: this.triggers,
       swarm: this.swarm,
     });
+  }
+
+  /** The kernel the run drives now (after a snapshot cut, the restored one). */
+  get kernel(): Kernel {
+    return this.door.kernel;
   }
 
   private mainPath(): string {

@@ -3,6 +3,7 @@
  * handles the input after routing, for external inputs only (never for kernel-created tasks).
  */
 import { clampLevel, isLevel, parseLevel, type Level } from '../scheduler/levels.ts';
+import type { DedupSnapshot } from '../snapshot/agent.ts';
 
 /** Sliding duplicate window keyed by (source, text): every duplicate refreshes its timestamp. */
 export class DedupWindow {
@@ -24,6 +25,17 @@ export class DedupWindow {
   record(source: string, text: string, nowMs: number): void {
     this.seen.set(dedupKey(source, text), nowMs);
     this.purgeSometimes(nowMs);
+  }
+
+  /** The sightings and the purge count (docs/spec.md §13.2). */
+  snapshotState(): DedupSnapshot {
+    return { seen: [...this.seen].map(([key, atMs]) => ({ key, atMs })), checksSincePurge: this.checksSincePurge };
+  }
+
+  restoreState(s: DedupSnapshot): void {
+    this.seen.clear();
+    for (const { key, atMs } of s.seen) this.seen.set(key, atMs);
+    this.checksSincePurge = s.checksSincePurge;
   }
 
   private inWindow(atMs: number, nowMs: number): boolean {

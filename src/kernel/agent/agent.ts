@@ -58,6 +58,7 @@ import type { ChildControl } from '../children/control.ts';
 import type { CompressPlan } from '../children/compress-plan.ts';
 import type { ChildSeat } from '../children/seat.ts';
 import type { TreeTask } from './intake.ts';
+import type { AgentSnapshot } from '../snapshot/agent.ts';
 
 /** What the kernel gives each agent: commands out, call routing, ids, and terminal notification. */
 export interface AgentEnv {
@@ -726,6 +727,52 @@ export class Agent implements StepHost {
 
   get agentState(): AgentState {
     return this.state;
+  }
+
+  // ---------------------------------------------------------------- snapshot (docs/spec.md §13.2)
+
+  /**
+   * The whole agent as data, between two reactions. Tasks are stored once, in the table's list; the
+   * running task and the awaited call name them by id. It shares objects with the agent (the frames):
+   * the kernel copies the whole snapshot before handing it out.
+   */
+  snapshotState(): AgentSnapshot {
+    return {
+      id: this.agentId,
+      parent: this.parent,
+      state: this.state,
+      childConfig:
+        this.seat === null ? null : { systemPrompt: this.config.systemPrompt, maxQueue: this.config.maxQueue },
+      allowedOutputs: this.allowedOutputs,
+      seat: this.seat?.snapshotState() ?? null,
+      core: this.core.snapshotState(),
+      tasks: this.tasks.snapshotTasks(),
+      kernelTaskSeq: this.tasks.lastKernelTaskSeq,
+      current: this.current?.id ?? null,
+      waiting: this.calls.snapshotState(),
+      maxStackDepth: this.maxDepth,
+      turnsCommitted: this.turnsCommitted,
+      context: this.context.snapshotState(),
+      dedup: this.intake.snapshotDedup(),
+    };
+  }
+
+  /**
+   * Takes over a snapshot's state; the agent was just made with the snapshot's identity (id, parent,
+   * seat, configuration), and the snapshot's objects are its own from now on.
+   */
+  restoreState(s: AgentSnapshot): void {
+    assert(s.id === this.agentId, `SNAPSHOT: the state of ${s.id} restored on ${this.agentId}`);
+    this.tasks.restoreState(s.tasks, s.kernelTaskSeq);
+    this.core.restoreState(s.core);
+    this.current = s.current === null ? null : this.tasks.get(s.current);
+    this.calls.restoreState(s.waiting, (id) => this.tasks.get(id));
+    this.state = s.state;
+    this.maxDepth = s.maxStackDepth;
+    this.turnsCommitted = s.turnsCommitted;
+    this.context.restoreState(s.context);
+    this.intake.restoreDedup(s.dedup);
+    if (s.seat !== null) this.seat?.restoreState(s.seat);
   }
 
   dump(): AgentDump {

@@ -21,6 +21,7 @@ import { callAt, type Task } from '../task/task.ts';
 import type { CancelReason, TraceBody } from '../trace/vocabulary.ts';
 import { encodeTimerKey } from '../timers.ts';
 import { assertAtStep } from '../steps/transitions.ts';
+import type { WaitingSnapshot } from '../snapshot/agent.ts';
 
 /**
  * How a call ended: `answered` by its own fact, or `early` (cancelled, timed out, abandoned), in which
@@ -255,6 +256,58 @@ export class CallTracker {
       default:
         // Stryker disable next-line StringLiteral: unreachable for a well-typed wait (assertNever)
         assertNever(w, 'waiting');
+    }
+  }
+
+  /**
+   * What the running task waits for (docs/spec.md §13.2). Between two reactions a ToolBatch step has
+   * always handed its calls over (`beginBatch`), so no started call is left unaccounted for.
+   */
+  snapshotState(): WaitingSnapshot | null {
+    assert(this.batchCallIds.length === 0, `SNAPSHOT: ${this.agentId} is inside a ToolBatch step`);
+    const w = this.waiting;
+    if (w === null) return null;
+    switch (w.kind) {
+      case 'model':
+        return { kind: 'model', task: w.task.id, callId: w.callId, stream: w.stream.snapshotState() };
+      case 'tool':
+        return { kind: 'tool', task: w.task.id, callId: w.callId };
+      case 'batch':
+        return {
+          kind: 'batch',
+          task: w.task.id,
+          remaining: [...w.remaining].map(([callId, index]) => ({ callId, index })),
+          panics: w.panics.slice(),
+        };
+      default:
+        // Stryker disable next-line StringLiteral: unreachable for a well-typed wait (assertNever)
+        return assertNever(w, 'waiting');
+    }
+  }
+
+  /** Waits again for what a snapshot's running task waited for; `taskOf` finds the task in the agent's table. */
+  restoreState(s: WaitingSnapshot | null, taskOf: (id: string) => Task): void {
+    assert(this.waiting === null, `SNAPSHOT: ${this.agentId} already waits for a call`);
+    if (s === null) return;
+    const task = taskOf(s.task);
+    switch (s.kind) {
+      case 'model':
+        this.waiting = { kind: 'model', task, callId: s.callId, stream: ModelStream.restore(s.stream) };
+        return;
+      case 'tool':
+        this.waiting = { kind: 'tool', task, callId: s.callId };
+        return;
+      case 'batch':
+        this.waiting = {
+          kind: 'batch',
+          task,
+          remaining: new Map(s.remaining.map((r) => [r.callId, r.index])),
+          panics: s.panics.slice(),
+        };
+        return;
+      default:
+        // Stryker disable next-line StringLiteral: unreachable for a well-typed wait (assertNever)
+        assertNever(s, 'waiting snapshot');
     }
   }
 

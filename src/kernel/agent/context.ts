@@ -5,6 +5,7 @@
 import type { ContextEvent } from './dump-types.ts';
 import type { Message } from '../ports/provider.ts';
 import { tokens } from '../tokens.ts';
+import type { ContextSnapshot } from '../snapshot/agent.ts';
 
 export const INTERRUPT_MARK = '[interrupt message] ';
 
@@ -100,6 +101,21 @@ export class ConversationContext {
 
   snapshot(): ContextEvent[] {
     return this.events.map((e) => ({ ...e }));
+  }
+
+  /** The committed events and their token sum (docs/spec.md §13.2); the timeline is rebuilt from them. */
+  snapshotState(): ContextSnapshot {
+    return { events: this.snapshot(), accumulatedTokens: this.accumulated };
+  }
+
+  restoreState(s: ContextSnapshot): void {
+    this.events.length = 0;
+    this.messages = [];
+    for (const e of s.events) {
+      this.events.push({ ...e });
+      appendMessages(this.messages, e);
+    }
+    this.accumulated = s.accumulatedTokens;
   }
 }
 

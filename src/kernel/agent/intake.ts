@@ -25,6 +25,7 @@ import type { Scheduler, SubmitOutcome } from '../scheduler/core.ts';
 import type { Task } from '../task/task.ts';
 import type { TaskTable } from '../task/table.ts';
 import type { TraceBody } from '../trace/vocabulary.ts';
+import type { DedupSnapshot } from '../snapshot/agent.ts';
 
 export const CONSOLIDATION_CHANNEL = '_consolidation_';
 
@@ -175,6 +176,15 @@ export class Intake {
   }
 
   /** Why an external submission is refused, or null. A duplicate refreshes its dedup record (sliding window). */
+  /** The duplicate window, the one state intake keeps of its own (docs/spec.md §13.2). */
+  snapshotDedup(): DedupSnapshot {
+    return this.dedup.snapshotState();
+  }
+
+  restoreDedup(s: DedupSnapshot): void {
+    this.dedup.restoreState(s);
+  }
+
   private refusal(
     sub: Submission,
     level: Level | null,

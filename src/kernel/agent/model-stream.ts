@@ -5,6 +5,7 @@
  */
 import { assertNever } from '../assert.ts';
 import type { ModelChunk, ToolCall } from '../ports/provider.ts';
+import type { ModelStreamSnapshot } from '../snapshot/agent.ts';
 
 interface PartialCall {
   id: string;
@@ -43,6 +44,21 @@ export class ModelStream {
       default:
         assertNever(chunk, 'model chunk');
     }
+  }
+
+  /** The stream so far (docs/spec.md §13.2): a restored stream accepts the call's next chunks as this one would. */
+  snapshotState(): ModelStreamSnapshot {
+    return {
+      text: this.text.slice(),
+      calls: [...this.calls].map(([index, p]) => ({ index, id: p.id, name: p.name, args: p.args })),
+    };
+  }
+
+  static restore(s: ModelStreamSnapshot): ModelStream {
+    const stream = new ModelStream();
+    stream.text.push(...s.text);
+    for (const c of s.calls) stream.calls.set(c.index, { id: c.id, name: c.name, args: c.args });
+    return stream;
   }
 
   /** The final text and tool calls in index order; a call without a name makes the stream malformed. */

@@ -18,6 +18,7 @@
  * outcome for the tool layer to turn into a tool error; they are not assertions. Listings are
  * sorted by name in code-unit order, so they do not depend on registration order.
  */
+import { assert } from '../assert.ts';
 
 export interface ChannelPolicy {
   /** Inputs of this channel are not written to memory. */
@@ -172,6 +173,18 @@ export class ChannelRegistry {
 
   listOutputTargets(): OutputTarget[] {
     return [...this.targets.values()].sort((a, b) => compareNames(a.output, b.output));
+  }
+
+  /** The inputchs and output targets in the order they were first registered or bound (docs/spec.md §13.2). */
+  snapshotState(): { channels: InputChannel[]; targets: OutputTarget[] } {
+    return { channels: [...this.channels.values()], targets: [...this.targets.values()] };
+  }
+
+  /** Takes over a snapshot's records; only an empty registry may. */
+  restoreState(s: { readonly channels: readonly InputChannel[]; readonly targets: readonly OutputTarget[] }): void {
+    assert(this.channels.size === 0 && this.targets.size === 0, 'SNAPSHOT: the registry is already in use');
+    for (const c of s.channels) this.channels.set(c.name, freezeChannel(c));
+    for (const t of s.targets) this.targets.set(t.output, Object.freeze({ ...t }));
   }
 
   /** A short list of the registered names for error messages (bounded so a message stays short). */

@@ -35,6 +35,11 @@ export class ContextFullLatch {
     this.armed = true;
   }
 
+  /** A restored child's latch (docs/spec.md §13.2). */
+  restore(armed: boolean): void {
+    this.armed = armed;
+  }
+
   get isArmed(): boolean {
     return this.armed;
   }

@@ -19,6 +19,7 @@ import type { Agent } from '../agent/agent.ts';
 import type { OffloadConfig } from '../config.ts';
 import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
 import type { AgentTree } from './tree.ts';
+import type { OffloadSnapshot } from '../snapshot/format.ts';
 
 export const OFFLOAD_PERIOD_MIN_MS = 1_000;
 /** What every helper's id starts with. */
@@ -82,6 +83,16 @@ export class OffloadTriage {
     if (nowMs - running.sinceMs >= this.config.busyAfterMs && queued.length >= this.config.minPending)
       this.offload(root, queued, nowMs);
     this.arm(nowMs);
+  }
+
+  /** The check timer and the last helper number (docs/spec.md §13.2). */
+  snapshotState(): OffloadSnapshot {
+    return { timerAtMs: this.timerAtMs, spawned: this.spawned };
+  }
+
+  restoreState(s: OffloadSnapshot): void {
+    this.timerAtMs = s.timerAtMs;
+    this.spawned = s.spawned;
   }
 
   private arm(nowMs: number): void {

@@ -66,6 +66,20 @@ export class ProcessingTable {
     return this.records.length;
   }
 
+  /** The records and the pending notes (docs/spec.md §13.2). */
+  snapshotState(): { records: TableRecord[]; notes: { task: string; text: string }[] } {
+    return { records: this.snapshot(), notes: [...this.notes].map(([task, text]) => ({ task, text })) };
+  }
+
+  restoreState(s: {
+    readonly records: readonly TableRecord[];
+    readonly notes: readonly { readonly task: string; readonly text: string }[];
+  }): void {
+    this.clear();
+    for (const r of s.records) this.records.push({ ...r });
+    for (const n of s.notes) this.notes.set(n.task, n.text);
+  }
+
   /** A copy, oldest first: inspecting never changes the table. */
   snapshot(): TableRecord[] {
     return this.records.map((r) => ({ ...r }));

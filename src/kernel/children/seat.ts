@@ -9,6 +9,7 @@ import { ContextFullLatch, stateAfterCompress, type LatchDecision } from './cont
 import type { ChildKind } from './kind.ts';
 import { ProcessingTable } from './processing-table.ts';
 import type { ChildSpec } from './spec.ts';
+import type { SeatSnapshot } from '../snapshot/agent.ts';
 
 export class ChildSeat {
   readonly table = new ProcessingTable();
@@ -44,6 +45,33 @@ export class ChildSeat {
     const state = stateAfterCompress(accumulatedTokens, this.windowTokens);
     if (state === 'contextfull') this.latch.rearm();
     return state;
+  }
+
+  /** The seat as plain data (docs/spec.md §13.2); the memory is named only by whether there is one. */
+  snapshotState(): SeatSnapshot {
+    const { records, notes } = this.table.snapshotState();
+    return {
+      kind: this.kind.name,
+      spec: this.spec,
+      parent: this.parent,
+      windowTokens: this.windowTokens,
+      createdAtMs: this.createdAtMs,
+      offloadOwned: this.offloadOwned,
+      hasMemory: this.memory !== null,
+      records,
+      notes,
+      latchArmed: this.latch.isArmed,
+      contextfullSignals: this.signals,
+      droppedByCompress: this.droppedByCompress,
+    };
+  }
+
+  /** Takes over what a snapshot's seat had learnt; what it was made with is the constructor's. */
+  restoreState(s: SeatSnapshot): void {
+    this.table.restoreState(s);
+    this.latch.restore(s.latchArmed);
+    this.signals = s.contextfullSignals;
+    this.droppedByCompress = s.droppedByCompress;
   }
 
   get contextfullSignals(): number {

@@ -26,6 +26,9 @@ import { disposeChannels, type ChannelDisposition, type ResidualPolicy } from '.
 import type { ChildKind } from './kind.ts';
 import { ChildSeat } from './seat.ts';
 import { CHILD_ID_PATTERN, inboundChannel, parentSource, type ChildSpec, type Disposal } from './spec.ts';
+import { assert } from '../assert.ts';
+import type { AgentSnapshot } from '../snapshot/agent.ts';
+import { SnapshotError } from '../snapshot/format.ts';
 
 export interface TreeDeps {
   readonly config: KernelConfig;
@@ -112,36 +115,14 @@ export class AgentTree {
     }
     const window = spec.contextWindowTokens ?? (this.deps.config.contextWindowTokens || CONTEXT_WINDOW_DEFAULT);
     const seat = new ChildSeat(kind, spec, parentId, window, memory, nowMs, byKernel?.offloadOwned ?? false);
-    const config: KernelConfig = {
-      ...parent.config,
-      systemPrompt: kind.systemPrompt(parent.config.systemPrompt, byKernel?.systemPrompt ?? spec.taskPrompt ?? ''),
-      contextWindowTokens: window,
-      maxQueue: spec.capacity ?? parent.config.maxQueue,
-    };
-    const child = new Agent({
-      id: spec.id,
-      role: childRole(kind.name),
-      parent: parentId,
-      config,
-      env: this.deps.env,
-      registry: this.deps.registry,
-      memory:
-        memory === null || this.deps.mainMemory === null
-          ? null
-          : { store: memory, parsers: this.deps.mainMemory.parsers },
-      allowedOutputs:
-        spec.allowedOutputs !== undefined && spec.allowedOutputs.length > 0
-          ? spec.allowedOutputs
-          : parent.allowedOutputs,
+    const child = this.makeChild(
+      parent,
       seat,
-    });
-    this.agents.set(child.agentId, child);
-    const siblings = this.childrenOf.get(parentId);
-    if (siblings === undefined) this.childrenOf.set(parentId, [child.agentId]);
-    else siblings.push(child.agentId);
-    const live = this.liveOf.get(parentId);
-    if (live === undefined) this.liveOf.set(parentId, new Set([child.agentId]));
-    else live.add(child.agentId);
+      kind.systemPrompt(parent.config.systemPrompt, byKernel?.systemPrompt ?? spec.taskPrompt ?? ''),
+      spec.capacity ?? parent.config.maxQueue,
+      spec.allowedOutputs !== undefined && spec.allowedOutputs.length > 0 ? spec.allowedOutputs : parent.allowedOutputs,
+    );
+    this.insert(child, true);
 
     const inputChs = [...(spec.inputChs ?? [])];
     this.trace(child.agentId, nowMs, {
@@ -171,6 +152,90 @@ export class AgentTree {
       );
     }
     return { ok: true, agent: child };
+  }
+
+  /**
+   * A child of a restored kernel (docs/spec.md §13.2), made as `create` made it from what the snapshot
+   * kept of its making — with no trace event, no registry change (the registry is restored whole) and
+   * no task prompt (its tasks are in the snapshot) — then given its state. Parents come before their
+   * children in a snapshot, as in the tree.
+   */
+  restoreChild(s: AgentSnapshot): Agent {
+    const seatState = s.seat;
+    const made = s.childConfig;
+    assert(seatState !== null && made !== null && s.parent === seatState.parent, `SNAPSHOT: ${s.id} is not a child`);
+    const parent = this.agents.get(seatState.parent);
+    assert(parent !== undefined, `SNAPSHOT: the parent ${seatState.parent} of ${s.id} comes after it`);
+    assert(!this.agents.has(s.id), `SNAPSHOT: agent ${s.id} is in the snapshot twice`);
+    const kind = this.deps.kinds.get(seatState.kind);
+    if (kind === undefined)
+      throw new SnapshotError(
+        `the snapshot's child ${s.id} is of kind ${JSON.stringify(seatState.kind)}, which this kernel was not given; ` +
+          `known kinds: ${[...this.deps.kinds.keys()].join(', ')}`,
+      );
+    const seat = new ChildSeat(
+      kind,
+      seatState.spec,
+      seatState.parent,
+      seatState.windowTokens,
+      seatState.hasMemory ? this.reopenMemory(s.id) : null,
+      seatState.createdAtMs,
+      seatState.offloadOwned,
+    );
+    const child = this.makeChild(parent, seat, made.systemPrompt, made.maxQueue, s.allowedOutputs);
+    this.insert(child, s.state !== 'stopped');
+    child.restoreState(s);
+    return child;
+  }
+
+  /** The light memory a restored child had: its store outlives the kernel object, so the port gives it back. */
+  private reopenMemory(child: string): ChildMemory {
+    const factory = this.deps.childMemory;
+    if (factory?.reopen === undefined)
+      throw new SnapshotError(
+        `the snapshot's child ${child} has a light memory, but this kernel's childMemory port cannot reopen one; ` +
+          'give Kernel.restore a ChildMemoryFactory with reopen',
+      );
+    return factory.reopen(child);
+  }
+
+  /** The agent of a child: its parent's configuration with the child's prompt, window and bound. */
+  private makeChild(
+    parent: Agent,
+    seat: ChildSeat,
+    systemPrompt: string,
+    maxQueue: number,
+    allowedOutputs: readonly string[],
+  ): Agent {
+    const memory = seat.memory;
+    const config: KernelConfig = { ...parent.config, systemPrompt, contextWindowTokens: seat.windowTokens, maxQueue };
+    return new Agent({
+      id: seat.spec.id,
+      role: childRole(seat.kind.name),
+      parent: parent.agentId,
+      config,
+      env: this.deps.env,
+      registry: this.deps.registry,
+      memory:
+        memory === null || this.deps.mainMemory === null
+          ? null
+          : { store: memory, parsers: this.deps.mainMemory.parsers },
+      allowedOutputs,
+      seat,
+    });
+  }
+
+  /** Puts a new child into the tree, after its elder siblings; a live one is where routing may send inputs. */
+  private insert(child: Agent, live: boolean): void {
+    const parentId = child.parent as string;
+    this.agents.set(child.agentId, child);
+    const siblings = this.childrenOf.get(parentId);
+    if (siblings === undefined) this.childrenOf.set(parentId, [child.agentId]);
+    else siblings.push(child.agentId);
+    if (!live) return;
+    const liveSet = this.liveOf.get(parentId);
+    if (liveSet === undefined) this.liveOf.set(parentId, new Set([child.agentId]));
+    else liveSet.add(child.agentId);
   }
 
   /** Every reason a creation is refused, checked before anything is made; null when it may go ahead. */

@@ -106,4 +106,10 @@ export interface ChildMemory extends GraphMemory {
  */
 export interface ChildMemoryFactory {
   create(child: string): ChildMemory;
+  /**
+   * The light memory of a child that a restored kernel already had (docs/spec.md §13.2): its store
+   * outlived the kernel object, so it is given back, not made anew. Absent: a snapshot with a child
+   * that has a light memory cannot be restored.
+   */
+  reopen?(child: string): ChildMemory;
 }

@@ -43,6 +43,7 @@ import {
   type TaskView,
 } from './types.ts';
 import type { Terminal, TerminalReason } from '../task/terminal.ts';
+import type { SchedTaskSnapshot, SchedulerSnapshot } from '../snapshot/scheduler.ts';
 
 export * from './types.ts';
 
@@ -536,6 +537,97 @@ export class Scheduler {
       counters: copyCounters(this.counters),
       stackDepthMax: STACK_DEPTH_MAX,
     };
+  }
+
+  // ---------------------------------------------------------------- snapshot (docs/spec.md §13.2)
+
+  /** The whole state as plain data, sharing nothing with the core. O(n). */
+  snapshotState(): SchedulerSnapshot {
+    const task = (t: SchedTask): SchedTaskSnapshot => ({
+      id: t.id,
+      cls: t.cls,
+      level: t.level,
+      kernel: t.kernel,
+      preemptCount: t.preemptCount,
+      lastSuspendedAtMs: t.lastSuspendedAtMs,
+      started: t.started,
+    });
+    const q = this.levelQueues;
+    return {
+      running: this.running === null ? null : task(this.running),
+      immediate: this.immediate === null ? null : task(this.immediate),
+      armed: this.armed?.id ?? null,
+      levelQueues: [
+        q[1].toArray().map(task),
+        q[2].toArray().map(task),
+        q[3].toArray().map(task),
+        q[4].toArray().map(task),
+      ],
+      queue: this.queue.toArray().map(task),
+      stack: this.stack.list().map((e) => ({
+        task: task(e.task),
+        effAtSuspend: e.effAtSuspend,
+        by: e.by,
+        suspendedAtMs: e.suspendedAtMs,
+      })),
+      critical: this.critical,
+      cooldownTimerAtMs: this.cooldownTimerAtMs,
+      lastFinished: this.lastFinished,
+      pickSource: this.pickSource,
+      lastNowMs: this.lastNowMs === -Infinity ? null : this.lastNowMs,
+      created: this.created,
+      terminals: this.terminals,
+      movedOut: this.movedOut,
+      abandonedFrames: this.abandonedFrames,
+      effects: this.effects.map((e) => ({ ...e })),
+      counters: copyCounters(this.counters),
+    };
+  }
+
+  /**
+   * Takes over a snapshot's state. Only a core that has never been used may: restoring over live
+   * tasks would lose them. With `verify` on, the whole state is checked at once.
+   */
+  restoreState(s: SchedulerSnapshot): void {
+    assert(this.created === 0 && this.lastNowMs === -Infinity, `SNAPSHOT: the core of ${this.agent} is already in use`);
+    const byId = new Map<string, SchedTask>();
+    const task = (t: SchedTaskSnapshot): SchedTask => {
+      assert(!byId.has(t.id), `SNAPSHOT: task ${t.id} is in two places on ${this.agent}`);
+      const restored = new SchedTask(t.id, t.cls, t.level, t.kernel);
+      restored.preemptCount = t.preemptCount;
+      restored.lastSuspendedAtMs = t.lastSuspendedAtMs;
+      restored.started = t.started;
+      byId.set(t.id, restored);
+      this.live?.set(t.id, restored);
+      this.liveCount += 1;
+      return restored;
+    };
+    this.running = s.running === null ? null : task(s.running);
+    this.immediate = s.immediate === null ? null : task(s.immediate);
+    for (const level of LEVELS_HIGH_TO_LOW) {
+      for (const t of s.levelQueues[level - 1] ?? []) {
+        this.levelQueues[level].push(task(t));
+        this.levelQueued += 1;
+      }
+    }
+    for (const t of s.queue) this.queue.push(task(t));
+    for (const e of s.stack)
+      this.stack.push({ task: task(e.task), effAtSuspend: e.effAtSuspend, by: e.by, suspendedAtMs: e.suspendedAtMs });
+    const armed = s.armed === null ? null : byId.get(s.armed);
+    assert(armed !== undefined, `SNAPSHOT: the armed task ${s.armed} is in no container on ${this.agent}`);
+    this.armed = armed;
+    this.critical = s.critical;
+    this.cooldownTimerAtMs = s.cooldownTimerAtMs;
+    this.lastFinished = s.lastFinished;
+    this.pickSource = s.pickSource;
+    this.lastNowMs = s.lastNowMs ?? -Infinity;
+    this.created = s.created;
+    this.terminals = s.terminals;
+    this.movedOut = s.movedOut;
+    this.abandonedFrames = s.abandonedFrames;
+    this.effects = s.effects.map((e) => ({ ...e }));
+    Object.assign(this.counters, copyCounters(s.counters));
+    this.checked(null);
   }
 
   // ---------------------------------------------------------------- internals

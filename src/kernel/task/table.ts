@@ -21,6 +21,8 @@ export interface TaskFields {
 export class TaskTable {
   private readonly tasks = new Map<string, Task>();
   private kernelTaskSeq: number;
+  /** The counter's start: a table that has numbered nothing yet still holds it. */
+  private readonly seqBase: number;
 
   /** Kernel-created task ids count from `seqBase` + 1 (docs/spec.md §13.1a: serve moves it on per run). */
   constructor(
@@ -28,6 +30,7 @@ export class TaskTable {
     seqBase = 0,
   ) {
     this.kernelTaskSeq = seqBase;
+    this.seqBase = seqBase;
   }
 
   has(id: string): boolean {
@@ -52,6 +55,28 @@ export class TaskTable {
     const task = this.get(id);
     this.tasks.delete(id);
     return task;
+  }
+
+  /** The live tasks with their frames, in table order (docs/spec.md §13.2). */
+  snapshotTasks(): Task[] {
+    return [...this.tasks.values()];
+  }
+
+  get lastKernelTaskSeq(): number {
+    return this.kernelTaskSeq;
+  }
+
+  /** Takes over a snapshot's tasks and kernel task counter; only an empty, unused table may. */
+  restoreState(tasks: readonly Task[], kernelTaskSeq: number): void {
+    assert(
+      this.tasks.size === 0 && this.kernelTaskSeq === this.seqBase,
+      `SNAPSHOT: the task table of ${this.agentId} is in use`,
+    );
+    for (const task of tasks) {
+      assert(task.agent === this.agentId, `SNAPSHOT: task ${task.id} of ${task.agent} restored on ${this.agentId}`);
+      this.tasks.set(task.id, task);
+    }
+    this.kernelTaskSeq = kernelTaskSeq;
   }
 
   nextKernelTaskId(): string {

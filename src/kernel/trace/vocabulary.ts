@@ -6,6 +6,7 @@
  * Key order is part of the canonical form (the trace hash): `seq, t, agent, type`, then the fields in
  * the order they are written below. Build bodies with literal objects in this order.
  */
+import { assert } from '../assert.ts';
 import type { Level, TaskClass } from '../scheduler/levels.ts';
 import type { Terminal, TerminalKind, TerminalReason } from '../task/terminal.ts';
 
@@ -167,6 +168,17 @@ export class Tracer {
 
   constructor(private readonly sink: TraceSink) {
     sink.attach?.((agent, t, body) => this.emit(agent, t, body));
+  }
+
+  /** The `seq` of the last event emitted (docs/spec.md §13.2). */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /** A restored kernel's tracer continues the sequence of the kernel its snapshot was taken from. */
+  continueFrom(seq: number): void {
+    assert(this.seq === 0, `SNAPSHOT: the tracer has already emitted ${this.seq} events`);
+    this.seq = seq;
   }
 
   emit(agent: string, t: number, body: TraceBody): void {
