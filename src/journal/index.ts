@@ -8,7 +8,8 @@
  *  - last-time.ts               the last time a journal recorded, where a restart's clock starts;
  *  - segments.ts                a durable server's journal directory: one numbered segment per run;
  *  - recording-memory.ts        the main graph memory, every call written to the journal;
- *  - recording-child-memory.ts  the children's light memories, journaled the same way.
+ *  - recording-child-memory.ts  the children's light memories, journaled the same way;
+ *  - replay-memory.ts, replay-stores.ts  memory answered from the journal (sim replay, recovery).
  */
 export {
   childStore,
@@ -30,3 +31,5 @@ export { RecordingChildMemoryFactory, recordingChildMemory } from './recording-c
 export { RecordingMemory, type MemoryRecorder } from './recording-memory.ts';
 export type { BodyLine } from './schema.ts';
 export { BACKLOG_BYTES_MAX, JournalWriter, type JournalEvents, type JournalState } from './writer.ts';
+export { ReplayMemory } from './replay-memory.ts';
+export { ReplayStores } from './replay-stores.ts';

@@ -42,8 +42,8 @@ import {
   type JournalInput,
   type JournalMemory,
   type JournalTrailer,
+  ReplayStores,
 } from '../../journal/index.ts';
-import { ReplayStores } from './replay-stores.ts';
 
 export interface ReplayOptions {
   /** Also write the replayed trace (a header line, then the canonical lines) to this file. */
