@@ -15,7 +15,6 @@ import { strictObject } from './zod-problems.ts';
 
 /** A tool runs at most this long, whatever its configuration says. */
 export const TOOL_TIMEOUT_MS_MAX = 600_000;
-export const TOOL_TIMEOUT_MS_DEFAULT = 30_000;
 /** A request body must arrive within this long (configurable as `http.bodyTimeoutMs`). */
 export const BODY_TIMEOUT_MS_DEFAULT = 10_000;
 export const TIMERS_MAX = 64;

@@ -47,7 +47,7 @@ import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { createProvider, DEMO_MODEL_LABEL, DemoProvider } from '../models/index.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { TraceHasher, type OutputFile } from '../trace-file/index.ts';
-import { CommandToolRunner } from './command-tools.ts';
+import { CommandToolRunner } from '../tools/command/command-tools.ts';
 import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';
 import { HostCheck } from './host-check.ts';
