@@ -10,7 +10,8 @@
  * tool's own children do not outlive it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { ToolCall, ToolContext, ToolResult, ToolRunner, ToolSpec } from '../../kernel/index.ts';
+import type { ToolCall, ToolContext, ToolResult, ToolSpec } from '../../kernel/index.ts';
+import type { ToolSource } from '../tool-source.ts';
 
 /** A call runs at most this long unless its tool's `timeoutMs` says otherwise. */
 export const TOOL_TIMEOUT_MS_DEFAULT = 30_000;
@@ -30,7 +31,7 @@ export interface CommandTool {
   readonly parallelSafe?: boolean | undefined;
 }
 
-export class CommandToolRunner implements ToolRunner {
+export class CommandToolRunner implements ToolSource {
   private readonly tools: ReadonlyMap<string, CommandTool>;
 
   constructor(
@@ -48,6 +49,10 @@ export class CommandToolRunner implements ToolRunner {
       parameters: t.parameters,
       parallelSafe: t.parallelSafe ?? false,
     }));
+  }
+
+  owns(name: string): boolean {
+    return this.tools.has(name);
   }
 
   run(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
