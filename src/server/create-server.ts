@@ -85,7 +85,7 @@ export const SERVE_CONSOLIDATE_EVERY_TURNS = 20;
 /** How long a shutdown waits for cancelled model streams and tool processes to close. */
 export const SHUTDOWN_STREAMS_WAIT_MS = 1000;
 /** How long a shutdown waits for the MCP servers it started to exit (each is sent SIGTERM before). */
-const SHUTDOWN_MCP_WAIT_MS = 1500;
+const SHUTDOWN_MCP_WAIT_MS = 800;
 /** A client refused while the journal cannot be written is told to try again this much later. */
 const UNAVAILABLE_RETRY_AFTER_S = 5;
 const POLL_MS = 10;

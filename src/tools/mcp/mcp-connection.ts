@@ -25,7 +25,7 @@ import { toToolResult } from './mcp-result.ts';
 export const RETRY_MS_FIRST = 1000;
 export const RETRY_MS_MAX = 60_000;
 /** A stdio server that has not exited this long after its stdin closed is sent SIGTERM. */
-const CLOSE_GRACE_MS = 500;
+const CLOSE_GRACE_MS = 300;
 /** A stderr line is cut to this many characters, so one endless line cannot flood the log. */
 const STDERR_LINE_CHARS_MAX = 4096;
 /** `tools/list` pages read at most: a server that pages forever still ends its listing. */
