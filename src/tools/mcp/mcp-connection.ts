@@ -84,6 +84,7 @@ export class McpConnection {
     if (!state.tools.has(tool))
       return { ok: false, output: `MCP server "${this.config.name}" does not offer the tool "${tool}" now` };
     if (signal.aborted) return { ok: false, output: 'cancelled before it started' };
+    const generation = this.generation;
     try {
       // The signal's abort makes the SDK send notifications/cancelled; so does the timeout.
       const result = await state.client.callTool({ name: tool, arguments: args }, undefined, {
@@ -98,6 +99,9 @@ export class McpConnection {
         return { ok: false, output: `${name} timed out after ${timeoutMs} ms` };
       if (err instanceof McpError && err.code === Number(ErrorCode.ConnectionClosed))
         return { ok: false, output: `MCP server "${this.config.name}" stopped during the call of ${name}` };
+      // An HTTP server that went away shows only as failed requests (no process exits): the request
+      // failing below the protocol (not an McpError) marks it down, to be retried like a dead stdio server.
+      if (!(err instanceof McpError) && this.config.transport.kind === 'http') this.lost(generation, errorText(err));
       return { ok: false, output: `MCP server "${this.config.name}" failed the call of ${name}: ${errorText(err)}` };
     }
   }

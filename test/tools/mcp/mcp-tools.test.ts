@@ -191,4 +191,22 @@ describe('MCP tools: servers that fail', () => {
     await waitFor(() => notices.filter((n) => n.type === 'ready' && n.server === 'crashy').length === 2, 8000);
     expect(await call('crashy__echo', { text: 'after' })).toEqual({ ok: true, output: 'after' });
   }, 15_000);
+
+  it('an HTTP server that goes away fails the call, is logged and retried', async () => {
+    const gone = await startHttpMcpServer();
+    const seen: McpNotice[] = [];
+    const alone = new McpToolRunner([http('gone', gone.url)], { clientVersion: 'test', notice: (n) => seen.push(n) });
+    await alone.start();
+    await gone.close();
+    const result = await alone.run({ id: 'c', name: 'gone__add', args: '{"a":1,"b":2}' }, ctx());
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/^MCP server "gone" failed the call of gone__add: /);
+    expect(seen.filter((n) => n.type === 'failed')).toEqual([
+      expect.objectContaining({ server: 'gone', retryInMs: 1000 }),
+    ]);
+    expect((await alone.run({ id: 'c', name: 'gone__add', args: '{"a":1,"b":2}' }, ctx())).output).toMatch(
+      /^MCP server "gone" is not available/,
+    );
+    await alone.close();
+  });
 });
