@@ -48,6 +48,7 @@ export async function startTestServer(
     logFormat: 'json',
     terminal: false,
     tools: [],
+    mcpServers: [],
     timers: [],
     builtinPlugins: [],
     kernel: {},
