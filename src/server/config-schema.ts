@@ -7,7 +7,9 @@
  *
  * `channels`, `outputs` and `residents` take the shape of the scenario file's (§12.2): residents are
  * created at start, after the channels, through the kernel's door (so the journal records them).
- * `timers` configures the timer plugin.
+ * `timers` configures the timer plugin. `mcpServers` has the shape other MCP hosts use (§13.3): a server
+ * is a program to start over stdio (`command`, `args`, `env`, `cwd`) or a Streamable HTTP URL (`url`,
+ * `headers`); the values of `env` and `headers` are secrets (secrets.ts).
  */
 import { z } from 'zod';
 import { providersSchema } from '../models/index.ts';
@@ -15,7 +17,6 @@ import { strictObject } from './zod-problems.ts';
 
 /** A tool runs at most this long, whatever its configuration says. */
 export const TOOL_TIMEOUT_MS_MAX = 600_000;
-export const TOOL_TIMEOUT_MS_DEFAULT = 30_000;
 /** A request body must arrive within this long (configurable as `http.bodyTimeoutMs`). */
 export const BODY_TIMEOUT_MS_DEFAULT = 10_000;
 export const TIMERS_MAX = 64;
@@ -47,6 +48,49 @@ const tool = strictObject({
   command: z.array(nonEmpty).min(1, { error: 'must name the program to run, then its arguments (no shell is used)' }),
   timeoutMs: z.int().min(1).max(TOOL_TIMEOUT_MS_MAX).optional(),
   parallelSafe: z.boolean().optional(),
+});
+
+/**
+ * One MCP server: exactly one of `command` and `url`, and only the keys of its kind. One object with
+ * every key, checked after, says which key is wrong; a union of two strict objects could only say that
+ * neither matched.
+ */
+const mcpServer = strictObject({
+  command: nonEmpty.optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: nonEmpty.optional(),
+  url: z
+    .string()
+    .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
+      error: 'must be an http:// or https:// URL (a Streamable HTTP MCP endpoint)',
+    })
+    .optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  tools: z.array(nonEmpty).optional(),
+  parallelSafe: z.boolean().optional(),
+  timeoutMs: z.int().min(1).max(TOOL_TIMEOUT_MS_MAX).optional(),
+}).superRefine((server, ctx) => {
+  if ((server.command === undefined) === (server.url === undefined))
+    ctx.addIssue({
+      code: 'custom',
+      message: 'needs either "command" (a program serve starts over stdio) or "url" (a Streamable HTTP server)',
+    });
+  const misplaced =
+    server.url !== undefined
+      ? (['args', 'env', 'cwd'] as const).filter((k) => server[k] !== undefined)
+      : server.headers !== undefined
+        ? (['headers'] as const)
+        : [];
+  for (const key of misplaced)
+    ctx.addIssue({
+      code: 'custom',
+      path: [key],
+      message:
+        key === 'headers'
+          ? 'belongs to a server reached by "url"; a stdio server takes "env"'
+          : 'belongs to a server started by "command"; a server reached by "url" takes "headers"',
+    });
 });
 
 const kernel = strictObject({
@@ -114,9 +158,11 @@ export const serveConfigSchema = strictObject({
   outputs: z.array(output).optional(),
   residents: z.array(resident).optional(),
   timers: z.array(timer).max(TIMERS_MAX).optional(),
+  mcpServers: z.record(z.string(), mcpServer).optional(),
 });
 
 export type ServeConfig = z.output<typeof serveConfigSchema>;
 export type ToolConfig = z.output<typeof tool>;
 export type TimerConfig = z.output<typeof timer>;
 export type ResidentConfig = z.output<typeof resident>;
+export type McpServerEntry = z.output<typeof mcpServer>;

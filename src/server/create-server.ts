@@ -1,8 +1,13 @@
 /**
  * `createServer`: the composition root of production (ARCHITECTURE "Production runtime"). It wires
- * the kernel to the system clock, the configured Provider (or the demo model), the command-line
- * tools, the SQLite graph memory under the data directory, the invariant monitors, the log, the
- * optional journal and trace file, and the channels: HTTP, terminal, timers.
+ * the kernel to the system clock, the configured Provider (or the demo model), the tools — command-line
+ * tools and MCP servers behind one runner —, the SQLite graph memory under the data directory, the
+ * invariant monitors, the log, the optional journal and trace file, and the channels: HTTP, terminal,
+ * timers.
+ *
+ * The MCP servers are started before the kernel is made: the tools they list are part of its config
+ * (and so of the journal header), and `listening on` is printed only once each has listed its tools or
+ * failed (docs/spec.md §13.3). A start that fails after them stops them again.
  *
  * Every configured secret is redacted at the kernel's door and from the log (secrets.ts), so none
  * reaches the conversation, the journal, the trace, an HTTP answer or a log line.
@@ -15,7 +20,8 @@
  *
  * Shutdown (SIGINT, SIGTERM, SIGHUP): stop listening, stop the root — every task ends, so every open request
  * is answered with its terminal — wait briefly for cancelled streams and tools to close, run the
- * end-of-run checks, end the live event streams, and write the trailer with the final hash.
+ * end-of-run checks, stop the MCP servers, end the live event streams, and write the trailer with the
+ * final hash.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,7 +63,10 @@ import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { createProvider, DEMO_MODEL_LABEL, DemoProvider } from '../models/index.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { TraceHasher, type OutputFile } from '../trace-file/index.ts';
-import { CommandToolRunner } from './command-tools.ts';
+import { CombinedToolRunner } from '../tools/combined-tools.ts';
+import { CommandToolRunner } from '../tools/command/command-tools.ts';
+import { noticeText } from '../tools/mcp/mcp-notices.ts';
+import { McpToolRunner } from '../tools/mcp/mcp-tools.ts';
 import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';
 import { HostCheck } from './host-check.ts';
@@ -85,6 +94,8 @@ import type { Readable, Writable } from 'node:stream';
 export const SERVE_CONSOLIDATE_EVERY_TURNS = 20;
 /** How long a shutdown waits for cancelled model streams and tool processes to close. */
 export const SHUTDOWN_STREAMS_WAIT_MS = 1000;
+/** How long a shutdown waits for the MCP servers it started to exit (each is sent SIGTERM before). */
+const SHUTDOWN_MCP_WAIT_MS = 800;
 /** A client refused while the journal cannot be written is told to try again this much later. */
 const UNAVAILABLE_RETRY_AFTER_S = 5;
 const POLL_MS = 10;
@@ -128,6 +139,20 @@ export interface RunningServer {
 }
 
 export async function createServer(settings: ServeSettings, io: ServerIo): Promise<RunningServer> {
+  const started: { mcp: McpToolRunner | null } = { mcp: null };
+  try {
+    return await startServer(settings, io, started);
+  } catch (err) {
+    await started.mcp?.close();
+    throw err;
+  }
+}
+
+async function startServer(
+  settings: ServeSettings,
+  io: ServerIo,
+  started: { mcp: McpToolRunner | null },
+): Promise<RunningServer> {
   ensureDataDir(settings.dataDir);
   const ids = openTaskIds(settings.dataDir);
   const outputs = openOutputs(settings, io.openOutputFile);
@@ -165,7 +190,17 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
       );
   }
   const { provider, label } = chooseProvider(settings, io);
-  const tools = new CommandToolRunner(settings.tools, () => clock.now());
+  const mcp = new McpToolRunner(
+    settings.mcpServers,
+    {
+      clientVersion: HOMEAGENT_VERSION,
+      notice: (n) => logger.server(`mcp.${n.type}`, noticeText(n), { server: n.server }),
+    },
+    () => clock.now(),
+  );
+  started.mcp = mcp;
+  await mcp.start();
+  const tools = new CombinedToolRunner([new CommandToolRunner(settings.tools, () => clock.now()), mcp]);
   const config =
     history === null
       ? resolveKernelConfig({
@@ -429,6 +464,11 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
           board.pause();
         } else if (clean) runtime.stop();
         await quiet(runtime, clock);
+        const closed = new AbortController();
+        await Promise.race([
+          mcp.close().finally(() => closed.abort()),
+          clock.sleep(SHUTDOWN_MCP_WAIT_MS, closed.signal).catch(() => undefined),
+        ]);
         if (clean && !pause) {
           const nowMs = clock.now();
           monitored.finish({ drained: true, stoppedAgents: [] }, nowMs);

@@ -42,6 +42,21 @@ export function publicConfig(s: ServeSettings): Record<string, unknown> {
       timeoutMs: t.timeoutMs ?? null,
       parallelSafe: t.parallelSafe ?? false,
     })),
+    // The names of an MCP server's variables and headers, never their values (secrets.ts).
+    mcpServers: s.mcpServers.map((m) => ({
+      name: m.name,
+      ...(m.transport.kind === 'stdio'
+        ? {
+            command: m.transport.command,
+            args: m.transport.args,
+            env: Object.keys(m.transport.env),
+            cwd: m.transport.cwd,
+          }
+        : { url: publicURL(m.transport.url), headers: Object.keys(m.transport.headers) }),
+      tools: m.tools,
+      parallelSafe: m.parallelSafe,
+      timeoutMs: m.timeoutMs,
+    })),
     timers: s.timers,
     channels: s.channels,
     outputs: s.outputs,

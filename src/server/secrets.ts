@@ -1,8 +1,9 @@
 /**
  * The secrets of a server and their redaction (docs/spec.md §13.1a, "Secrets never leave"). A secret
  * is the value of a configured API key, the token, and the credentials inside a provider's `baseURL`
- * (its userinfo, and query parameters named like key/token/secret). Each is replaced by `[redacted]`
- * in everything serve writes or sends.
+ * (its userinfo, and query parameters named like key/token/secret), and the values of each MCP server's
+ * `env` and `headers` with the credentials of its `url` (§13.3). Each is replaced by `[redacted]` in
+ * everything serve writes or sends.
  *
  * Theory of operation. Text reaches the outside from two places: the kernel (replies, the
  * conversation, status, the trace, and so the journal, SSE and the log lines of trace events), and
@@ -18,6 +19,7 @@
  * secret split across two streamed chunks is not recognized.
  */
 import type { KernelInput, ModelChunk } from '../kernel/index.ts';
+import type { McpServerConfig } from '../tools/mcp/mcp-config.ts';
 import type { ServeSettings } from './settings.ts';
 
 export const REDACTED = '[redacted]';
@@ -36,6 +38,7 @@ export interface Secret {
 export function secretsOf(settings: ServeSettings, env: Readonly<Record<string, string | undefined>>): Secret[] {
   const secrets: Secret[] = [];
   if (settings.token !== null) secrets.push({ where: 'the token', value: settings.token });
+  secrets.push(...settings.mcpServers.flatMap(mcpSecrets));
   if (settings.model.kind !== 'providers') return secrets;
   for (const p of settings.model.providers) {
     const key = p.apiKeyEnv === undefined ? undefined : env[p.apiKeyEnv]?.trim();
@@ -43,6 +46,21 @@ export function secretsOf(settings: ServeSettings, env: Readonly<Record<string, 
     if (p.baseURL !== undefined) secrets.push(...urlSecrets(p.baseURL, `providers "${p.name}" baseURL`));
   }
   return secrets;
+}
+
+/** An MCP server's secrets: every value of its `env` or its `headers`, and its URL's credentials. */
+function mcpSecrets(server: McpServerConfig): Secret[] {
+  const where = `mcpServers "${server.name}"`;
+  const t = server.transport;
+  switch (t.kind) {
+    case 'stdio':
+      return Object.entries(t.env).map(([name, value]) => ({ where: `${where} env ${name}`, value }));
+    case 'http':
+      return [
+        ...Object.entries(t.headers).map(([name, value]) => ({ where: `${where} header ${name}`, value })),
+        ...urlSecrets(t.url, `${where} url`),
+      ];
+  }
 }
 
 function urlSecrets(raw: string, where: string): Secret[] {

@@ -9,10 +9,12 @@ import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
+import { MCP_NAME_SEPARATOR, MCP_TIMEOUT_MS_DEFAULT, type McpServerConfig } from '../tools/mcp/mcp-config.ts';
 import {
   BODY_TIMEOUT_MS_DEFAULT,
   MAX_WATCHERS_DEFAULT,
   serveConfigSchema,
+  type McpServerEntry,
   type ServeConfig,
   type TimerConfig,
   type ToolConfig,
@@ -66,6 +68,8 @@ export interface ServeSettings {
   readonly logFormat: LogFormat;
   readonly terminal: boolean;
   readonly tools: readonly ToolConfig[];
+  /** The MCP servers, in the config file's order (docs/spec.md §13.3). */
+  readonly mcpServers: readonly McpServerConfig[];
   readonly timers: readonly TimerConfig[];
   readonly builtinPlugins: readonly string[];
   readonly kernel: NonNullable<ServeConfig['kernel']>;
@@ -130,6 +134,7 @@ export function resolveSettings(
     if (tools.findIndex((u) => u.name === t.name) !== i)
       problems.push({ path: `tools[${i}].name`, message: `duplicate tool name "${t.name}"; give each tool its own` });
   });
+  const mcpServers = mcpServerConfigs(config.mcpServers ?? {}, tools, problems);
   if (problems.length > 0 || model === null) return { ok: false, problems };
   return {
     ok: true,
@@ -148,6 +153,7 @@ export function resolveSettings(
       logFormat: logFormat as LogFormat,
       terminal: flags.terminal !== false,
       tools,
+      mcpServers,
       timers: config.timers ?? [],
       builtinPlugins: config.builtinPlugins ?? [],
       kernel: config.kernel ?? {},
@@ -156,6 +162,55 @@ export function resolveSettings(
       residents: config.residents ?? [],
     },
   };
+}
+
+/**
+ * An MCP server's name: the model calls its tools `<name>__<tool>`, so it holds no `__` and leaves room in
+ * the 64 characters a tool name may have.
+ */
+const MCP_SERVER_NAME = /^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*$/;
+const MCP_SERVER_NAME_CHARS_MAX = 32;
+
+/** The `mcpServers` entries as the tool runner takes them; a bad name or a clash is a problem. */
+function mcpServerConfigs(
+  entries: Readonly<Record<string, McpServerEntry>>,
+  tools: readonly ToolConfig[],
+  problems: FieldProblem[],
+): McpServerConfig[] {
+  const servers: McpServerConfig[] = [];
+  for (const [name, entry] of Object.entries(entries)) {
+    if (!MCP_SERVER_NAME.test(name) || name.length > MCP_SERVER_NAME_CHARS_MAX) {
+      problems.push({
+        path: `mcpServers.${name}`,
+        message: `the name must be 1 to ${MCP_SERVER_NAME_CHARS_MAX} letters and digits, with single "_" or "-" between them: the model calls its tools <name>${MCP_NAME_SEPARATOR}<tool>`,
+      });
+      continue;
+    }
+    tools.forEach((t, i) => {
+      if (t.name.startsWith(`${name}${MCP_NAME_SEPARATOR}`))
+        problems.push({
+          path: `tools[${i}].name`,
+          message: `"${t.name}" is named like the tools of the MCP server "${name}"; rename the tool or the server`,
+        });
+    });
+    servers.push({
+      name,
+      transport:
+        entry.url !== undefined
+          ? { kind: 'http', url: entry.url, headers: entry.headers ?? {} }
+          : {
+              kind: 'stdio',
+              command: entry.command ?? '',
+              args: entry.args ?? [],
+              env: entry.env ?? {},
+              cwd: entry.cwd ?? null,
+            },
+      tools: entry.tools ?? null,
+      parallelSafe: entry.parallelSafe ?? false,
+      timeoutMs: entry.timeoutMs ?? MCP_TIMEOUT_MS_DEFAULT,
+    });
+  }
+  return servers;
 }
 
 /** What a bearer token may hold: printable ASCII, without the spaces a header value loses at its ends. */

@@ -158,6 +158,7 @@ describe('secrets.ts', () => {
   const settings = (baseURL: string, token: string | null = null): ServeSettings =>
     ({
       token,
+      mcpServers: [],
       model: { kind: 'providers', providers: [{ name: 'p', kind: 'openai', model: 'm', baseURL, apiKeyEnv: 'K' }] },
     }) as unknown as ServeSettings;
 

@@ -49,6 +49,7 @@ export async function startTestServer(
     logFormat: 'json',
     terminal: false,
     tools: [],
+    mcpServers: [],
     timers: [],
     builtinPlugins: [],
     kernel: {},

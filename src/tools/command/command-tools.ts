@@ -10,19 +10,32 @@
  * tool's own children do not outlive it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { ToolCall, ToolContext, ToolResult, ToolRunner, ToolSpec } from '../kernel/index.ts';
-import { TOOL_TIMEOUT_MS_DEFAULT, type ToolConfig } from './config-schema.ts';
+import type { ToolCall, ToolContext, ToolResult, ToolSpec } from '../../kernel/index.ts';
+import type { ToolSource } from '../tool-source.ts';
 
+/** A call runs at most this long unless its tool's `timeoutMs` says otherwise. */
+export const TOOL_TIMEOUT_MS_DEFAULT = 30_000;
 /** Result bytes kept; a tool writing more is stopped and its call fails. */
 export const TOOL_OUTPUT_BYTES_MAX = 1 << 20;
 /** Stderr bytes kept for the error message of a failed call. */
 const STDERR_BYTES_KEPT = 4096;
 
-export class CommandToolRunner implements ToolRunner {
-  private readonly tools: ReadonlyMap<string, ToolConfig>;
+/** One configured command-line tool (the `tools` entries of serve's config file, docs/config.md). */
+export interface CommandTool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
+  /** argv: the program, then its arguments; never given to a shell. */
+  readonly command: readonly string[];
+  readonly timeoutMs?: number | undefined;
+  readonly parallelSafe?: boolean | undefined;
+}
+
+export class CommandToolRunner implements ToolSource {
+  private readonly tools: ReadonlyMap<string, CommandTool>;
 
   constructor(
-    tools: readonly ToolConfig[],
+    tools: readonly CommandTool[],
     private readonly now: () => number = Date.now,
   ) {
     this.tools = new Map(tools.map((t) => [t.name, t]));
@@ -36,6 +49,10 @@ export class CommandToolRunner implements ToolRunner {
       parameters: t.parameters,
       parallelSafe: t.parallelSafe ?? false,
     }));
+  }
+
+  owns(name: string): boolean {
+    return this.tools.has(name);
   }
 
   run(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {

@@ -4,12 +4,11 @@
  * timeout, a missing program are tool errors; the process is killed on timeout and on cancellation.
  */
 import { describe, expect, it } from 'vitest';
-import { CommandToolRunner } from '../../src/server/command-tools.ts';
-import type { ToolConfig } from '../../src/server/config-schema.ts';
+import { CommandToolRunner, type CommandTool } from '../../../src/tools/command/command-tools.ts';
 
 const node = process.execPath;
 
-function tool(name: string, script: string, extra: Partial<ToolConfig> = {}): ToolConfig {
+function tool(name: string, script: string, extra: Partial<CommandTool> = {}): CommandTool {
   return { name, description: name, parameters: { type: 'object' }, command: [node, '-e', script], ...extra };
 }
 
