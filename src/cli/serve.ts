@@ -41,7 +41,8 @@ export function registerServe(program: Command): void {
     .option('--port <n>', `port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`)
     .option('--token <token>', `bearer token every /v1/* request must send (also ${TOKEN_ENV})`)
     .option('--data-dir <dir>', 'where the graph memory lives (default ~/.homeagent; created if missing)')
-    .option('--journal <file>', 'write a journal of the run, for `homeagent sim replay`')
+    .option('--journal <file>', 'also write the journal to this file, for export and `homeagent sim replay`')
+    .option('--no-journal', 'no durability: nothing survives a restart (the journal in <data-dir>/journal/ is off)')
     .option('--trace <file>', 'also write the canonical trace lines to this file')
     .option('--log-format <format>', 'json or text (default: text when stderr is a terminal, else json)')
     .option('--no-terminal', 'no interactive terminal channel on stdin')
@@ -82,6 +83,7 @@ export async function serve(flags: ServeFlags): Promise<ExitCode> {
   }
   running = server;
   beforeSignalExit(() => shutDown(server, 'signal'));
+  if (server.recovered !== null) await writeStdout(`${server.recovered}\n`);
   await writeStdout(`listening on ${server.url}\n`);
   // Runs until a signal: shutdown.ts exits once the hook above has answered everyone.
   return new Promise<ExitCode>(() => undefined);

@@ -38,6 +38,12 @@ export interface JournalHeader {
   readonly kernel: KernelConfig;
   /** Agent id → its system prompt. */
   readonly systemPrompts: Readonly<Record<string, string>>;
+  /**
+   * A durable server's k-th restart (docs/spec.md §13.2): this run continues the kernel of the runs
+   * before it — replayed, not started afresh — and its trace hash continues their chain. Absent (or
+   * 0): the run starts a fresh kernel, as every run did before durability.
+   */
+  readonly restart?: number;
 }
 
 export interface JournalInput {

@@ -6,8 +6,10 @@
  *  - reader.ts                  a journal file as its checked header and body items;
  *  - writer.ts                  the journal of one `serve` run, written line by line as things happen;
  *  - last-time.ts               the last time a journal recorded, where a restart's clock starts;
+ *  - segments.ts                a durable server's journal directory: one numbered segment per run;
  *  - recording-memory.ts        the main graph memory, every call written to the journal;
- *  - recording-child-memory.ts  the children's light memories, journaled the same way.
+ *  - recording-child-memory.ts  the children's light memories, journaled the same way;
+ *  - replay-memory.ts, replay-stores.ts  memory answered from the journal (sim replay, recovery).
  */
 export {
   childStore,
@@ -23,8 +25,11 @@ export {
   type RecordedError,
 } from './format.ts';
 export { lastRecordedTimeMs } from './last-time.ts';
+export { nextSegmentNumber, SEGMENT_NAME_EXAMPLE, segmentFiles, segmentName } from './segments.ts';
 export { openJournal, type JournalItem, type OpenedJournal } from './reader.ts';
-export { RecordingChildMemoryFactory } from './recording-child-memory.ts';
+export { RecordingChildMemoryFactory, recordingChildMemory } from './recording-child-memory.ts';
 export { RecordingMemory, type MemoryRecorder } from './recording-memory.ts';
 export type { BodyLine } from './schema.ts';
 export { BACKLOG_BYTES_MAX, JournalWriter, type JournalEvents, type JournalState } from './writer.ts';
+export { ReplayMemory } from './replay-memory.ts';
+export { ReplayStores } from './replay-stores.ts';

@@ -15,29 +15,36 @@ export class RecordingChildMemoryFactory implements ChildMemoryFactory {
   ) {}
 
   create(child: string): ChildMemory {
-    const store = childStore(child);
-    const rec = <T>(call: Parameters<typeof recordCall>[2], run: () => T): T =>
-      recordCall(this.record, store, call, run);
     const memory = recordCall(
       this.record,
-      store,
+      childStore(child),
       { call: 'create', args: {} },
       () => this.inner.create(child),
       () => null,
     );
-    return {
-      recall: (keywords, depth) =>
-        rec({ call: 'recall', args: { keywords, depth } }, () => memory.recall(keywords, depth)),
-      commit: (triples, session, turn, nowMs) =>
-        rec({ call: 'commit', args: { triples, session, turn, nowMs } }, () =>
-          memory.commit(triples, session, turn, nowMs),
-        ),
-      exportTriples: (limit) => rec({ call: 'export', args: { limit } }, () => memory.exportTriples(limit)),
-      promote: (main: GraphMemory, keep, id, nowMs): CommitResult =>
-        rec({ call: 'promote', args: { keep: keep === undefined ? null : [...keep], child: id, nowMs } }, () =>
-          memory.promote(main, keep, id, nowMs),
-        ),
-      discard: () => rec({ call: 'discard', args: {} }, () => memory.discard()),
-    };
+    return recordingChildMemory(memory, child, this.record);
   }
+}
+
+/**
+ * A child's light memory whose every call is journaled under the child's store name: one made by the
+ * factory above, or one a recovered server took back from disk (its creation is in an earlier run).
+ */
+export function recordingChildMemory(memory: ChildMemory, child: string, record: MemoryRecorder): ChildMemory {
+  const store = childStore(child);
+  const rec = <T>(call: Parameters<typeof recordCall>[2], run: () => T): T => recordCall(record, store, call, run);
+  return {
+    recall: (keywords, depth) =>
+      rec({ call: 'recall', args: { keywords, depth } }, () => memory.recall(keywords, depth)),
+    commit: (triples, session, turn, nowMs) =>
+      rec({ call: 'commit', args: { triples, session, turn, nowMs } }, () =>
+        memory.commit(triples, session, turn, nowMs),
+      ),
+    exportTriples: (limit) => rec({ call: 'export', args: { limit } }, () => memory.exportTriples(limit)),
+    promote: (main: GraphMemory, keep, id, nowMs): CommitResult =>
+      rec({ call: 'promote', args: { keep: keep === undefined ? null : [...keep], child: id, nowMs } }, () =>
+        memory.promote(main, keep, id, nowMs),
+      ),
+    discard: () => rec({ call: 'discard', args: {} }, () => memory.discard()),
+  };
 }

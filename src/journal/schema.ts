@@ -153,6 +153,7 @@ export const headerSchema = z.object({
   builtinPlugins: z.array(text),
   kernel: z.record(z.string(), z.unknown()),
   systemPrompts: z.record(z.string(), text),
+  restart: z.int().min(0).optional(),
 });
 
 export type BodyLine = JournalInput | JournalMemory | JournalFinish | JournalTrailer;

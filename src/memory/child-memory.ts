@@ -16,6 +16,18 @@ export class ChildMemoryDir implements ChildMemoryFactory {
   ) {}
 
   create(child: string): ChildMemory {
+    return this.open(child, 'new');
+  }
+
+  /**
+   * The light memory of a child a recovered server already had (docs/spec.md §13.2): its store on disk
+   * outlived the process, so it is opened as it is, not emptied.
+   */
+  reopen(child: string): ChildMemory {
+    return this.open(child, 'existing');
+  }
+
+  private open(child: string, which: 'new' | 'existing'): ChildMemory {
     // Child ids become directory names; the kernel's id rule keeps every path inside `dir`.
     if (!CHILD_ID_PATTERN.test(child)) {
       throw new MemoryError(
@@ -27,7 +39,7 @@ export class ChildMemoryDir implements ChildMemoryFactory {
     // Refused now, not at the first call: a creation with no main to read is refused whole (M2).
     if (!existsSync(mainPath)) throw new MemoryError(`cannot open main graph memory ${mainPath}: it does not exist`);
     // A store left by a process that did not end cleanly belongs to no live child: start empty.
-    rmSync(childDir, { recursive: true, force: true });
+    if (which === 'new') rmSync(childDir, { recursive: true, force: true });
     // The stores open at the first call that needs them: most children never touch memory, and
     // making two SQLite handles per child is most of the cost of a child.
     let memory: LightMemory | null = null;
@@ -44,13 +56,16 @@ export class ChildMemoryDir implements ChildMemoryFactory {
       }
       return memory;
     };
+    // Empty, and nothing on disk to read: a taken-back store that was never written has no file.
+    const unopened = (): boolean =>
+      memory === null && !(which === 'existing' && existsSync(join(childDir, 'graph.db')));
     return {
       recall: (keywords, depth) => open().recall(keywords, depth),
       commit: (triples, session, turn, nowMs) => open().commit(triples, session, turn, nowMs),
       // An unopened temp store is empty: nothing to list or promote, and no reason to open it.
-      exportTriples: (limit) => (memory === null ? [] : memory.exportTriples(limit)),
+      exportTriples: (limit) => (unopened() ? [] : open().exportTriples(limit)),
       promote: (main, keep, id, nowMs) =>
-        memory === null ? { added: 0, skipped: 0 } : memory.promote(main, keep, id, nowMs),
+        unopened() ? { added: 0, skipped: 0 } : open().promote(main, keep, id, nowMs),
       discard: () => {
         discarded = true;
         memory?.discard();

@@ -96,6 +96,7 @@ export class Runtime {
   private streamsOpened = 0;
   private streamsClosed = 0;
   private fatalError: unknown = null;
+  private halted = false;
 
   constructor(
     private readonly kernel: KernelDoor,
@@ -135,6 +136,14 @@ export class Runtime {
     return result;
   }
 
+  /**
+   * Arms timers a recovered kernel set before the process died (docs/spec.md §13.2): id → due time. A
+   * timer that fell due while the process was down fires at once, in due-time order.
+   */
+  armTimers(timers: ReadonlyMap<string, number>): void {
+    for (const [id, atMs] of [...timers].sort((a, b) => a[1] - b[1])) this.setTimer(id, atMs);
+  }
+
   /** Submits and resolves with the task's terminal event (synchronous submitters: terminal, HTTP). */
   submitAndWait(sub: Submission): Promise<Terminal> {
     return new Promise((resolve) => {
@@ -148,6 +157,7 @@ export class Runtime {
   }
 
   deliver(fact: Fact): void {
+    if (this.halted) return;
     this.inbox.push(fact);
     this.drain();
   }
@@ -155,6 +165,19 @@ export class Runtime {
   stop(): void {
     this.inbox.push(STOP);
     this.drain();
+  }
+
+  /**
+   * A pause (a durable server's shutdown, docs/spec.md §13.1): the kernel is left exactly as it is, for
+   * the next start to recover. Calls in flight are abandoned as a crash abandons them, timers are let
+   * go, and nothing more reaches the kernel: facts still arriving are dropped, not journaled.
+   */
+  halt(): void {
+    this.halted = true;
+    this.inbox.length = 0;
+    for (const controller of this.streams.values()) controller.abort(CANCELLED);
+    for (const controller of this.toolCalls.values()) controller.abort(CANCELLED);
+    for (const id of [...this.timers.keys()]) this.clearTimer(id);
   }
 
   activity(): RuntimeActivity {

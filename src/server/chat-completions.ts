@@ -21,6 +21,7 @@ import { terminalBody, type TerminalBody } from './task-board.ts';
 import {
   HTTP_SOURCE,
   idempotencyKey,
+  PAUSE_RETRY_AFTER_S,
   readChecked,
   refused,
   refusedAtDoor,
@@ -84,6 +85,13 @@ function answerCompletion(
   head: Record<string, string>,
 ): void {
   const stop = ports.board.listen(task, 0, (event) => {
+    if (event.kind === 'shutdown') {
+      sendError(res, 503, pausedMessage(event.task, event.state), null, {
+        ...head,
+        'retry-after': String(PAUSE_RETRY_AFTER_S),
+      });
+      return;
+    }
     if (event.kind !== 'terminal') return;
     if (event.body.terminal !== 'done') {
       sendError(res, 500, failureMessage(event.body), null, { ...head, 'x-should-retry': 'false' });
@@ -138,7 +146,15 @@ function streamCompletion(
       sse.event(chunk({ content: event.reason === 'new-turn' ? NEW_TURN_TEXT : STARTING_OVER_TEXT }, null));
       return;
     }
-    if (event.body.terminal === 'done') sse.event(chunk({}, 'stop'));
+    if (event.kind === 'shutdown') {
+      const error = {
+        message: pausedMessage(event.task, event.state),
+        type: 'server_error',
+        param: null,
+        code: 'shutdown',
+      };
+      sse.event(JSON.stringify({ error }));
+    } else if (event.body.terminal === 'done') sse.event(chunk({}, 'stop'));
     else
       sse.event(
         JSON.stringify({
@@ -154,4 +170,9 @@ function streamCompletion(
 function failureMessage(body: TerminalBody): string {
   const why = body.reason === undefined ? '' : ` (${body.reason})`;
   return `task ${body.task} ended ${body.terminal}${why}${body.reply === '' ? '' : `: ${body.reply}`}`;
+}
+
+/** The answer of a request open when a durable server paused: the task goes on after the restart. */
+function pausedMessage(task: string, state: string): string {
+  return `the server is restarting; task ${task} (${state}) goes on after the restart: ask GET /v1/tasks/${task}`;
 }

@@ -35,6 +35,9 @@ import {
   MAIN_STORE,
   RecordingChildMemoryFactory,
   RecordingMemory,
+  recordingChildMemory,
+  type JournalMemory,
+  ReplayStores,
 } from '../journal/index.ts';
 import {
   InvariantMonitor,
@@ -45,8 +48,15 @@ import {
   type Provider,
   type Submission,
   type Terminal,
+  type KernelConfig,
   type TraceEvent,
+  type TraceSink,
 } from '../kernel/index.ts';
+import type { HashChainLink } from '../trace-file/index.ts';
+import { firstHeader, recover, type Recovered } from './recovery.ts';
+import { SwitchingChildMemories, SwitchingMemory } from './recovery-memory.ts';
+import { lastSegmentTimeMs, openJournalDir, openSegment, type JournalDir } from './journal-dir.ts';
+import { JournalSet, type NamedJournal } from './journal-set.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
@@ -110,14 +120,18 @@ export interface ShutdownResult {
   readonly events: number;
 }
 
-/** A start-up failure the user can fix (a bad key variable, a port in use): exit 2 with the message. */
-export class StartError extends Error {
-  override readonly name = 'StartError';
-}
+import { StartError } from './start-error.ts';
+
+export { StartError };
 
 export interface RunningServer {
   readonly url: string;
   readonly modelLabel: string;
+  /**
+   * The recovery line (docs/spec.md §13.2), `recovered <n> events from start in <ms> ms; <p> tasks
+   * pending`, or null when there was nothing to recover.
+   */
+  readonly recovered: string | null;
   /** Stops the agent and answers every open request; idempotent. */
   shutdown(why: string): Promise<ShutdownResult>;
   /** After a shutdown: resolves once every connection is closed, or after `waitMs`. */
@@ -142,9 +156,15 @@ async function startServer(
   ensureDataDir(settings.dataDir);
   const ids = openTaskIds(settings.dataDir);
   const outputs = openOutputs(settings, io.openOutputFile);
-  // Time goes on from the journal's last time, whatever the wall clock did since (docs/spec.md §13.1a).
-  const lastMs = outputs.journal === null ? null : lastRecordedTimeMs(outputs.journal.file);
-  const clock = new SystemClock(lastMs === null ? {} : { notBeforeMs: lastMs });
+  const wal = settings.durable ? openJournalDir(settings.dataDir) : null;
+  // The kernel configuration of a recovered history is the one it ran with (docs/spec.md §13.2).
+  const history = wal?.segments[0] === undefined ? null : firstHeader(wal.segments[0], HOMEAGENT_VERSION);
+  // Time goes on from the journals' last time, whatever the wall clock did since (docs/spec.md §13.1a).
+  const lastMs = Math.max(
+    outputs.journal === null ? -1 : (lastRecordedTimeMs(outputs.journal.file) ?? -1),
+    wal === null ? -1 : (lastSegmentTimeMs(wal) ?? -1),
+  );
+  const clock = new SystemClock(lastMs < 0 ? {} : { notBeforeMs: lastMs });
   const secrets = secretsOf(settings, io.env);
   const redactor = new Redactor(secrets);
   const redacted = redactor.active ? (line: string) => io.log(redactor.redact(line)) : io.log;
@@ -157,6 +177,11 @@ async function startServer(
         );
   const logger = new Logger(settings.logFormat, log, () => clock.now());
   for (const warning of shortSecretWarnings(secrets)) logger.server('warning', warning);
+  if (!settings.durable)
+    logger.server(
+      'journal',
+      'durability is off (--no-journal): the agent tree, its work and the conversation do not survive a restart',
+    );
   for (const [what, opened] of [['journal', outputs.journal] as const, ['trace', outputs.trace] as const]) {
     if (opened !== null && opened.tornBytes > 0)
       logger.server(
@@ -176,60 +201,112 @@ async function startServer(
   started.mcp = mcp;
   await mcp.start();
   const tools = new CombinedToolRunner([new CommandToolRunner(settings.tools, () => clock.now()), mcp]);
-  const config = resolveKernelConfig({
-    consolidateEveryTurns: SERVE_CONSOLIDATE_EVERY_TURNS,
-    ...defined(settings.kernel),
-    builtinPlugins: settings.builtinPlugins,
-    tools: tools.specs(),
-    outputs: settings.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] })),
-    kernelTaskSeqBase: ids.kernelBase,
-  });
+  const config =
+    history === null
+      ? resolveKernelConfig({
+          consolidateEveryTurns: SERVE_CONSOLIDATE_EVERY_TURNS,
+          ...defined(settings.kernel),
+          builtinPlugins: settings.builtinPlugins,
+          tools: tools.specs(),
+          outputs: settings.outputs.map((o) => ({ name: o.name, caps: o.caps ?? ['text'] })),
+          kernelTaskSeqBase: ids.kernelBase,
+        })
+      : resolveKernelConfig(history.kernel);
 
-  const journal = openJournal(settings, config, outputs, clock.now(), journalEvents(settings, logger));
-  let hasher: TraceHasher;
-  try {
-    hasher = openTrace(settings, outputs, clock.now(), (err) =>
+  const restart = wal?.segments.length ?? 0;
+  const journal = openJournals(settings, config, outputs, wal, restart, clock.now(), logger, io.openOutputFile);
+  // Recovery replays the history into the kernel first; the live trace then continues its hash chain.
+  const traceSink: { target: TraceSink; emit(e: TraceEvent): void } = {
+    target: { emit: () => undefined },
+    emit(e: TraceEvent): void {
+      this.target.emit(e);
+    },
+  };
+  let hasher: TraceHasher | null = null;
+  const openLiveTrace = (chainFrom: HashChainLink | null): TraceHasher =>
+    openTrace(settings, outputs, clock.now(), chainFrom, (err) =>
       logger.server(
         'trace',
         `cannot write the trace ${settings.trace ?? ''}: ${errorText(err)}; the trace file is closed, serving goes on and /v1/status keeps the hash`,
         { path: settings.trace, error: errorText(err) },
       ),
     );
-  } catch (err) {
-    journal?.close();
-    throw err;
+  if (history === null) {
+    try {
+      hasher = openLiveTrace(null);
+    } catch (err) {
+      journal.close();
+      throw err;
+    }
   }
   const board = new TaskBoard();
   const deltas = new DeltaTap(board);
   // `kernel` is declared below; the feed only asks for a snapshot outside the kernel's transitions.
+  const live = (): TraceHasher => hasher as TraceHasher;
   const status = () => ({
     agents: kernel.dump().agents,
-    traceHash: hasher.digest(),
-    events: hasher.events,
+    traceHash: live().digest(),
+    events: live().events,
     violations: logger.violations,
   });
   const feed = new TraceFeed(status);
-  const fanout = {
+  /** What sees every event, replayed or live: the id counter, the task board, the delta tap. */
+  const kept: TraceSink = {
     emit(e: TraceEvent): void {
       if (e.type === 'task.submitted' && e.kernel) ids.kernelTaskSeen(e.task);
-      hasher.emit(e);
       board.emit(e);
       deltas.emit(e);
+    },
+  };
+  const fanout = {
+    emit(e: TraceEvent): void {
+      live().emit(e);
+      kept.emit(e);
       logger.emit(e);
       feed.emit(e);
     },
   };
-  const monitored = new MonitoredSink(fanout, new InvariantMonitor({ builtinPlugins: config.builtinPlugins }));
+  const monitored = new MonitoredSink(traceSink, new InvariantMonitor({ builtinPlugins: config.builtinPlugins }));
   const store = new LazyGraphStore(() => join(settings.dataDir, 'memory.sqlite'));
-  const memory = journal === null ? store : new RecordingMemory(store, MAIN_STORE, (line) => journal.memory(line));
+  const record = (line: JournalMemory): void => journal.memory(line);
+  const liveMemory = journal.empty ? store : new RecordingMemory(store, MAIN_STORE, record);
   // Each resident's temp store goes under <dataDir>/residents/<id>/, read-only main beside it.
   const childDirs = new ChildMemoryDir(settings.dataDir, () => {
     store.ensureOpen();
     return join(settings.dataDir, 'memory.sqlite');
   });
-  const childMemory =
-    journal === null ? childDirs : new RecordingChildMemoryFactory(childDirs, (line) => journal.memory(line));
+  const liveChildren = journal.empty ? childDirs : new RecordingChildMemoryFactory(childDirs, record);
+  const replayed = history === null ? null : new ReplayStores();
+  const memory = new SwitchingMemory(replayed?.main ?? liveMemory);
+  const childMemory = replayed === null ? liveChildren : new SwitchingChildMemories(replayed.childMemory());
   const kernel = new Kernel(config, monitored, { memory: memoryPorts(memory), childMemory });
+
+  let recovered: Recovered | null = null;
+  const recoveryStartedMs = performance.now();
+  if (wal !== null && replayed !== null && childMemory instanceof SwitchingChildMemories) {
+    try {
+      recovered = recover(wal.segments, HOMEAGENT_VERSION, {
+        feed: (input, nowMs) => kernel.feed(input, nowMs),
+        takeCommands: () => kernel.takeCommands(),
+        traceTo: (sink) => (traceSink.target = sink),
+        observe: kept,
+        input: (input) => deltas.input(input),
+        reply: (task, terminal) => board.reply(task, terminal),
+        memory: replayed,
+      });
+      hasher = openLiveTrace(recovered.link);
+    } catch (err) {
+      journal.close();
+      throw err;
+    }
+    memory.goLive(liveMemory);
+    childMemory.goLive(liveChildren, (child) =>
+      journal.empty ? childDirs.reopen(child) : recordingChildMemory(childDirs.reopen(child), child, record),
+    );
+    for (const warning of recovered.warnings) logger.server('journal', warning);
+  }
+  const recoveryMs = Math.round(performance.now() - recoveryStartedMs);
+  traceSink.target = fanout;
   const runtime = new Runtime(
     kernel,
     {
@@ -243,7 +320,7 @@ async function startServer(
     {
       ...(redactor.active ? { screen: (input: KernelInput) => redactor.input(input) } : {}),
       onInput: (input, nowMs) => {
-        journal?.input(input, nowMs);
+        journal.input(input, nowMs);
         deltas.input(input);
       },
       onReply: (task, terminal) => board.reply(task, terminal),
@@ -266,10 +343,11 @@ async function startServer(
       message,
       retryAfterS: UNAVAILABLE_RETRY_AFTER_S,
     });
-    if (journal !== null && journal.state === 'failing' && !journal.retry())
+    const unwritable = journal.unwritable();
+    if (unwritable !== null)
       return refuse(
         'journal_unwritable',
-        `the journal ${settings.journal ?? ''} cannot be written; no new input is accepted until it can`,
+        `the journal ${unwritable.path} cannot be written; no new input is accepted until it can`,
       );
     if (!ids.ready())
       return refuse(
@@ -296,11 +374,23 @@ async function startServer(
       });
     });
 
+  let pendingAtRecovery = 0;
+  if (recovered !== null) {
+    // The calls in flight at the crash are gone: the kernel re-sends the model calls and ends the tool
+    // calls, in this run's journal (docs/spec.md §13.2); the timers it still waits for are armed again.
+    runtime.armTimers(recovered.timers);
+    runtime.feed({ type: 'restart' });
+    pendingAtRecovery = board.openTasks().length;
+  }
+  // A recovered tree already has the configuration's channels and residents; only new ones are made.
+  const known = kernel.dump();
   for (const channel of settings.channels) {
+    if (recovered !== null && known.channels.some((c) => c.name === channel.name)) continue;
     const registered = runtime.feed({ type: 'channel.register', channel: { name: channel.name, ...defined(channel) } });
     if (registered.kind === 'refused') throw new StartError(`channels: ${registered.error}`);
   }
   settings.residents.forEach((resident, i) => {
+    if (recovered !== null && known.agents.some((a) => a.id === resident.id)) return;
     const created = runtime.feed({ type: 'child.create', spec: { id: resident.id, ...defined(resident) } });
     if (created.kind === 'refused') throw new StartError(`residents[${i}]: ${created.error}`);
   });
@@ -323,8 +413,8 @@ async function startServer(
   try {
     address = await http.listen(settings.host, settings.port);
   } catch (err) {
-    journal?.close();
-    hasher.close();
+    journal.close();
+    live().close();
     throw new StartError(
       `cannot listen on ${settings.host}:${settings.port}: ${err instanceof Error ? err.message : String(err)}`,
     );
@@ -356,6 +446,10 @@ async function startServer(
   return {
     url,
     modelLabel: label,
+    recovered:
+      recovered === null
+        ? null
+        : `recovered ${recovered.link.events} events from start in ${recoveryMs} ms; ${pendingAtRecovery} tasks pending`,
     shutdown(why) {
       shutdown ??= (async () => {
         logger.server('shutdown', why);
@@ -363,27 +457,32 @@ async function startServer(
         timers.stop();
         terminal?.close();
         const clean = runtime.fatal() === null;
-        if (clean) runtime.stop();
+        // A durable server pauses: the tree and its work stay for the next start (docs/spec.md §13.1).
+        const pause = clean && settings.durable;
+        if (pause) {
+          runtime.halt();
+          board.pause();
+        } else if (clean) runtime.stop();
         await quiet(runtime, clock);
         const closed = new AbortController();
         await Promise.race([
           mcp.close().finally(() => closed.abort()),
           clock.sleep(SHUTDOWN_MCP_WAIT_MS, closed.signal).catch(() => undefined),
         ]);
-        if (clean) {
+        if (clean && !pause) {
           const nowMs = clock.now();
           monitored.finish({ drained: true, stoppedAgents: [] }, nowMs);
-          journal?.finish(nowMs, true, []);
+          journal.finish(nowMs, true, []);
         }
         feed.close();
-        hasher.close();
-        const result = { traceHash: hasher.digest(), events: hasher.events };
-        if (clean) journal?.trailer(result.traceHash, result.events);
-        else journal?.close();
-        if (journal !== null && journal.unwritten > 0)
+        live().close();
+        const result = { traceHash: live().digest(), events: live().events };
+        if (clean) journal.trailer(result.traceHash, result.events);
+        else journal.close();
+        for (const { path, lines } of journal.incomplete())
           logger.server(
             'journal',
-            `the journal ${settings.journal ?? ''} ends without ${journal.unwritten} lines it could not write, and without its trailer`,
+            `the journal ${path} ends without ${lines} lines it could not write, and without its trailer`,
           );
         store.close();
         ids.close();
@@ -457,8 +556,7 @@ function openOutputs(settings: ServeSettings, openFile?: (path: string) => Outpu
 }
 
 /** The journal's failures and recoveries, each one log line naming the file. */
-function journalEvents(settings: ServeSettings, logger: Logger): JournalEvents {
-  const path = settings.journal ?? '';
+function journalEvents(path: string, logger: Logger): JournalEvents {
   return {
     failed: (err) =>
       logger.server(
@@ -476,48 +574,60 @@ function journalEvents(settings: ServeSettings, logger: Logger): JournalEvents {
   };
 }
 
-function openJournal(
+/**
+ * The run's journals: this run's segment of the write-ahead log (durability), and the `--journal` export
+ * copy. Both start with the same header; after a restart it says which one (`restart`), so a replay
+ * continues the recovered kernel instead of starting a fresh one.
+ */
+function openJournals(
   settings: ServeSettings,
-  config: ReturnType<typeof resolveKernelConfig>,
+  config: KernelConfig,
   outputs: OpenedOutputs,
+  wal: JournalDir | null,
+  restart: number,
   startedAtMs: number,
-  events: JournalEvents,
-): JournalWriter | null {
-  if (outputs.journal === null) return null;
-  try {
-    return new JournalWriter(
-      outputs.journal.file,
-      {
-        type: 'journal.header',
-        journalVersion: JOURNAL_VERSION,
-        homeagent: HOMEAGENT_VERSION,
-        startedAtMs,
-        dataDir: canonicalPath(settings.dataDir),
-        config: publicConfig(settings),
-        builtinPlugins: config.builtinPlugins,
-        kernel: config,
-        systemPrompts: { root: config.systemPrompt },
-      },
-      events,
-    );
-  } catch (err) {
-    outputs.journal.file.close();
-    throw new StartError(
-      `cannot write the journal ${settings.journal ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
+  logger: Logger,
+  openFile?: (path: string) => OutputFile,
+): JournalSet {
+  const header = {
+    type: 'journal.header',
+    journalVersion: JOURNAL_VERSION,
+    homeagent: HOMEAGENT_VERSION,
+    startedAtMs,
+    dataDir: canonicalPath(settings.dataDir),
+    config: publicConfig(settings),
+    builtinPlugins: config.builtinPlugins,
+    kernel: config,
+    systemPrompts: { root: config.systemPrompt },
+    ...(restart > 0 ? { restart } : {}),
+  } as const;
+  const opened: NamedJournal[] = [];
+  const open = (path: string, file: OutputFile): void => {
+    try {
+      opened.push({ path, writer: new JournalWriter(file, header, journalEvents(path, logger)) });
+    } catch (err) {
+      file.close();
+      for (const { writer } of opened) writer.close();
+      throw new StartError(`cannot write the journal ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  if (wal !== null) open(wal.next, openSegment(wal, openFile));
+  if (outputs.journal !== null) open(settings.journal ?? '', outputs.journal.file);
+  return new JournalSet(opened);
 }
 
 function openTrace(
   settings: ServeSettings,
   outputs: OpenedOutputs,
   startedAtMs: number,
+  chainFrom: HashChainLink | null,
   onFileError: (err: unknown) => void,
 ): TraceHasher {
-  if (outputs.trace === null) return new TraceHasher();
+  const chain = chainFrom === null ? {} : { chainFrom };
+  if (outputs.trace === null) return new TraceHasher(chain);
   const header = { serve: HOMEAGENT_VERSION, startedAtMs, dataDir: canonicalPath(settings.dataDir) };
   try {
-    return new TraceHasher({ file: outputs.trace.file, header, onFileError });
+    return new TraceHasher({ file: outputs.trace.file, header, onFileError, ...chain });
   } catch (err) {
     outputs.trace.file.close();
     throw new StartError(

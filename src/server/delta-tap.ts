@@ -17,7 +17,7 @@
  */
 import type { KernelInput, TraceEvent, TraceSink } from '../kernel/index.ts';
 
-export type ResetReason = 'preempted' | 'cancelled' | 'new-turn';
+export type ResetReason = 'preempted' | 'cancelled' | 'restart' | 'new-turn';
 
 export interface DeltaListener {
   delta(task: string, text: string): void;
@@ -40,7 +40,7 @@ export class DeltaTap implements TraceSink {
         break;
       case 'model.cancel':
         this.live.delete(e.callId);
-        this.reset(e.task, e.reason === 'preempt' ? 'preempted' : 'cancelled');
+        this.reset(e.task, e.reason === 'preempt' ? 'preempted' : e.reason === 'restart' ? 'restart' : 'cancelled');
         break;
       case 'model.end':
         this.live.delete(e.callId);

@@ -35,7 +35,8 @@ export interface ServeFlags {
   readonly port?: string;
   readonly token?: string;
   readonly dataDir?: string;
-  readonly journal?: string;
+  /** A file for `--journal FILE`; false for `--no-journal`. */
+  readonly journal?: string | false;
   readonly trace?: string;
   readonly logFormat?: string;
   readonly terminal?: boolean;
@@ -56,6 +57,12 @@ export interface ServeSettings {
   /** Names besides the loopback ones a loopback server answers (`http.allowedHosts`). */
   readonly allowedHosts: readonly string[];
   readonly dataDir: string;
+  /**
+   * Durability (docs/spec.md §13.2): the journal in `<dataDir>/journal/` is the write-ahead log and a
+   * start recovers from it. False with `--no-journal`.
+   */
+  readonly durable: boolean;
+  /** `--journal FILE`: a single-file copy of the journal, for export. */
   readonly journal: string | null;
   readonly trace: string | null;
   readonly logFormat: LogFormat;
@@ -118,7 +125,7 @@ export function resolveSettings(
     ...outputTargetProblems({
       dataDir,
       config: flags.config ?? null,
-      journal: flags.journal ?? null,
+      journal: typeof flags.journal === 'string' ? flags.journal : null,
       trace: flags.trace ?? null,
     }),
   );
@@ -140,7 +147,8 @@ export function resolveSettings(
       maxWatchers: config.http?.maxWatchers ?? MAX_WATCHERS_DEFAULT,
       allowedHosts: config.http?.allowedHosts ?? [],
       dataDir,
-      journal: flags.journal ?? null,
+      durable: flags.journal !== false,
+      journal: typeof flags.journal === 'string' ? flags.journal : null,
       trace: flags.trace ?? null,
       logFormat: logFormat as LogFormat,
       terminal: flags.terminal !== false,

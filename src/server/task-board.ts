@@ -49,7 +49,12 @@ export type TaskEvent =
   | { readonly id: number; readonly kind: 'delta'; readonly text: string }
   /** The text streamed so far is not the answer (docs/spec.md §13.1a); the deltas after it are. */
   | { readonly id: number; readonly kind: 'reset'; readonly reason: ResetReason }
-  | { readonly id: number; readonly kind: 'terminal'; readonly body: TerminalBody };
+  | { readonly id: number; readonly kind: 'terminal'; readonly body: TerminalBody }
+  /**
+   * The server pauses (a durable shutdown, docs/spec.md §13.1): the task goes on after the restart.
+   * Told to the listeners only, never kept: `id` is the last kept event's, where a resume goes on.
+   */
+  | { readonly id: number; readonly kind: 'shutdown'; readonly task: string; readonly state: TaskState };
 
 export interface TaskView {
   readonly task: string;
@@ -199,6 +204,17 @@ export class TaskBoard implements TraceSink, DeltaListener {
     if (record.terminal !== null) return () => undefined;
     record.listeners.add(listener);
     return () => record.listeners.delete(listener);
+  }
+
+  /** The server pauses: every listener of an open task is told, and let go. */
+  pause(): void {
+    for (const record of this.tasks.values()) {
+      if (record.terminal !== null || record.listeners.size === 0) continue;
+      const event = { id: record.events.length, kind: 'shutdown', task: record.task, state: record.state } as const;
+      const listeners = [...record.listeners];
+      record.listeners.clear();
+      for (const listener of listeners) listener(event);
+    }
   }
 
   /** Tasks not ended yet, in submission order. */

@@ -175,6 +175,7 @@ function answerAtTerminal(res: ServerResponse, board: TaskBoard, task: string): 
   const stop = board.listen(task, 0, (event) => {
     if (event.kind === 'terminal')
       sendJson(res, statusOf(event.body), event.body, { [TASK_HEADER]: task, ...retryAfter(event.body) });
+    else if (event.kind === 'shutdown') sendPaused(res, event.task, event.state);
   });
   res.once('close', () => stop?.());
 }
@@ -202,12 +203,28 @@ function streamEvents(
       return;
     }
     ended = true;
+    if (event.kind === 'shutdown') {
+      sse.event(JSON.stringify({ task: event.task, state: event.state }), 'shutdown');
+      sse.end();
+      return;
+    }
     sse.event(JSON.stringify(event.body), 'terminal', event.id);
     sse.end();
   });
   if (!ended && board.view(task)?.state === 'ended') sse.end();
   res.once('close', () => stop?.());
 }
+
+/**
+ * A durable server pauses (docs/spec.md §13.1): the open request is answered now with its task and
+ * state, and the client asks again after the restart (`GET /v1/tasks/{task}`).
+ */
+export function sendPaused(res: ServerResponse, task: string, state: string): void {
+  sendJson(res, 503, { task, state }, { [TASK_HEADER]: task, 'retry-after': String(PAUSE_RETRY_AFTER_S) });
+}
+
+/** How long a client waits before asking again after a pause: a restart takes about this long. */
+export const PAUSE_RETRY_AFTER_S = 5;
 
 function wantsEvents(req: IncomingMessage): boolean {
   return (req.headers.accept ?? '').toLowerCase().includes('text/event-stream');

@@ -1,6 +1,7 @@
 /**
  * docs/spec.md §13.1: SIGHUP (a closed terminal, `kill -HUP`, a process manager's reload) shuts
- * `serve` down like SIGTERM — the open request is answered with its terminal, the journal gets its
+ * `serve` down like SIGTERM — the open request is answered (a durable server pauses: 503 with its task
+ * and state), the journal gets its
  * trailer, the `trace` line is printed — and the process exits 129. Spawned as a user runs it, with a
  * loopback provider whose stream holds until the client goes.
  */
@@ -25,7 +26,7 @@ async function holding(exchange: Exchange): Promise<void> {
 
 describe('homeagent serve and SIGHUP', () => {
   it(
-    'SIGHUP shuts down like SIGTERM: the open request gets its terminal, the journal its trailer, exit 129',
+    'SIGHUP shuts down like SIGTERM: the open request is answered, the journal gets its trailer, exit 129',
     { timeout: SPAWN_TIMEOUT_MS },
     async () => {
       const upstream = await startLoopback([holding]);
@@ -66,7 +67,7 @@ describe('homeagent serve and SIGHUP', () => {
         });
         await upstream.exchange(0);
         child.kill('SIGHUP');
-        expect(await (await open).json()).toMatchObject({ task: 'http-1', terminal: 'skipped' });
+        expect(await (await open).json()).toMatchObject({ task: 'http-1', state: 'running' });
         const { code, stderr } = await exited;
         expect(code, stderr).toBe(129);
         expect(stdout.at(-1)).toMatch(/^trace [0-9a-f]{64} \(\d+ events\)$/);

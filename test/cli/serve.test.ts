@@ -47,7 +47,7 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
 
 describe('homeagent serve, end to end', () => {
   it(
-    'serves inputs, SSE and a stop over HTTP; SIGTERM answers open requests; sim replay gives the printed hash',
+    'serves inputs, SSE and a stop over HTTP; SIGTERM pauses, answering open requests; sim replay gives the printed hash',
     { timeout: SPAWN_TIMEOUT_MS },
     async () => {
       const upstream = await startLoopback([provider]);
@@ -122,11 +122,15 @@ describe('homeagent serve, end to end', () => {
           terminal: 'done',
         });
 
-        // SIGTERM with a request still open: it is answered with its terminal before the exit.
+        // SIGTERM with a request still open: a durable server pauses, and the request is answered 503
+        // with its task and state, for the client to ask again after the restart.
         const open = post(`${url}/v1/inputs`, { text: 'wait again' });
         await upstream.exchange(3);
         child.kill('SIGTERM');
-        expect(await (await open).json()).toMatchObject({ terminal: 'skipped', reason: 'agent_stopped' });
+        const paused = await open;
+        expect(paused.status).toBe(503);
+        expect(paused.headers.get('retry-after')).toBe('5');
+        expect(await paused.json()).toMatchObject({ task: 'http-5', state: 'running' });
         expect(await exited).toBe(143);
       } finally {
         child.kill('SIGKILL');

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryError, type GraphMemory } from '../../src/kernel/index.ts';
 import { RecordingMemory, type JournalMemory } from '../../src/journal/index.ts';
-import { ReplayMemory } from '../../src/sim/replay/replay-memory.ts';
+import { ReplayMemory } from '../../src/journal/replay-memory.ts';
 
 const STORE: GraphMemory = {
   recall: () => ({ entities: [{ name: 'alice', type: 'person', mentions: 2 }], relations: [] }),

@@ -89,7 +89,8 @@ describe('GET /v1/events', () => {
 
   it('starts with a status snapshot, then streams the --trace lines as inputs are posted, ids the seq, and ends on shutdown', async () => {
     const tracePath = join(tmp, 'trace.jsonl');
-    server = await startTestServer({ token: TOKEN, trace: tracePath });
+    // Without durability the shutdown stops the tree, whose events the stream carries to its end.
+    server = await startTestServer({ token: TOKEN, durable: false, trace: tracePath });
     const stream = await openEvents(server.url);
     const [first] = await stream.until(() => true);
     expect(first?.event).toBe('status');

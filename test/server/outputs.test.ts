@@ -53,7 +53,8 @@ async function serveOnce(
   text: string,
 ): Promise<{ traceHash: string; events: number; logs: string[] }> {
   const s: TestServer = await startTestServer(
-    { dataDir, journal: files.journal ?? null, trace: files.trace ?? null },
+    // Each run starts afresh (--no-journal), so the files hold two independent runs.
+    { dataDir, durable: false, journal: files.journal ?? null, trace: files.trace ?? null },
     new ScriptedProvider(),
   );
   expect(await (await postJson(`${s.url}/v1/inputs`, { text })).json()).toMatchObject({ terminal: 'done' });

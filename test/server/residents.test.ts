@@ -24,6 +24,8 @@ beforeAll(async () => {
   journal = join(dir, 'run.jsonl');
   const s = await startTestServer(
     {
+      // The journal of a stop: a server without durability (--no-journal) stops its tree at shutdown.
+      durable: false,
       journal,
       channels: [{ name: 'qq/support', plugin: 'qq' }],
       residents: [{ id: 'helper', inputChs: ['qq/support'], taskPrompt: 'remember the support notes' }],

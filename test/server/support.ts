@@ -43,6 +43,7 @@ export async function startTestServer(
     maxWatchers: 16,
     allowedHosts: [],
     dataDir: join(dir, 'data'),
+    durable: true,
     journal: null,
     trace: null,
     logFormat: 'json',

@@ -15,8 +15,8 @@ import { postJson, startTestServer } from './support.ts';
 const root = mkdtempSync(join(tmpdir(), 'homeagent-task-ids-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function submitTwice(dataDir: string): Promise<string[]> {
-  const s = await startTestServer({ dataDir });
+async function submitTwice(dataDir: string, durable: boolean): Promise<string[]> {
+  const s = await startTestServer({ dataDir, durable });
   try {
     const ids: string[] = [];
     for (const text of ['one', 'two']) {
@@ -24,7 +24,12 @@ async function submitTwice(dataDir: string): Promise<string[]> {
       ids.push(res.headers.get('homeagent-task') ?? '');
       await res.text();
     }
-    if (ids[0] !== 'http-1') expect((await fetch(`${s.url}/v1/tasks/http-1`)).status).toBe(404);
+    // A durable server kept the first run's tasks: http-1 is still its own task, never another's.
+    if (ids[0] !== 'http-1') {
+      const earlier = await fetch(`${s.url}/v1/tasks/http-1`);
+      if (durable) expect(await earlier.json()).toMatchObject({ task: 'http-1', terminal: 'done' });
+      else expect(earlier.status).toBe(404);
+    }
     return ids;
   } finally {
     await s.stop();
@@ -32,11 +37,14 @@ async function submitTwice(dataDir: string): Promise<string[]> {
 }
 
 describe('serve: task ids are never reused', () => {
-  it('a restart on the same data directory goes on numbering; the old ids are unknown, not someone else’s', async () => {
-    const dataDir = join(root, 'data');
-    expect(await submitTwice(dataDir)).toEqual(['http-1', 'http-2']);
-    expect(await submitTwice(dataDir)).toEqual(['http-3', 'http-4']);
-  });
+  it.each([true, false])(
+    'a restart on the same data directory goes on numbering (durable %s); an old id is its own task or unknown, never someone else’s',
+    async (durable) => {
+      const dataDir = join(root, `data-${durable}`);
+      expect(await submitTwice(dataDir, durable)).toEqual(['http-1', 'http-2']);
+      expect(await submitTwice(dataDir, durable)).toEqual(['http-3', 'http-4']);
+    },
+  );
 
   it('after a crash (no clean shutdown) numbering goes on past every id the crashed run could have used', () => {
     const dir = join(root, 'crash');
@@ -80,7 +88,8 @@ describe('serve: task ids are never reused', () => {
     const dataDir = join(root, 'kernel-ids');
     const kernelTasks = async (): Promise<string[]> => {
       const s = await startTestServer(
-        { dataDir, residents: [{ id: 'helper', taskPrompt: 'remember the notes' }] },
+        // Without durability (--no-journal) the tree is made anew each start: the counter alone keeps ids apart.
+        { dataDir, durable: false, residents: [{ id: 'helper', taskPrompt: 'remember the notes' }] },
         new ScriptedProvider(),
       );
       try {

@@ -12,23 +12,38 @@
  * A journal serve appended to across restarts holds one run after another, each from its header: each
  * is replayed on a fresh kernel, as each start of the server ran on one, and checked against its own
  * trailer. The result is the last run's hash (the one the server printed last) and every run's checks.
+ * A durable server's run after a restart (its header's `restart` > 0, docs/spec.md §13.2) continues
+ * the kernel of the runs before it instead, as recovery did, and its hash continues their chain. A
+ * durable server's journal directory (`<dataDir>/journal/`) is read as its segment files in order.
  *
  * Nothing here throws for a bad journal: unusable input is `unusable` with its problems (exit 2), a
  * replay that diverged or a kernel that threw is a result with `ok: false` (exit 1).
  */
-import { InvariantMonitor, Kernel, MonitoredSink, type KernelConfigInput, type Violation } from '../../kernel/index.ts';
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
+import {
+  InvariantMonitor,
+  Kernel,
+  MonitoredSink,
+  type KernelConfigInput,
+  type TraceEvent,
+  type TraceSink,
+  type Violation,
+} from '../../kernel/index.ts';
 import { memoryPorts } from '../../memory/parsers.ts';
 import type { Problem } from '../scenario/index.ts';
-import { openOutputFile, TraceHasher } from '../../trace-file/index.ts';
+import { openOutputFile, TraceHasher, type HashChainLink } from '../../trace-file/index.ts';
 import {
   openJournal,
+  SEGMENT_NAME_EXAMPLE,
+  segmentFiles,
   type BodyLine,
   type JournalHeader,
   type JournalInput,
   type JournalMemory,
   type JournalTrailer,
+  ReplayStores,
 } from '../../journal/index.ts';
-import { ReplayStores } from './replay-stores.ts';
 
 export interface ReplayOptions {
   /** Also write the replayed trace (a header line, then the canonical lines) to this file. */
@@ -86,45 +101,93 @@ export type ReplayOutcome =
   | { readonly kind: 'unusable'; readonly problems: readonly Problem[] };
 
 export function replayJournal(path: string, version: string, opts: ReplayOptions = {}): ReplayOutcome {
-  const opened = openJournal(path, version);
-  if (!opened.ok) return { kind: 'unusable', problems: opened.problems };
-  const start = (header: JournalHeader, line: number): ReplaySession | Problem => {
+  const files = journalFiles(path);
+  if (!files.ok) return { kind: 'unusable', problems: [files.problem] };
+  const done: SessionResult[] = [];
+  let session: ReplaySession | null = null;
+  const start = (header: JournalHeader, line: number, file: string): Problem | null => {
+    const where = (field: string): string => {
+      const inFile = files.paths.length > 1 ? `${basename(file)} ` : '';
+      return `${inFile}${line === 1 ? `header.${field}` : `line ${line} header.${field}`}`;
+    };
+    const continued = (header.restart ?? 0) > 0;
+    if (continued && session === null)
+      return {
+        path: where('restart'),
+        message:
+          'this run continues a server run that the journal does not hold (a restart of a durable server); replay the whole journal directory',
+      };
     try {
-      return new ReplaySession(header, line, path, opts);
+      const previous = session;
+      if (previous !== null) {
+        done.push(previous.finish());
+        previous.close();
+      }
+      session = new ReplaySession(header, line, path, opts, continued ? previous : null, done.length > 0);
+      return null;
     } catch (err) {
-      const where = line === 1 ? 'header.kernel' : `line ${line} header.kernel`;
-      return { path: opts.tracePath === undefined ? where : '--trace', message: errorText(err) };
+      return { path: opts.tracePath === undefined ? where('kernel') : '--trace', message: errorText(err) };
     }
   };
-  let session = start(opened.header, 1);
-  if (!(session instanceof ReplaySession)) return { kind: 'unusable', problems: [session] };
-  const done: SessionResult[] = [];
   try {
-    for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
-      const item = next.value;
-      if (item.kind === 'problem') return { kind: 'unusable', problems: [item.problem] };
-      if (item.kind === 'cut') {
-        session.warn(
-          `line ${item.number} is cut short (${item.bytes} bytes, no newline): the server stopped while writing it; replayed the ${item.number - 1} complete lines before it`,
-        );
-        break;
-      }
-      if (item.kind === 'run') {
-        done.push(session.finish());
-        session.close();
-        const later = start(item.header, item.number);
-        if (!(later instanceof ReplaySession)) return { kind: 'unusable', problems: [later] };
-        session = later;
-        continue;
-      }
-      const problem = session.take(item.line, item.number);
+    for (const file of files.paths) {
+      const opened = openJournal(file, version);
+      if (!opened.ok) return { kind: 'unusable', problems: opened.problems.map((p) => inFile(p, file, files)) };
+      const problem = start(opened.header, 1, file);
       if (problem !== null) return { kind: 'unusable', problems: [problem] };
+      for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
+        const item = next.value;
+        const current = session as ReplaySession | null;
+        if (current === null) break;
+        if (item.kind === 'problem') return { kind: 'unusable', problems: [inFile(item.problem, file, files)] };
+        if (item.kind === 'cut') {
+          current.warn(
+            `${files.paths.length > 1 ? `${basename(file)} ` : ''}line ${item.number} is cut short (${item.bytes} bytes, no newline): the server stopped while writing it; replayed the ${item.number - 1} complete lines before it`,
+          );
+          break;
+        }
+        if (item.kind === 'run') {
+          const later = start(item.header, item.number, file);
+          if (later !== null) return { kind: 'unusable', problems: [later] };
+          continue;
+        }
+        const taken = current.take(item.line, item.number);
+        if (taken !== null) return { kind: 'unusable', problems: [inFile(taken, file, files)] };
+      }
     }
-    done.push(session.finish());
+    const last = session as ReplaySession | null;
+    if (last === null) return { kind: 'unusable', problems: [{ path: '', message: `${path} holds no journal` }] };
+    done.push(last.finish());
     return { kind: 'replayed', result: combine(done) };
   } finally {
-    session.close();
+    (session as ReplaySession | null)?.close();
   }
+}
+
+/** A journal file, or a durable server's journal directory as its segment files in order. */
+function journalFiles(
+  path: string,
+): { readonly ok: true; readonly paths: readonly string[] } | { readonly ok: false; readonly problem: Problem } {
+  let directory: boolean;
+  try {
+    directory = statSync(path).isDirectory();
+  } catch {
+    // The file's own reader says what is wrong with it.
+    return { ok: true, paths: [path] };
+  }
+  if (!directory) return { ok: true, paths: [path] };
+  const segments = segmentFiles(path);
+  if (segments.length === 0)
+    return {
+      ok: false,
+      problem: { path: '', message: `${path} holds no journal segments (${SEGMENT_NAME_EXAMPLE}, …)` },
+    };
+  return { ok: true, paths: segments };
+}
+
+function inFile(problem: Problem, file: string, files: { readonly paths: readonly string[] }): Problem {
+  if (files.paths.length < 2) return problem;
+  return { ...problem, path: `${basename(file)}${problem.path === '' ? '' : ` ${problem.path}`}` };
 }
 
 function combine(sessions: readonly SessionResult[]): ReplayResult {
@@ -150,39 +213,73 @@ function combine(sessions: readonly SessionResult[]): ReplayResult {
   };
 }
 
-class ReplaySession {
-  private readonly hasher: TraceHasher;
-  private readonly monitored: MonitoredSink;
-  private readonly memory = new ReplayStores();
-  private readonly kernel: Kernel;
-  private pending: { readonly input: JournalInput; readonly number: number } | null = null;
-  private memoryLines: JournalMemory[] = [];
-  private trailer: JournalTrailer | null = null;
-  private inputs = 0;
-  private fatal: string | null = null;
-  private readonly warnings: string[] = [];
+/**
+ * The kernel a replay drives, with its monitors and its journal-answered memory. A run that continues
+ * after a restart keeps it; only the hasher behind the monitors changes, run by run.
+ */
+class ReplayMachine {
+  readonly memory = new ReplayStores();
+  readonly sink: { target: TraceSink; emit(e: TraceEvent): void } = {
+    target: { emit: () => undefined },
+    emit(e: TraceEvent): void {
+      this.target.emit(e);
+    },
+  };
+  readonly monitored: MonitoredSink;
+  readonly kernel: Kernel;
+  fatal: string | null = null;
 
-  /** `line`: where the run's header is; a later run's trace goes after the earlier runs' in the file. */
-  constructor(
-    header: JournalHeader,
-    private readonly line: number,
-    path: string,
-    opts: ReplayOptions,
-  ) {
-    const traceHeader = { replayOf: path, homeagent: header.homeagent, startedAtMs: header.startedAtMs };
-    this.hasher = new TraceHasher(
-      opts.tracePath === undefined
-        ? {}
-        : line === 1
-          ? { path: opts.tracePath, header: traceHeader }
-          : { file: openOutputFile(opts.tracePath, 'append'), header: traceHeader },
-    );
-    this.monitored = new MonitoredSink(this.hasher, new InvariantMonitor({ builtinPlugins: header.builtinPlugins }));
+  constructor(header: JournalHeader) {
+    this.monitored = new MonitoredSink(this.sink, new InvariantMonitor({ builtinPlugins: header.builtinPlugins }));
     // The header's kernel configuration is the resolved one production ran with.
     this.kernel = new Kernel(header.kernel as KernelConfigInput, this.monitored, {
       memory: memoryPorts(this.memory.main),
       childMemory: this.memory.childMemory(),
     });
+  }
+}
+
+class ReplaySession {
+  private readonly hasher: TraceHasher;
+  private readonly machine: ReplayMachine;
+  private pending: { readonly input: JournalInput; readonly number: number } | null = null;
+  private memoryLines: JournalMemory[] = [];
+  private trailer: JournalTrailer | null = null;
+  private inputs = 0;
+  private readonly warnings: string[] = [];
+  /** Violations and memory calls of the machine before this run: a continued run reports its own. */
+  private readonly violationsBefore: number;
+  private readonly callsBefore: number;
+  private readonly divergencesBefore: number;
+  private link: HashChainLink | null = null;
+
+  /**
+   * `line`: where the run's header is. `previous`: the run this one continues after a restart (its
+   * kernel goes on, its hash chain too), or null for a fresh kernel. `appendTrace`: an earlier run's
+   * trace is already in the trace file.
+   */
+  constructor(
+    header: JournalHeader,
+    private readonly line: number,
+    path: string,
+    opts: ReplayOptions,
+    previous: ReplaySession | null,
+    appendTrace: boolean,
+  ) {
+    const traceHeader = { replayOf: path, homeagent: header.homeagent, startedAtMs: header.startedAtMs };
+    const chain = previous?.link === null || previous === null ? {} : { chainFrom: previous.link };
+    this.hasher = new TraceHasher(
+      opts.tracePath === undefined
+        ? chain
+        : !appendTrace
+          ? { path: opts.tracePath, header: traceHeader, ...chain }
+          : { file: openOutputFile(opts.tracePath, 'append'), header: traceHeader, ...chain },
+    );
+    this.machine = previous === null ? new ReplayMachine(header) : previous.machine;
+    this.machine.sink.target = this.hasher;
+    this.violationsBefore = this.machine.monitored.violations.length;
+    this.callsBefore = this.machine.memory.callCount;
+    this.divergencesBefore = this.machine.memory.divergenceList.length;
   }
 
   warn(message: string): void {
@@ -208,8 +305,8 @@ class ReplaySession {
         return null;
       case 'finish':
         this.flush();
-        if (this.fatal === null)
-          this.monitored.finish({ drained: line.drained, stoppedAgents: line.stoppedAgents }, line.nowMs);
+        if (this.machine.fatal === null)
+          this.machine.monitored.finish({ drained: line.drained, stoppedAgents: line.stoppedAgents }, line.nowMs);
         return null;
       case 'journal.trailer':
         this.flush();
@@ -220,28 +317,30 @@ class ReplaySession {
 
   finish(): SessionResult {
     this.flush();
-    this.memory.leftOver('the end of the run');
+    this.machine.memory.leftOver('the end of the run');
     const traceHash = this.hasher.digest();
     const events = this.hasher.events;
+    this.link = { traceHash, events };
     const trailer = this.trailer === null ? null : { traceHash: this.trailer.traceHash, events: this.trailer.events };
     const matches = trailer === null ? null : trailer.traceHash === traceHash && trailer.events === events;
     if (trailer === null)
       this.warnings.push('no trailer: the server did not shut down cleanly, so there is no final hash to compare with');
-    const divergences = this.memory.divergenceList;
+    const divergences = this.machine.memory.divergenceList.slice(this.divergencesBefore);
+    const fatal = this.machine.fatal;
     return {
       run: {
         line: this.line,
-        ok: matches !== false && divergences.length === 0 && this.fatal === null,
+        ok: matches !== false && divergences.length === 0 && fatal === null,
         traceHash,
         events,
         inputs: this.inputs,
         trailer,
         matches,
       },
-      memoryCalls: this.memory.callCount,
+      memoryCalls: this.machine.memory.callCount - this.callsBefore,
       divergences,
-      fatal: this.fatal,
-      violations: this.monitored.violations,
+      fatal,
+      violations: this.machine.monitored.violations.slice(this.violationsBefore),
       warnings: this.warnings,
     };
   }
@@ -257,15 +356,16 @@ class ReplaySession {
     this.pending = null;
     const calls = this.memoryLines;
     this.memoryLines = [];
-    if (this.fatal !== null) return;
-    this.memory.expect(calls, `line ${pending.number}`);
+    const machine = this.machine;
+    if (machine.fatal !== null) return;
+    machine.memory.expect(calls, `line ${pending.number}`);
     this.inputs += 1;
     try {
-      this.kernel.feed(pending.input.input, pending.input.nowMs);
-      this.kernel.takeCommands();
+      machine.kernel.feed(pending.input.input, pending.input.nowMs);
+      machine.kernel.takeCommands();
     } catch (err) {
       // A kernel assertion, reproduced: production stopped at the same input (its Runtime does).
-      this.fatal = `line ${pending.number} (${pending.input.input.type}): ${errorText(err)}`;
+      machine.fatal = `line ${pending.number} (${pending.input.input.type}): ${errorText(err)}`;
     }
   }
 }

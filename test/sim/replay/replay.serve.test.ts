@@ -20,7 +20,11 @@ let served: { traceHash: string; events: number };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'homeagent-journal-'));
   journal = join(dir, 'run.jsonl');
-  const s = await startTestServer({ token: SECRET, journal, tools: [SHOUT_TOOL] }, new ScriptedProvider());
+  const s = await startTestServer(
+    // A journal that ends with the stop of a server without durability (--no-journal).
+    { token: SECRET, durable: false, journal, tools: [SHOUT_TOOL] },
+    new ScriptedProvider(),
+  );
   const auth = { authorization: `Bearer ${SECRET}` };
   expect(await (await postJson(`${s.url}/v1/inputs`, { text: 'remember alice' }, auth)).json()).toMatchObject({
     terminal: 'done',

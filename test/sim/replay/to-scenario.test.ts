@@ -27,7 +27,7 @@ const production = new Map<string, [string, string | null]>();
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'homeagent-to-scenario-'));
   journal = join(dir, 'run.jsonl');
-  const s = await startTestServer({ journal, tools: [SHOUT_TOOL] }, new ScriptedProvider());
+  const s = await startTestServer({ durable: false, journal, tools: [SHOUT_TOOL] }, new ScriptedProvider());
   await (await postJson(`${s.url}/v1/inputs`, { text: 'remember alice' })).json();
   await (await postJson(`${s.url}/v1/inputs`, { text: 'shout it' })).json();
   // A slow stream, preempted by an L3 after two of its chunks: cancelled, resumed, re-sent.
@@ -142,7 +142,7 @@ describe('sim replay --to-scenario', () => {
 
   it('keeps dedup: false of HTTP inputs: the same words twice run twice in the simulator too', async () => {
     const yes = join(dir, 'yes.jsonl');
-    const s = await startTestServer({ journal: yes }, new ScriptedProvider());
+    const s = await startTestServer({ durable: false, journal: yes }, new ScriptedProvider());
     for (let i = 0; i < 2; i += 1) await (await postJson(`${s.url}/v1/inputs`, { text: 'yes' })).json();
     // Milliseconds apart from the last answer: the scenario's stop then comes after it, as it did.
     await sleep(50);

@@ -5,8 +5,8 @@
  * after an input are handed out by store name, making stores on demand; the kernel's child memory
  * factory then takes the child's store when it creates the child.
  */
-import type { ChildMemory, ChildMemoryFactory } from '../../kernel/index.ts';
-import { childStore, MAIN_STORE, type JournalMemory } from '../../journal/index.ts';
+import type { ChildMemory, ChildMemoryFactory } from '../kernel/index.ts';
+import { childStore, MAIN_STORE, type JournalMemory } from './format.ts';
 import { ReplayMemory } from './replay-memory.ts';
 
 export class ReplayStores {

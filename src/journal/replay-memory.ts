@@ -15,8 +15,8 @@ import {
   type GraphMemory,
   type Recall,
   type Triple,
-} from '../../kernel/index.ts';
-import type { JournalMemory, MemoryCall } from '../../journal/index.ts';
+} from '../kernel/index.ts';
+import type { JournalMemory, MemoryCall } from './format.ts';
 
 export class ReplayMemory implements GraphMemory {
   private expected: JournalMemory[] = [];
