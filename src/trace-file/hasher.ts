@@ -7,6 +7,10 @@
  * header line (seed, scenario name, …) is written to the trace file only and is NOT hashed, so a golden
  * hash does not change when a scenario is renamed or run with another command line, and two runs can
  * be compared whatever their headers say.
+ *
+ * Across a restart of a durable server the hash is a chain (docs/spec.md §13.2): the run after the k-th
+ * restart hashes the previous run's hash as lower-case hex and "\n" before its own lines, and its
+ * event count goes on from the previous one (`chainFrom`). A run with no restart hashes as before.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
@@ -30,6 +34,14 @@ export interface TraceHasherOptions {
    * and the count go on without it. Without this, the write's error is thrown to the sink's caller.
    */
   readonly onFileError?: (error: unknown) => void;
+  /** The hash and event count of the run before a restart, which this run's hash continues. */
+  readonly chainFrom?: HashChainLink;
+}
+
+/** Where a run's hash chain stands: its hash (hex) and the events counted since the beginning. */
+export interface HashChainLink {
+  readonly traceHash: string;
+  readonly events: number;
 }
 
 /**
@@ -47,6 +59,10 @@ export class TraceHasher implements TraceSink {
 
   constructor(opts: TraceHasherOptions = {}) {
     this.kept = opts.keepLines === true ? [] : null;
+    if (opts.chainFrom !== undefined) {
+      this.pendingHash = `${opts.chainFrom.traceHash}\n`;
+      this.count = opts.chainFrom.events;
+    }
     this.onFileError = opts.onFileError ?? null;
     const file = opts.file ?? (opts.path === undefined ? undefined : openOutputFile(opts.path, 'create'));
     this.file = file === undefined ? null : new TraceFileWriter(file, opts.header);

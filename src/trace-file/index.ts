@@ -8,7 +8,7 @@
  *  - human-line.ts      the dense one-line-per-event form of logs, reports and the view.
  */
 export { canonicalLine, strictCanonicalLine } from './canonical-line.ts';
-export { TraceHasher, type TraceHasherOptions } from './hasher.ts';
+export { TraceHasher, type HashChainLink, type TraceHasherOptions } from './hasher.ts';
 export { formatTraceLine } from './human-line.ts';
 export { cutTornTail, openOutputFile, type OpenMode, type OutputFile } from './output-file.ts';
 export type { TraceHeader } from './writer.ts';
