@@ -80,6 +80,8 @@ const reached = {
   consolidations: 0,
   kernelConsolidations: 0,
   malformedConsolidations: 0,
+  crashes: 0,
+  lostSubmissions: 0,
   r3Suspensions: 0,
   r3Cancelled: 0,
   r3WithInterrupts: 0,
@@ -96,6 +98,8 @@ function tally(scenario: Scenario, report: Report): void {
     reached.malformedConsolidations += c.consolidationsMalformed;
   }
   reached.overflowDrops += report.drops.length;
+  reached.crashes += report.crashes?.length ?? 0;
+  reached.lostSubmissions += report.lost?.length ?? 0;
   reached.stops += report.stops.length;
   if (report.maxStackDepth >= 2) reached.maxDepth2 += 1;
   if (report.maxStackDepth >= 3) reached.maxDepth3 += 1;
@@ -281,6 +285,8 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
       consolidations: 120,
       kernelConsolidations: 80,
       malformedConsolidations: 90,
+      crashes: 60,
+      lostSubmissions: 60,
       r3Suspensions: 600,
       r3Cancelled: 600,
       r3WithInterrupts: 1200,

@@ -299,7 +299,10 @@ export function buildScenario(drawn: RawScenario): ScenarioJson {
     channels.push(def);
   }
 
-  const events: EventJson[] = raw.events.map((e): EventJson => {
+  // A crash can lose a channel event (an input like any other) or refuse it while down, which the
+  // registry model of scenario-checks.ts does not follow: a scenario that crashes has none.
+  const channelEvents = raw.crash === null ? raw.events : [];
+  const events: EventJson[] = channelEvents.map((e): EventJson => {
     const name = CHANNEL_NAMES[e.name] ?? UNREGISTERED_CHANNEL;
     if (e.kind === 'unregister') return { at: e.at, unregisterChannel: name };
     const registerChannel: { name: string; plugin?: string; owner?: string } = { name };
@@ -307,6 +310,7 @@ export function buildScenario(drawn: RawScenario): ScenarioJson {
     put(registerChannel, 'owner', OWNERS[e.owner] ?? null);
     return { at: e.at, registerChannel };
   });
+  if (raw.crash !== null) events.push({ at: raw.crash.at, crash: { restartAfterMs: raw.crash.restartAfterMs } });
 
   // Kernel tasks are numbered root:1, root:2, … across panics, overflows and consolidations alike, so
   // the answers are given by number, whatever kind of kernel task each turns out to be.
@@ -329,6 +333,10 @@ export function buildScenario(drawn: RawScenario): ScenarioJson {
   if (channels.length > 0) scenario.channels = channels;
   if (outputs.length > 0) scenario.outputs = outputs;
   if (events.length > 0) scenario.events = events;
+  if (raw.crash !== null) {
+    const { sync, batchMs, snapshotEvery } = raw.crash;
+    scenario.journal = { sync, batchMs, snapshotEvery };
+  }
   if (Object.keys(kernelReplies).length > 0) scenario.kernelReplies = kernelReplies;
   if (Object.keys(faults).length > 0) scenario.faults = faults;
   return scenario;

@@ -53,8 +53,15 @@ export function terminalProblems(scenario: Scenario, report: Report): string[] {
     problems.push(`${report.violations.length} violation(s):\n${formatViolations(report)}`);
   const fired = new Map(report.triggers.map((t) => [t.input, t.fired]));
   const inputs = new Map(scenario.inputs.map((i) => [i.id, i]));
+  // A submission a crash lost was never acknowledged: listed as never submitted, owed no terminal.
+  const lost = new Set((report.lost ?? []).map((l) => l.id));
   for (const input of scenario.inputs) {
     const task = Object.hasOwn(report.tasks, input.id) ? report.tasks[input.id] : undefined;
+    if (lost.has(input.id)) {
+      if (task !== undefined && (task.terminalCount !== 0 || task.submittedAt !== null))
+        problems.push(`${input.id}: lost in a crash, yet listed as submitted or ended`);
+      continue;
+    }
     const triggered = input.timing.kind !== 'at';
     const didFire = !triggered || fired.get(input.id) === true;
     if (input.stop && input.text === null) {
@@ -83,7 +90,7 @@ export function terminalProblems(scenario: Scenario, report: Report): string[] {
   }
   for (const [id, task] of Object.entries(report.tasks)) {
     if (task.terminalCount > 1) problems.push(`${id}: ${task.terminalCount} terminal events`);
-    if (task.terminal === null && !(inputs.has(id) && fired.get(id) === false)) {
+    if (task.terminal === null && !lost.has(id) && !(inputs.has(id) && fired.get(id) === false)) {
       problems.push(`${id}: terminal null, but it is not an input whose trigger did not fire`);
     }
   }
@@ -245,7 +252,10 @@ export function replyProblems(scenario: Scenario, report: Report): string[] {
       case 'done':
         if (isConsolidation(t)) {
           // docs/spec.md §3.7: "consolidated: A added, S skipped" (a note in parentheses may follow).
-          if (t.reply === null || !CONSOLIDATED.test(t.reply))
+          // A restart cancels and re-sends its call like a preemption (§13.2), which costs a turn (§3.2):
+          // with maxToolTurns 1 it then ends on the turn limit, as any task would.
+          const restarted = report.crashes !== undefined && t.modelCallsCancelled > 0 && t.reply === maxTurns;
+          if (!restarted && (t.reply === null || !CONSOLIDATED.test(t.reply)))
             problems.push(`§3.7: consolidation ${id} ended done with ${JSON.stringify(t.reply)}`);
         } else if (t.reply === null || !texts.has(t.reply)) {
           problems.push(

@@ -324,6 +324,16 @@ export const rawScenarioArb: fc.Arbitrary<RawScenario> = fc.record({
   outputs: rawOutputsArb,
   channels: fc.array(rawChannelDefArb, { maxLength: 3 }),
   events: fc.array(rawEventArb, { maxLength: 4 }),
+  crash: sometimes(
+    fc.record({
+      at: eventAtArb.map((at) => at + 1),
+      restartAfterMs: fc.integer({ min: 1, max: 2000 }),
+      sync: fc.constantFrom('batch' as const, 'every' as const, 'off' as const),
+      batchMs: fc.integer({ min: 1, max: 50 }),
+      snapshotEvery: fc.integer({ min: 10, max: 200 }),
+    }),
+    5,
+  ),
   consolidation: fc.record({
     everyTurns: sometimes(fc.integer({ min: 1, max: 3 }), 2),
     kernelReplies: sometimes(

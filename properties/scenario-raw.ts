@@ -137,6 +137,15 @@ export interface RawScenario {
   /** Inputchs registered at t = 0 (deduplicated by name). */
   readonly channels: readonly RawChannelDef[];
   readonly events: readonly RawEvent[];
+  /** A crash of the simulated process (docs/spec.md §12.2 `events[].crash`) and the journal it recovers from, or null. */
+  readonly crash: {
+    readonly at: number;
+    readonly restartAfterMs: number;
+    readonly sync: 'batch' | 'every' | 'off';
+    readonly batchMs: number;
+    /** Snapshot every this many trace events: small, so recoveries start from a snapshot taken mid-run too. */
+    readonly snapshotEvery: number;
+  } | null;
   readonly consolidation: {
     readonly everyTurns: number | null;
     /** Answers for the kernel tasks root:1, root:2, … (indexes into CONSOLIDATION_ANSWERS), or null. */

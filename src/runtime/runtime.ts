@@ -10,6 +10,11 @@
  * - Cancellation is final when the kernel says so: the Runtime aborts the controller and keeps
  *   reading whatever a provider still sends, delivering it so the kernel can discard and count it.
  *   Failures are classified by `signal.aborted`, since SDKs wrap abort errors in their own classes.
+ * - `abandon` is the process going away without a stop (a crash, docs/spec.md §13.2): every call in
+ *   flight is aborted and forgotten and every timer cleared, and what the ports still send for them is
+ *   dropped, not delivered: the kernel that asked for them is gone. Each call belongs to the life it
+ *   was started in (`life`), so a call id that a recovered kernel issues again is never confused with
+ *   the abandoned call of the same id.
  */
 import type { Clock, TimerId } from '../clock/index.ts';
 import {
@@ -82,6 +87,10 @@ export interface RuntimeActivity {
  * builds a DOMException (with a stack) per call, which showed up in simulator profiles.
  */
 const CANCELLED: Error = Object.freeze(Object.assign(new Error('cancelled by the kernel'), { name: 'AbortError' }));
+/** The abort reason of the calls `abandon` drops: nothing is told of them any more. */
+const ABANDONED: Error = Object.freeze(
+  Object.assign(new Error('abandoned: the process went away'), { name: 'AbortError' }),
+);
 
 /** What waits in the inbox: facts from the ports, and a stop requested from inside a reaction. */
 type InboxItem = Fact | { readonly type: 'stop' };
@@ -97,6 +106,8 @@ export class Runtime {
   private streamsClosed = 0;
   private fatalError: unknown = null;
   private halted = false;
+  /** Counts `abandon` calls: a call started in an earlier life delivers nothing. */
+  private life = 0;
 
   constructor(
     private readonly kernel: KernelDoor,
@@ -162,6 +173,25 @@ export class Runtime {
     this.drain();
   }
 
+  /**
+   * The process goes away without a stop (docs/spec.md §13.2): every call in flight is aborted, every
+   * timer cleared, and nothing they still send reaches the kernel. The Runtime can be fed again
+   * afterwards (a recovered kernel behind its door), and then starts from no call and no timer.
+   */
+  abandon(): void {
+    assert(!this.processing, 'RUNTIME: abandon from inside a kernel reaction');
+    this.life += 1;
+    this.inbox.length = 0;
+    const calls = [...this.streams.values(), ...this.toolCalls.values()];
+    // An abandoned stream is closed as far as this Runtime is concerned: nothing of it is read any more.
+    this.streamsClosed += this.streams.size;
+    this.streams.clear();
+    this.toolCalls.clear();
+    for (const handle of this.timers.values()) this.ports.clock.clearTimer(handle);
+    this.timers.clear();
+    for (const controller of calls) controller.abort(ABANDONED);
+  }
+
   stop(): void {
     this.inbox.push(STOP);
     this.drain();
@@ -173,11 +203,8 @@ export class Runtime {
    * go, and nothing more reaches the kernel: facts still arriving are dropped, not journaled.
    */
   halt(): void {
+    this.abandon();
     this.halted = true;
-    this.inbox.length = 0;
-    for (const controller of this.streams.values()) controller.abort(CANCELLED);
-    for (const controller of this.toolCalls.values()) controller.abort(CANCELLED);
-    for (const id of [...this.timers.keys()]) this.clearTimer(id);
   }
 
   activity(): RuntimeActivity {
@@ -267,15 +294,21 @@ export class Runtime {
     try {
       iterator = this.ports.provider.stream(request, controller.signal)[Symbol.asyncIterator]();
     } catch (err) {
-      this.endStream(callId);
+      this.endStream(callId, controller);
       this.inbox.push(streamFailure(callId, err));
       return;
     }
-    void this.consume(callId, iterator, controller.signal);
+    void this.consume(callId, iterator, controller, this.life);
   }
 
   /** Reads the stream to its end; the first `next()` runs synchronously, inside `exec`. */
-  private async consume(callId: string, iterator: AsyncIterator<ModelChunk>, signal: AbortSignal): Promise<void> {
+  private async consume(
+    callId: string,
+    iterator: AsyncIterator<ModelChunk>,
+    controller: AbortController,
+    life: number,
+  ): Promise<void> {
+    const signal = controller.signal;
     let usage: Usage | null = null;
     let final: Fact;
     try {
@@ -284,7 +317,7 @@ export class Runtime {
         if (step.done === true) break;
         const chunk = step.value;
         if (chunk.type === 'done') usage = chunk.usage;
-        else this.deliver({ type: 'model.chunk', callId, chunk });
+        else this.deliverFrom(life, { type: 'model.chunk', callId, chunk });
       }
       final =
         usage !== null
@@ -295,12 +328,20 @@ export class Runtime {
         ? { type: 'model.failed', callId, failure: 'error', error: 'cancelled' }
         : streamFailure(callId, err);
     }
-    this.endStream(callId);
-    this.deliver(final);
+    this.endStream(callId, controller);
+    this.deliverFrom(life, final);
   }
 
-  private endStream(callId: string): void {
-    if (this.streams.delete(callId)) this.streamsClosed += 1;
+  /** A fact of a call started in life `life`: dropped when the Runtime has abandoned that life since. */
+  private deliverFrom(life: number, fact: Fact): void {
+    if (life === this.life) this.deliver(fact);
+  }
+
+  /** Forgets the stream, unless it was abandoned (its id may since belong to a call of a recovered kernel). */
+  private endStream(callId: string, controller: AbortController): void {
+    if (this.streams.get(callId) !== controller) return;
+    this.streams.delete(callId);
+    this.streamsClosed += 1;
   }
 
   private startTool(command: Extract<Command, { type: 'tool.run' }>): void {
@@ -316,9 +357,10 @@ export class Runtime {
     } catch (err) {
       pending = Promise.resolve({ type: 'tool.failed', callId: command.callId, error: errorText(err) });
     }
+    const life = this.life;
     void pending.then((fact) => {
-      this.toolCalls.delete(command.callId);
-      this.deliver(fact);
+      if (this.toolCalls.get(command.callId) === controller) this.toolCalls.delete(command.callId);
+      this.deliverFrom(life, fact);
     });
   }
 

@@ -18,6 +18,7 @@
 import type { TraceEvent, Violation } from '../kernel/index.ts';
 import { Drain } from './drain.ts';
 import { LivenessWatch } from './liveness.ts';
+import { durableViolations } from './crash/durable.ts';
 import type { RunRecord } from './report/index.ts';
 import { SimWorld, type SimOptions } from './world.ts';
 import type { Scenario } from './scenario/index.ts';
@@ -54,6 +55,7 @@ class SimulationRun {
     const drain = new Drain();
     try {
       agenda.setUpAtZero();
+      this.world.process?.started();
       await drain.run(this.opts.checkDrain === true, () => this.progress());
       for (;;) {
         if (runtime.fatal() !== null || this.unhandled !== null) break;
@@ -138,11 +140,12 @@ class SimulationRun {
    * when it was cut.
    */
   private async endAtLimit(limit: string, drain: Drain, invariant: 'LIMIT' | 'LIVENESS' = 'LIMIT'): Promise<void> {
-    const { clock, kernel, runtime, events } = this.world;
+    const { clock, kernel, runtime, events, process } = this.world;
     this.limited = true;
     const t = clock.now();
     const cutSeq = events[events.length - 1]?.seq ?? 0;
-    if (!kernel.isStopped()) {
+    // A process that is down has nothing running to stop.
+    if (!kernel.isStopped() && process?.isDown !== true) {
       runtime.stop();
       await drain.run(false, () => this.progress());
     }
@@ -196,10 +199,16 @@ class SimulationRun {
     if (fatal === null && stores.length > 0)
       add('CHILD', `temp memory of ${stores.join(', ')} still exists after the run: temp memory goes with its child`);
     monitor.finish({ drained: fatal === null && this.unhandled === null, stoppedAgents: [] }, t);
+    const process = this.world.process;
+    if (process !== null) {
+      this.extraViolations.push(...this.world.lostViolations);
+      const drained = fatal === null && this.unhandled === null && !this.limited;
+      this.extraViolations.push(...durableViolations(events, process.crashes, drained));
+    }
   }
 
   private record(wallMs: number): RunRecord {
-    const { scenario, seed, events, kernel, hasher, monitor, triggers, agenda, swarm } = this.world;
+    const { scenario, seed, events, kernel, hasher, monitor, triggers, agenda, swarm, process } = this.world;
     return {
       scenario: scenario.name,
       seed,
@@ -216,12 +225,16 @@ class SimulationRun {
       unfiredTriggers: triggers.unfired(),
       swarm: swarm === null ? null : { sites: [...swarm.active] },
       responseBound: monitor.responseBound(),
+      crash:
+        process === null || process.crashes.length === 0
+          ? null
+          : { crashes: [...process.crashes], lost: [...process.lost] },
     };
   }
 
   /** The report's `config`: the effective settings of the run, after defaults (the tools are listed once, under `tools`). */
   private effectiveConfig(): unknown {
-    const { scenario, seed, config } = this.world;
+    const { scenario, seed, config, process } = this.world;
     const { tools: _tools, ...kernel } = config;
     return {
       seed,
@@ -232,6 +245,7 @@ class SimulationRun {
       faults: scenario.faults,
       generate: scenario.generate ?? null,
       stopAt: scenario.stopAt ?? null,
+      ...(process === null ? {} : { journal: scenario.journal }),
       shuffleTies: this.opts.shuffleTies === true,
     };
   }

@@ -12,7 +12,7 @@
  * `--swarm` no Swarm exists and no swarm stream is ever drawn from, so every run without it, and its
  * golden trace hash, stays exactly what it was.
  */
-import { Rng } from './rng.ts';
+import { Rng, type Range } from './rng.ts';
 
 /** The fault sites, each with what firing it does. */
 export const FAULT_SITES = [
@@ -49,6 +49,13 @@ export const FAULT_SITES = [
    * without residents gives this site no chance.
    */
   'child-context-flood',
+  /**
+   * At an input's instant, the simulated process is set to crash a drawn CRASH_DELAY_MS later and to
+   * restart a drawn CRASH_RESTART_AFTER_MS after that, recovering from its journal (docs/spec.md §13.2,
+   * crash/process.ts); at most CRASHES_MAX times a run. Last in this list, so that its coin leaves the
+   * active sets of the sites before it as they were.
+   */
+  'crash',
 ] as const;
 
 export type FaultSite = (typeof FAULT_SITES)[number];
@@ -68,12 +75,20 @@ export const FLOOD_SIZE = 20;
 /** Inputs one child context flood adds, and the code points of each (about 2 000 tokens apiece). */
 export const CHILD_FLOOD_SIZE = 5;
 export const CHILD_FLOOD_TEXT_POINTS = 1_000;
+/**
+ * A swarm crash falls within the work the input just started (a model call lasts 60 ms by default) and
+ * the process stays down long enough for inputs and timers to fall due meanwhile.
+ */
+export const CRASH_DELAY_MS: Range = [1, 200];
+export const CRASH_RESTART_AFTER_MS: Range = [1, 2_000];
+export const CRASHES_MAX = 2;
 
 export class Swarm {
   private healed = false;
 
   private constructor(
-    private readonly seed: number,
+    /** The run's seed: a site's own plans draw from streams derived from it. */
+    readonly seed: number,
     readonly active: readonly FaultSite[],
   ) {}
 

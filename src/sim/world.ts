@@ -12,6 +12,14 @@
  * file) and the trigger engine, and then add their own violations as trace events: the monitors sit
  * in front, so their violations are traced and hashed too.
  *
+ * A run that can crash (a scenario with `events[].crash`, or the `crash` swarm site) also has a
+ * simulated process (crash/process.ts): the journal tap at the kernel's door, memory ports that can
+ * answer a recovery's replay as recorded (crash/memory.ts), and a chained trace hash (crash/
+ * trace-chain.ts). A crash cuts the run's trace back to its durable history; the monitors are then made
+ * anew and shown that history again (muted: it is already recorded), so they stand where they stood at
+ * its end, and whatever they had found in the lost events is kept aside for the report. A run that
+ * cannot crash is wired exactly as before, and hashes as before.
+ *
  * `close()` releases what the world holds outside the process: the trace file, the SQLite store and
  * its temporary directory.
  */
@@ -27,8 +35,10 @@ import {
   resolveKernelConfig,
   type KernelConfig,
   type KernelInput,
+  type KernelPorts,
   type TraceEvent,
   type TraceSink,
+  type Violation,
 } from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/parsers.ts';
@@ -47,6 +57,9 @@ import { TraceHasher } from '../trace-file/index.ts';
 import { Swarm } from './swarm.ts';
 import { insideTripwire } from './tripwire.ts';
 import { SimKernelDoor, type SnapshotCut } from './kernel-door.ts';
+import { CrashMemory } from './crash/memory.ts';
+import { SimProcess } from './crash/process.ts';
+import { TraceChain } from './crash/trace-chain.ts';
 
 export interface SimOptions {
   /** Overrides the scenario's seed. */
@@ -85,10 +98,17 @@ export class SimWorld {
   readonly config: KernelConfig;
   /** Every trace event of the run, in order. */
   readonly events: TraceEvent[] = [];
-  readonly hasher: TraceHasher;
+  /** The run's trace hash (and trace file): a chain across restarts in a run that can crash. */
+  readonly hasher: TraceHasher | TraceChain;
   /** The invariant monitors and the RESPONSE monitor (response/), in front of the recorder. */
-  readonly monitor: SimMonitors;
+  private monitors: SimMonitors;
   readonly triggers: TriggerEngine;
+  /** The simulated process of a run that can crash, else null. */
+  readonly process: SimProcess | null;
+  /** Violations the monitors found in events a crash then cut from the trace. */
+  readonly lostViolations: Violation[] = [];
+  /** While true the recorder records nothing: the monitors are being shown events already recorded. */
+  private muted = false;
   /** The kernel behind the Runtime's door: the one built here, or its restored snapshot after a cut. */
   private readonly door: SimKernelDoor;
   readonly provider: FakeProvider;
@@ -108,11 +128,10 @@ export class SimWorld {
     const ties = opts.shuffleTies === true ? Rng.derive(this.seed, 'ties') : null;
     this.clock = new VirtualClock(ties === null ? {} : { tieShuffle: () => ties.next() });
     this.config = scenarioKernelConfig(scenario);
-    this.hasher = new TraceHasher(
-      opts.tracePath === undefined
-        ? {}
-        : { path: opts.tracePath, header: { scenario: scenario.name, seed: this.seed, reportVersion: 1 } },
-    );
+    const crashes = canCrash(scenario, this.swarm);
+    const header = { scenario: scenario.name, seed: this.seed, reportVersion: 1 };
+    const file = opts.tracePath === undefined ? null : { path: opts.tracePath, header };
+    this.hasher = crashes ? new TraceChain(file) : new TraceHasher(file ?? {});
     // The agenda is built last (it needs the Runtime); the triggers reach it only once the run starts.
     this.triggers = new TriggerEngine(
       scenario.inputs,
@@ -122,16 +141,24 @@ export class SimWorld {
     );
     const record: TraceSink = {
       emit: (e) => {
+        if (this.muted) return;
         this.events.push(e);
         this.hasher.emit(e);
         this.triggers.observe(e);
       },
     };
-    this.monitor = new SimMonitors(
-      record,
-      new InvariantMonitor({ builtinPlugins: scenario.builtinPlugins }),
-      ResponseMonitor.forRun(scenario, this.config, this.swarm === null ? null : this.swarm.active),
-    );
+    const newMonitors = (): SimMonitors =>
+      new SimMonitors(
+        record,
+        new InvariantMonitor({ builtinPlugins: scenario.builtinPlugins }),
+        ResponseMonitor.forRun(scenario, this.config, this.swarm === null ? null : this.swarm.active),
+      );
+    this.monitors = newMonitors();
+    // The kernel traces into this front, which stays while a crash replaces the monitors behind it.
+    const front: TraceSink = {
+      emit: (e) => this.monitors.emit(e),
+      attach: (stamp) => this.monitors.attach(stamp),
+    };
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
     this.mainMemory = new LazyGraphStore(() => this.mainPath(), { synchronous: 'normal' });
     // Each resident's temp store lives beside main, under residents/<id>/, and goes with its child; a
@@ -150,12 +177,49 @@ export class SimWorld {
         return store;
       },
     };
-    const ports = { memory: memoryPorts(this.mainMemory), childMemory };
+    let ports: KernelPorts = { memory: memoryPorts(this.mainMemory), childMemory };
+    let process: SimProcess | null = null;
+    if (crashes) {
+      const stores = {
+        create: (child: string) => childMemory.create(child),
+        reopen: (child: string) => (childMemory.reopen as (child: string) => ChildMemory)(child),
+      };
+      const memory = new CrashMemory(this.mainMemory, stores, (call) => process?.recordMemory(call));
+      ports = { memory: memoryPorts(memory.main), childMemory: memory.children };
+      const world = this;
+      const kernelPorts = ports;
+      process = new SimProcess(scenario.journal, {
+        events: this.events,
+        get runtime() {
+          return world.runtime;
+        },
+        get door() {
+          return world.door;
+        },
+        memory,
+        ports: kernelPorts,
+        sink: front,
+        cutTrace: (kept, crashAtMs) => {
+          this.cutTrace(kept, crashAtMs, newMonitors);
+        },
+        dropStrayStores: (kernel) => {
+          const alive = new Set(kernel.dump().agents.map((a) => a.id));
+          for (const [child, store] of childStores) {
+            if (alive.has(child)) continue;
+            store.discard();
+            childStores.delete(child);
+          }
+        },
+      });
+    }
+    this.process = process;
+    const kernelPorts = ports;
     this.door = new SimKernelDoor(
-      new Kernel(this.config, this.monitor, ports),
+      new Kernel(this.config, front, ports),
       opts.snapshotCut ?? null,
       () => this.events.length,
-      (snapshot) => Kernel.restore(snapshot, this.monitor, ports),
+      (snapshot) => Kernel.restore(snapshot, front, kernelPorts),
+      process,
     );
     const repliesById = new Map<string, readonly FakeReply[]>();
     for (const input of scenario.inputs) repliesById.set(input.id, input.replies.map(fakeReply));
@@ -193,7 +257,41 @@ export class SimWorld {
       runtime: this.runtime,
       triggers: this.triggers,
       swarm: this.swarm,
+      process,
     });
+  }
+
+  /** The monitors the kernel traces into now. */
+  get monitor(): SimMonitors {
+    return this.monitors;
+  }
+
+  /**
+   * A crash cut the run's trace back to its first `kept` events: fresh monitors are shown them (muted:
+   * they are recorded already) and take over; what the old ones found in the cut events is kept aside.
+   */
+  private cutTrace(kept: number, crashAtMs: number, newMonitors: () => SimMonitors): void {
+    const old = this.monitors;
+    this.events.length = kept;
+    const fresh = newMonitors();
+    this.muted = true;
+    try {
+      for (const event of this.events) fresh.emit(event);
+    } finally {
+      this.muted = false;
+    }
+    const known = new Set(fresh.violations.map(violationKey));
+    for (const v of old.violations) {
+      if (known.has(violationKey(v))) continue;
+      // Its event is gone from the trace (seq 0 points at none); the report still lists it.
+      this.lostViolations.push({
+        ...v,
+        seq: 0,
+        message: `in events lost with the crash at t=${crashAtMs}ms: ${v.message}`,
+      });
+    }
+    this.monitors = fresh;
+    if (this.hasher instanceof TraceChain) this.hasher.restart(this.events);
   }
 
   /** The kernel the run drives now (after a snapshot cut, the restored one). */
@@ -219,12 +317,22 @@ export class SimWorld {
    */
   close(): void {
     try {
-      this.hasher.close();
+      if (this.hasher instanceof TraceChain) this.hasher.close(this.events);
+      else this.hasher.close();
     } finally {
       this.mainMemory.close();
       if (this.memoryDir !== null) rmSync(this.memoryDir, { recursive: true, force: true });
     }
   }
+}
+
+/** A run can crash when its scenario has a `crash` event or its swarm the `crash` site. */
+export function canCrash(s: Scenario, swarm: Swarm | null): boolean {
+  return s.events.some((e) => e.crash !== undefined) || (swarm?.active.includes('crash') ?? false);
+}
+
+function violationKey(v: Violation): string {
+  return `${v.invariant}\u0000${v.seq}\u0000${v.agent}\u0000${v.task ?? ''}\u0000${v.message}`;
 }
 
 function toolDefsOf(s: Scenario): Record<string, FakeToolDef> {

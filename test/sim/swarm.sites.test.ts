@@ -104,6 +104,8 @@ const EVIDENCE: Record<FaultSite, (r: Run) => boolean> = {
   'user-stop': (r) =>
     of(r.events, 'stop').some((e) => e.task.startsWith('sw_stop_')) &&
     Object.values(r.report.tasks).some((t) => t.terminal === 'cancelled' && t.reason === 'user_stop'),
+  // The process died and restarted from its journal.
+  crash: (r) => (r.report.crashes ?? []).length > 0,
 };
 
 /** Sites whose evidence another site may leave too. */

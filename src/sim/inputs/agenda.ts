@@ -17,10 +17,17 @@
  * The agenda also remembers which inputs were handed to the kernel, for the report's never-submitted
  * tasks.
  *
+ * In a run that can crash (crash/process.ts) a `crash` event kills the simulated process after the
+ * event's other actions, and its restart comes first at its instant, before any event or input. While
+ * the process is down every event due is dropped, every input due is refused and reported `lost`, and a
+ * `stopAt` that falls then waits for the restart.
+ *
  * Under `--swarm`, each input the agenda submits is a chance for the sites queue-flood (FLOOD_SIZE
  * queued inputs at once), interrupt-burst (one interrupt of each level at once) and user-stop (the
  * stop button, with a text), submitted right
- * after it in the same instant. Their ids contain '_', which scenario ids cannot, so they never collide;
+ * after it in the same instant, and for the site crash: the process dies a drawn while later
+ * (CRASH_DELAY_MS) and restarts a drawn while after that (CRASH_RESTART_AFTER_MS), at most CRASHES_MAX
+ * times a run and never while a crash is already coming. Their ids contain '_', which scenario ids cannot, so they never collide;
  * each has a text of its own, so the kernel's duplicate check (same source and text) does not skip
  * them and they reach the queue and the interrupt levels.
  */
@@ -37,7 +44,17 @@ import {
 import type { Runtime } from '../../runtime/runtime.ts';
 import type { InputMeta } from '../report/index.ts';
 import type { Scenario, ScenarioEvent, ScenarioInput } from '../scenario/index.ts';
-import { CHILD_FLOOD_SIZE, CHILD_FLOOD_TEXT_POINTS, FLOOD_SIZE, type Swarm } from '../swarm.ts';
+import type { SimProcess } from '../crash/process.ts';
+import { Rng } from '../rng.ts';
+import {
+  CHILD_FLOOD_SIZE,
+  CHILD_FLOOD_TEXT_POINTS,
+  CRASH_DELAY_MS,
+  CRASH_RESTART_AFTER_MS,
+  CRASHES_MAX,
+  FLOOD_SIZE,
+  type Swarm,
+} from '../swarm.ts';
 import { Generator, type GeneratedInput } from './generator.ts';
 import type { TriggerEngine } from './triggers.ts';
 
@@ -49,6 +66,8 @@ export interface AgendaPorts {
   readonly triggers: TriggerEngine;
   /** The run's fault swarm (`--swarm`), else null. */
   readonly swarm: Swarm | null;
+  /** The simulated process of a run that can crash, else null. */
+  readonly process: SimProcess | null;
 }
 
 export class Agenda {
@@ -65,6 +84,9 @@ export class Agenda {
   private victimInjectScheduled = false;
   /** Inputs added by swarm sites, in submission order. */
   private readonly swarmInputs: InputMeta[] = [];
+  /** A crash the swarm site scheduled and that has not happened yet. */
+  private swarmCrash: { readonly atMs: number; readonly restartAfterMs: number } | null = null;
+  private swarmCrashes = 0;
 
   constructor(
     private readonly scenario: Scenario,
@@ -130,8 +152,12 @@ export class Agenda {
     if (gen !== null && this.victimTimer === null && this.generator?.waitsForVictim(gen.input) === true) {
       at = minOf(at, gen.dueAtMs);
     }
+    const restartAt = this.ports.process?.restartAtMs ?? null;
+    if (restartAt !== null) at = minOf(at, restartAt);
+    if (this.swarmCrash !== null) at = minOf(at, this.swarmCrash.atMs);
     const stopAt = this.scenario.stopAt;
-    if (stopAt !== undefined && !this.stopRequested) at = minOf(at, stopAt);
+    // A stop due while the process is down waits for its restart.
+    if (stopAt !== undefined && !this.stopRequested) at = minOf(at, Math.max(stopAt, restartAt ?? stopAt));
     return at;
   }
 
@@ -158,9 +184,18 @@ export class Agenda {
   /** Everything external due now: runtime events, file inputs, generated inputs, then the root stop. */
   runDue(): void {
     const now = this.ports.clock.now();
+    const process = this.ports.process;
+    // A restart, then a crash the swarm scheduled, come before anything else at their instant.
+    if (process !== null && process.restartAtMs !== null && process.restartAtMs <= now) process.restart();
+    const crash = this.swarmCrash;
+    if (process !== null && crash !== null && crash.atMs <= now) {
+      this.swarmCrash = null;
+      if (!process.isDown) process.crash(now, crash.restartAfterMs);
+    }
     for (let event = this.events[this.eventIndex]; event !== undefined && event.at <= now;) {
       this.eventIndex += 1;
-      this.runEvent(event);
+      // A down process takes no operator action either; a crash then (only the swarm's can overlap) is moot.
+      if (process === null || !process.isDown) this.runEvent(event);
       event = this.events[this.eventIndex];
     }
     for (let input = this.inputs[this.inputIndex]; input !== undefined && atOf(input) <= now;) {
@@ -169,13 +204,16 @@ export class Agenda {
       input = this.inputs[this.inputIndex];
     }
     this.runGenerator(now);
-    if (this.scenario.stopAt !== undefined && !this.stopRequested && this.scenario.stopAt <= now) this.stopRoot();
+    const down = process?.isDown ?? false;
+    if (this.scenario.stopAt !== undefined && !this.stopRequested && this.scenario.stopAt <= now && !down)
+      this.stopRoot();
   }
 
   /** After each drain: a waiting interrupt whose victim is now in its Model step is injected by a timer. */
   checkVictim(): void {
     const generator = this.generator;
     if (generator === null || this.victimTimer === null || this.victimInjectScheduled) return;
+    if (this.ports.process?.isDown === true) return;
     const gen = generator.next();
     if (gen === null) return;
     const { clock, kernel } = this.ports;
@@ -216,7 +254,9 @@ export class Agenda {
       });
     }
     meta.push(...this.swarmInputs);
-    return meta;
+    const process = this.ports.process;
+    // A lost submission was never acknowledged: the report lists it under `lost`, as never submitted.
+    return process === null ? meta : meta.map((m) => (process.isLost(m.id) ? { ...m, submitted: false } : m));
   }
 
   // ---------------------------------------------------------------- internals
@@ -251,6 +291,8 @@ export class Agenda {
       this.ports.runtime.feed({ type: 'child.destroy', id: destroy.id, disposal });
     }
     if (event.stopAgent !== undefined) this.ports.runtime.feed({ type: 'agent.stop', agent: event.stopAgent });
+    if (event.crash !== undefined)
+      (this.ports.process as SimProcess).crash(this.ports.clock.now(), event.crash.restartAfterMs);
   }
 
   private runGenerator(now: number): void {
@@ -285,10 +327,17 @@ export class Agenda {
   }
 
   private submit(sub: Submission): void {
+    const process = this.ports.process;
+    if (process !== null && process.isDown) {
+      process.refused(sub.id, this.ports.clock.now());
+      return;
+    }
     this.submitted.add(sub.id);
     this.ports.runtime.submit(sub);
     const swarm = this.ports.swarm;
     if (swarm === null) return;
+    if (process !== null && this.swarmCrash === null && this.swarmCrashes < CRASHES_MAX && swarm.fires('crash', sub.id))
+      this.scheduleSwarmCrash(swarm, sub.id);
     if (swarm.fires('queue-flood', sub.id)) {
       for (let k = 1; k <= FLOOD_SIZE; k += 1) {
         this.submitSwarm(
@@ -350,6 +399,15 @@ export class Agenda {
         );
       }
     }
+  }
+
+  /** The crash site fired on `id`: the process dies a drawn while from now (never now: a crash opens its instant). */
+  private scheduleSwarmCrash(swarm: Swarm, id: string): void {
+    const rng = Rng.derive(swarm.seed, 'swarm', 'crash', 'plan', id);
+    const delayMs = rng.range(CRASH_DELAY_MS);
+    const restartAfterMs = rng.range(CRASH_RESTART_AFTER_MS);
+    this.swarmCrashes += 1;
+    this.swarmCrash = { atMs: this.ports.clock.now() + delayMs, restartAfterMs };
   }
 
   private submitSwarm(sub: Submission, level: number | null): void {

@@ -99,7 +99,10 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 // ---------------------------------------------------------------- the checks, in spec order
 
 function checkAllTerminal(report: UncheckedReport, out: Collector): void {
+  // A lost submission was never acknowledged: no terminal is owed to it (docs/spec.md §12.2 `crash`).
+  const lost = new Set((report.lost ?? []).map((l) => l.id));
   const offending = Object.entries(report.tasks)
+    .filter(([id]) => !lost.has(id))
     // A task without a terminal has terminalCount 0 (its terminal is set by the first one), so one test covers both.
     .filter(([, t]) => t.terminalCount !== 1)
     .map(([id]) => id);

@@ -27,7 +27,9 @@ import { evaluateExpectations } from './expect.ts';
 import type {
   Report,
   ReportChannel,
+  ReportCrash,
   ReportExpectation,
+  ReportLost,
   ReportInput,
   ReportOutput,
   ReportSwarm,
@@ -43,6 +45,8 @@ export interface RunRecord extends ReportInput {
   readonly swarm?: ReportSwarm | null;
   /** The RESPONSE monitor's account of the run (sim/response/report.ts); absent for records made without it. */
   readonly responseBound?: ResponseBoundReport;
+  /** The crashes of the simulated process and the submissions they lost; absent or null when none crashed. */
+  readonly crash?: { readonly crashes: readonly ReportCrash[]; readonly lost: readonly ReportLost[] } | null;
 }
 
 /**
@@ -64,7 +68,13 @@ export interface CommandChecks {
 
 export function finalizeReport(run: RunRecord, checks: CommandChecks = {}): Report {
   const body = buildReport(run);
-  const unchecked: UncheckedReport = { ...body, outputs: outputsOf(run.events), channels: channelsOf(run) };
+  const crash = run.crash ?? null;
+  const unchecked: UncheckedReport = {
+    ...body,
+    outputs: outputsOf(run.events),
+    channels: channelsOf(run),
+    ...(crash === null ? {} : { crashes: crash.crashes, lost: crash.lost }),
+  };
   const evaluated = evaluateExpectations(run.expect, unchecked, { unfiredTriggers: run.unfiredTriggers });
   const swarm = run.swarm ?? null;
   const expectations =
@@ -117,6 +127,7 @@ export function finalizeReport(run: RunRecord, checks: CommandChecks = {}): Repo
     channels: unchecked.channels,
     ...(swarm === null ? {} : { swarm }),
     ...(run.responseBound === undefined ? {} : { responseBound: run.responseBound }),
+    ...(crash === null ? {} : { crashes: crash.crashes, lost: crash.lost }),
   };
 }
 

@@ -181,6 +181,19 @@ export const reportSchema = z.strictObject({
   channels: z.array(z.strictObject({ name: z.string(), plugin: z.string(), owner: z.string() })),
   swarm: z.strictObject({ sites: z.array(z.string()) }).exactOptional(),
   responseBound: responseBound.exactOptional(),
+  crashes: z
+    .array(
+      z.strictObject({
+        at: ms,
+        restartAt: ms,
+        inputsKept: count,
+        inputsLost: count,
+        eventsKept: count,
+        eventsLost: count,
+      }),
+    )
+    .exactOptional(),
+  lost: z.array(z.strictObject({ id: z.string(), t: ms, reason: z.enum(['down', 'unsynced']) })).exactOptional(),
 });
 
 /** The type with every `readonly` removed, arrays included: zod's inferred types are mutable. */

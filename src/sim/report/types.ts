@@ -221,6 +221,29 @@ export interface Report {
   readonly swarm?: ReportSwarm;
   /** The response bound of the run (sim/response/report.ts): applicable or why not, and what it checked. */
   readonly responseBound?: ResponseBoundReport;
+  /** Present only on a run whose simulated process crashed (docs/spec.md §13.2): each crash and restart. */
+  readonly crashes?: readonly ReportCrash[];
+  /** Present with `crashes`: the submissions never acknowledged, refused while down or lost with the journal. */
+  readonly lost?: readonly ReportLost[];
+}
+
+export interface ReportCrash {
+  readonly at: number;
+  readonly restartAt: number;
+  /** Journaled inputs the crash kept (those its snapshot covers included) and lost. */
+  readonly inputsKept: number;
+  readonly inputsLost: number;
+  /** Trace events it kept (the durable history) and cut from the trace. */
+  readonly eventsKept: number;
+  readonly eventsLost: number;
+}
+
+export interface ReportLost {
+  readonly id: string;
+  /** When it was submitted. */
+  readonly t: number;
+  /** `down`: refused while the process was down; `unsynced`: its journal record was not durable at a crash. */
+  readonly reason: 'down' | 'unsynced';
 }
 
 export interface ReportSwarm {
@@ -228,7 +251,10 @@ export interface ReportSwarm {
 }
 
 /** What `buildReport` assembles from the trace scan and the dump: everything but the fields finalize.ts owns. */
-export type ReportBody = Omit<Report, 'ok' | 'expectations' | 'outputs' | 'channels' | 'swarm' | 'responseBound'>;
+export type ReportBody = Omit<
+  Report,
+  'ok' | 'expectations' | 'outputs' | 'channels' | 'swarm' | 'responseBound' | 'crashes' | 'lost'
+>;
 
 /** What a scenario's `expect` block is checked against: the report before its verdict. */
 export type UncheckedReport = Omit<Report, 'ok' | 'expectations'>;

@@ -65,6 +65,12 @@ export function analyzeBound(
     return { applicable: false, reason: 'the scenario has child agents; the bound is derived for one agent' };
   }
   const swarm = new Set(swarmSites ?? []);
+  if (swarm.has('crash') || scenario.events.some((e) => e.crash !== undefined)) {
+    return {
+      applicable: false,
+      reason: 'the process can crash: time spent down and recovering is outside the bound the derivation assumes',
+    };
+  }
   const replies = replyLists(scenario);
   const firstMax = Math.max(
     rangeMax(scenario.model.firstChunkMs),

@@ -37,6 +37,7 @@ export function crossFieldIssues(raw: unknown): Issue[] {
       issues.push({ path: ['events', i], message: `an event needs at least one of: ${EVENT_ACTIONS.join(', ')}` });
     }
   });
+  issues.push(...crashIssues(raw));
   issues.push(...residentIssues(raw, residents));
   if (isObj(raw.expect)) issues.push(...expectIssues(raw.expect, ctx));
   return issues;
@@ -142,4 +143,34 @@ function checkTarget(
   }
   const message = unknownTaskMessage(target, ctx);
   if (message !== undefined) issues.push({ path, message });
+}
+
+/**
+ * docs/spec.md §12.2 `events[].crash`: a process that is down cannot crash again, so each crash falls
+ * after the restart of the one before it (by time; events at one instant keep their file order).
+ */
+function crashIssues(raw: Obj): Issue[] {
+  const crashes: { at: number; restartAfterMs: number; index: number }[] = [];
+  entries(raw.events).forEach((entry, index) => {
+    if (!isObj(entry) || !isObj(entry.crash)) return;
+    const { at } = entry;
+    const { restartAfterMs } = entry.crash;
+    // Bad values are the shape pass's problems; only well-formed crashes are related here.
+    if (Number.isSafeInteger(at) && Number.isSafeInteger(restartAfterMs))
+      crashes.push({ at: at as number, restartAfterMs: restartAfterMs as number, index });
+  });
+  crashes.sort((a, b) => a.at - b.at || a.index - b.index);
+  const issues: Issue[] = [];
+  for (let i = 1; i < crashes.length; i += 1) {
+    const before = crashes[i - 1] as (typeof crashes)[number];
+    const crash = crashes[i] as (typeof crashes)[number];
+    const restartAt = before.at + before.restartAfterMs;
+    if (crash.at <= restartAt) {
+      issues.push({
+        path: ['events', crash.index, 'crash'],
+        message: `a crash at ${crash.at} falls while the process is down (events[${before.index}] crashes it at ${before.at} until ${restartAt}); crash after ${restartAt}`,
+      });
+    }
+  }
+  return issues;
 }

@@ -65,9 +65,10 @@ export const INVARIANT_NAMES = [
   'DRAIN',
   'BALANCE',
   'CHILD',
+  'DURABLE',
   'RUNTIME',
   'LIMIT',
-] as const satisfies readonly (InvariantName | 'RUNTIME' | 'LIMIT')[];
+] as const satisfies readonly (InvariantName | 'DURABLE' | 'RUNTIME' | 'LIMIT')[];
 // The compiler proves INVARIANT_NAMES lists every monitor invariant: this line breaks when one is added.
 const invariantsComplete: [Exclude<InvariantName, (typeof INVARIANT_NAMES)[number]>] extends [never] ? true : false =
   true;

@@ -34,7 +34,7 @@ export {
 export { formatPath } from '../../validation/problem.ts';
 /** A scenario file as written (docs/scenario-format.md), before any default: what `parseScenario` checks. */
 export type { ScenarioIn as ScenarioJson } from './schema.ts';
-export { DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
+export { DEFAULT_JOURNAL, DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
 export type {
   AgentExpect,
   ChannelDef,
@@ -44,6 +44,7 @@ export type {
   Faults,
   GenerateConfig,
   InterruptInput,
+  JournalConfig,
   KernelOverrides,
   LevelKey,
   Limits,

@@ -20,7 +20,7 @@ import type {
   TaskFieldExpect,
   Timing,
 } from './types.ts';
-import { DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
+import { DEFAULT_JOURNAL, DEFAULT_MODEL, DEFAULT_SEED, DEFAULT_VICTIM_TIMEOUT_MS } from './types.ts';
 
 /** `{key: value}` when the value is present, `{}` otherwise (exactOptionalPropertyTypes). */
 function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
@@ -177,6 +177,11 @@ export function normalize(s: ScenarioIn): Scenario {
             },
       ),
     },
+    journal: {
+      sync: s.journal?.sync ?? DEFAULT_JOURNAL.sync,
+      batchMs: s.journal?.batchMs ?? DEFAULT_JOURNAL.batchMs,
+      snapshotEvery: s.journal?.snapshotEvery ?? DEFAULT_JOURNAL.snapshotEvery,
+    },
     builtinPlugins: [...(s.builtinPlugins ?? [])],
     model: {
       firstChunkMs: copyRange(m.firstChunkMs ?? DEFAULT_MODEL.firstChunkMs),
@@ -232,6 +237,7 @@ export function normalize(s: ScenarioIn): Scenario {
           : { id: e.destroy.id, ...opt('residual', e.destroy.residual), ...opt('channels', e.destroy.channels) },
       ),
       ...opt('stopAgent', e.stopAgent),
+      ...opt('crash', e.crash === undefined ? undefined : { restartAfterMs: e.crash.restartAfterMs }),
     })),
     ...opt('stopAt', s.stopAt),
     inputs: (s.inputs ?? []).map(normalizeInput),

@@ -38,7 +38,7 @@ const STEP_NAMES = [
 const stepNamesComplete: [Exclude<StepName, (typeof STEP_NAMES)[number]>] extends [never] ? true : false = true;
 void stepNamesComplete;
 export const TIMING_KEYS = ['at', 'when', 'afterTerminal'] as const;
-export const EVENT_ACTIONS = ['registerChannel', 'unregisterChannel', 'destroy', 'stopAgent'] as const;
+export const EVENT_ACTIONS = ['registerChannel', 'unregisterChannel', 'destroy', 'stopAgent', 'crash'] as const;
 
 const RANGE_RULE = `an integer 0 … ${TIME_MS_MAX} or [min, max] with integers 0 ≤ min ≤ max ≤ ${TIME_MS_MAX}`;
 
@@ -194,6 +194,16 @@ const event = strictObj({
     channels: z.enum(['release', 'keep', 'handback']).optional(),
   }).optional(),
   stopAgent: nonEmpty.optional(),
+  crash: strictObj({
+    restartAfterMs: ms.min(1, { error: 'must be ≥ 1: the process restarts at a later instant' }),
+  }).optional(),
+});
+
+/** The simulated journal a crash recovers from (docs/spec.md §12.2 `journal`, §13.2). */
+const journal = strictObj({
+  sync: z.enum(['batch', 'every', 'off']).optional(),
+  batchMs: positive.max(TIME_MS_MAX).optional(),
+  snapshotEvery: positive.optional(),
 });
 
 const generate = strictObj({
@@ -281,6 +291,7 @@ export const scenarioSchema = strictObj({
   description: z.string().optional(),
   seed: z.int().min(0).max(SEED_MAX).optional(),
   kernel: kernel.optional(),
+  journal: journal.optional(),
   builtinPlugins: z.array(nonEmpty).optional(),
   model: model.optional(),
   tools: z.record(z.string().regex(TOOL_NAME, { error: 'a tool name must match [A-Za-z0-9_-]+' }), tool).optional(),

@@ -102,6 +102,20 @@ export interface ScenarioEvent {
     readonly channels?: 'release' | 'keep' | 'handback';
   };
   readonly stopAgent?: string;
+  /** The simulated process dies at `at` and restarts `restartAfterMs` later (docs/spec.md §13.2). */
+  readonly crash?: { readonly restartAfterMs: number };
+}
+
+/**
+ * The simulated journal (docs/spec.md §12.2 `journal`, §13.2): how much of the record of kernel inputs
+ * survives a crash, and how often the kernel is snapshotted. Only runs that can crash keep one.
+ */
+export interface JournalConfig {
+  readonly sync: 'batch' | 'every' | 'off';
+  /** The group commit period of `batch`; also the age at which `off` counts a record as written. */
+  readonly batchMs: number;
+  /** A snapshot of the kernel is taken before the first input once this many trace events followed the last one. */
+  readonly snapshotEvery: number;
 }
 
 /** When an input is submitted. A file input without `at`, `when` or `afterTerminal` is `{kind: 'at', at: 0}`. */
@@ -219,6 +233,8 @@ export interface Scenario {
   readonly seed: number;
   /** `{}` when absent; the simulator resolves it over the kernel defaults. */
   readonly kernel: KernelOverrides;
+  /** Always present, with its defaults. */
+  readonly journal: JournalConfig;
   readonly builtinPlugins: readonly string[];
   readonly model: ModelConfig;
   /** In file order (an array, not a record, so that a numeric-looking name cannot reorder them). */
@@ -247,3 +263,4 @@ export const DEFAULT_MODEL: ModelConfig = {
   cancelLagMs: 0,
 };
 export const DEFAULT_VICTIM_TIMEOUT_MS = 5000;
+export const DEFAULT_JOURNAL: JournalConfig = { sync: 'batch', batchMs: 10, snapshotEvery: 50_000 };

@@ -58,7 +58,29 @@ describe('scenario cross-field rules: residents and events', () => {
     expect(problems(doc({ events: [{ at: 3 }] }))).toEqual([
       {
         path: 'events[0]',
-        message: 'an event needs at least one of: registerChannel, unregisterChannel, destroy, stopAgent',
+        message: 'an event needs at least one of: registerChannel, unregisterChannel, destroy, stopAgent, crash',
+      },
+    ]);
+  });
+});
+
+describe('scenario cross-field rules: crashes (docs/spec.md §12.2 events[].crash)', () => {
+  it('a crash while the process is still down from another is a problem at the later one', () => {
+    const events = [
+      { at: 100, crash: { restartAfterMs: 50 } },
+      { at: 150, crash: { restartAfterMs: 10 } },
+      { at: 151, crash: { restartAfterMs: 10 } },
+    ];
+    expect(problems(doc({ events }))).toEqual([
+      {
+        path: 'events[1].crash',
+        message:
+          'a crash at 150 falls while the process is down (events[0] crashes it at 100 until 150); crash after 150',
+      },
+      {
+        path: 'events[2].crash',
+        message:
+          'a crash at 151 falls while the process is down (events[1] crashes it at 150 until 160); crash after 160',
       },
     ]);
   });

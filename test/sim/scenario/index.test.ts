@@ -93,6 +93,7 @@ describe('scenario files (docs/spec.md §12.2): defaults', () => {
       name: 'test',
       seed: 1,
       kernel: {},
+      journal: { sync: 'batch', batchMs: 10, snapshotEvery: 50_000 },
       builtinPlugins: [],
       model: { firstChunkMs: 50, chunkMs: 10, chunks: 2, cancelAware: true, cancelLagMs: 0 },
       tools: [],
