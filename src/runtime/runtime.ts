@@ -203,8 +203,13 @@ export class Runtime {
    * go, and nothing more reaches the kernel: facts still arriving are dropped, not journaled.
    */
   halt(): void {
-    this.abandon();
     this.halted = true;
+    this.inbox.length = 0;
+    // Unlike `abandon`, the calls stay listed until they have closed, so a shutdown can wait for a tool
+    // server to be told (MCP `notifications/cancelled`); whatever they still send is dropped.
+    for (const controller of this.streams.values()) controller.abort(CANCELLED);
+    for (const controller of this.toolCalls.values()) controller.abort(CANCELLED);
+    for (const id of [...this.timers.keys()]) this.clearTimer(id);
   }
 
   activity(): RuntimeActivity {

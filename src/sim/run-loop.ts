@@ -209,6 +209,7 @@ class SimulationRun {
 
   private record(wallMs: number): RunRecord {
     const { scenario, seed, events, kernel, hasher, monitor, triggers, agenda, swarm, process } = this.world;
+    if (process !== null) agenda.loseDependents(process);
     return {
       scenario: scenario.name,
       seed,

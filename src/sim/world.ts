@@ -273,6 +273,11 @@ export class SimWorld {
   private cutTrace(kept: number, crashAtMs: number, newMonitors: () => SimMonitors): void {
     const old = this.monitors;
     this.events.length = kept;
+    const submitted = new Set<string>();
+    // A stop without text creates no task: its `stop` event says it was submitted.
+    for (const event of this.events)
+      if (event.type === 'task.submitted' || event.type === 'stop') submitted.add(event.task);
+    this.agenda.crashKept(submitted);
     const fresh = newMonitors();
     this.muted = true;
     try {

@@ -127,6 +127,12 @@ export class SimProcess implements DoorTap {
     this.loseSubmission(id, nowMs, 'down');
   }
 
+  /** An `afterTerminal` input whose task `cause` was lost: lost with it, at its time and for its reason. */
+  lostWith(id: string, cause: string): void {
+    const of = this.lost.find((l) => l.id === cause);
+    if (of !== undefined) this.loseSubmission(id, of.t, of.reason);
+  }
+
   /** The process dies now, before anything else at this instant. */
   crash(nowMs: number, restartAfterMs: number): void {
     assert(this.down === null, 'SIM: a crash while the simulated process is down');

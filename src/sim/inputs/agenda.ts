@@ -79,6 +79,8 @@ export class Agenda {
   private inputIndex = 0;
   private readonly generator: Generator | null;
   private readonly submitted = new Set<string>();
+  /** The inputs the kernel submitted itself (`afterTerminal`), a part of `submitted`. */
+  private readonly kernelSubmitted = new Set<string>();
   private stopRequested = false;
   private victimTimer: number | null = null;
   private victimInjectScheduled = false;
@@ -234,6 +236,35 @@ export class Agenda {
   /** The kernel submitted an input itself (an `afterTerminal` one, in the reaction that ended its task). */
   markSubmitted(id: string): void {
     this.submitted.add(id);
+    this.kernelSubmitted.add(id);
+  }
+
+  /**
+   * A crash cut the trace back to `kept` (the ids of its `task.submitted` events): an input the kernel
+   * submitted in a reaction that did not survive was never submitted, as far as the recovered run knows.
+   */
+  crashKept(kept: ReadonlySet<string>): void {
+    for (const id of this.kernelSubmitted) {
+      if (kept.has(id)) continue;
+      this.kernelSubmitted.delete(id);
+      this.submitted.delete(id);
+    }
+  }
+
+  /**
+   * At the end of a run that crashed: an `afterTerminal` input never submitted because the input it
+   * waits for was lost is lost with it (it would have been submitted in a reaction that never happened).
+   */
+  loseDependents(process: { isLost(id: string): boolean; lostWith(id: string, cause: string): void }): void {
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const input of this.scenario.inputs) {
+        if (input.timing.kind !== 'afterTerminal' || this.submitted.has(input.id) || process.isLost(input.id)) continue;
+        if (!process.isLost(input.timing.task)) continue;
+        process.lostWith(input.id, input.timing.task);
+        changed = true;
+      }
+    }
   }
 
   /** Every input of the run, scenario inputs first, then generated ones, with whether it was submitted. */
