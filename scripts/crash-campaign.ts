@@ -390,8 +390,10 @@ async function main(): Promise<number> {
     resets: resetsByReason(records),
     upstream: { attempts: upstream.attempts(), abandoned: upstream.abandoned(), toolCalls: upstream.toolCalls() },
     recoveryMs: summary(log.recoveries.map((r) => r.ms)),
+    lastRecovery: log.recoveries.at(-1) ?? null,
     startToListeningMs: summary(log.startMs.slice(1)),
     pendingAtRecovery: summary(log.recoveries.map((r) => r.pending)),
+    recoveries: log.recoveries,
     journal: {
       bytes: journal.bytes,
       segments: journal.segments,
@@ -487,6 +489,7 @@ function formatReport(
     resets: Record<string, number>;
     upstream: { attempts: number; abandoned: number; toolCalls: number };
     recoveryMs: ReturnType<typeof summary>;
+    lastRecovery: { events: number; ms: number } | null;
     startToListeningMs: ReturnType<typeof summary>;
     pendingAtRecovery: ReturnType<typeof summary>;
     journal: { bytes: number; segments: number; events: number | null };
@@ -506,7 +509,8 @@ function formatReport(
     `lost ${v.lost.length}, duplicates ${v.duplicates.length}, keyed retries run twice ${v.twice.length}, ` +
       `extra or differing terminals ${v.terminals.length}, abandoned-delta violations ${v.abandonedDeltas.length}, stream id problems ${v.streamShape.length}`,
     `recovery (its line) p50 ${r.recoveryMs.p50} ms, p99 ${r.recoveryMs.p99} ms, max ${r.recoveryMs.max} ms over ${r.recoveryMs.n} restarts; ` +
-      `start to listening p50 ${r.startToListeningMs.p50} ms, p99 ${r.startToListeningMs.p99} ms; tasks pending at recovery p50 ${r.pendingAtRecovery.p50}, max ${r.pendingAtRecovery.max}`,
+      `start to listening p50 ${r.startToListeningMs.p50} ms, p99 ${r.startToListeningMs.p99} ms; tasks pending at recovery p50 ${r.pendingAtRecovery.p50}, max ${r.pendingAtRecovery.max}; ` +
+      `the last recovery replayed ${r.lastRecovery?.events ?? '?'} events in ${r.lastRecovery?.ms ?? '?'} ms`,
     `journal ${(r.journal.bytes / 1024 / 1024).toFixed(1)} MiB in ${r.journal.segments} segments, ${r.journal.events ?? '?'} events; wall ${(r.wallMs / 1000).toFixed(0)} s`,
   ];
 }
