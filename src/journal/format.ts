@@ -100,13 +100,24 @@ export interface JournalFinish {
   readonly stoppedAgents: readonly string[];
 }
 
+/**
+ * An HTTP client's `Idempotency-Key` bound to the task its request created (docs/http-api.md): recorded
+ * after the input, so a recovered server still answers a retry with that task instead of running the
+ * input again (docs/spec.md §13.2). Not a kernel input: a replay of the kernel passes over it.
+ */
+export interface JournalKey {
+  readonly type: 'key';
+  readonly key: string;
+  readonly task: string;
+}
+
 export interface JournalTrailer {
   readonly type: 'journal.trailer';
   readonly traceHash: string;
   readonly events: number;
 }
 
-export type JournalLine = JournalHeader | JournalInput | JournalMemory | JournalFinish | JournalTrailer;
+export type JournalLine = JournalHeader | JournalInput | JournalMemory | JournalKey | JournalFinish | JournalTrailer;
 
 /** The store name of the root's main graph memory in `memory` lines. */
 export const MAIN_STORE = 'main';

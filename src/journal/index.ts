@@ -16,6 +16,7 @@ export {
   JOURNAL_VERSION,
   MAIN_STORE,
   type JournalFinish,
+  type JournalKey,
   type JournalHeader,
   type JournalInput,
   type JournalLine,

@@ -10,7 +10,7 @@
  * one cast, in `parseBodyLine`, after the check.
  */
 import { z } from 'zod';
-import type { JournalFinish, JournalInput, JournalMemory, JournalTrailer } from './format.ts';
+import type { JournalFinish, JournalInput, JournalKey, JournalMemory, JournalTrailer } from './format.ts';
 
 const text = z.string();
 const count = z.number().int().min(0);
@@ -140,6 +140,7 @@ const body = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('input'), nowMs: time, input: kernelInput }),
   memory,
   z.strictObject({ type: z.literal('finish'), nowMs: time, drained: z.boolean(), stoppedAgents: z.array(text) }),
+  z.strictObject({ type: z.literal('key'), key: text, task: text }),
   z.strictObject({ type: z.literal('journal.trailer'), traceHash: z.string().regex(/^[0-9a-f]{64}$/), events: count }),
 ]);
 
@@ -156,7 +157,7 @@ export const headerSchema = z.object({
   restart: z.int().min(0).optional(),
 });
 
-export type BodyLine = JournalInput | JournalMemory | JournalFinish | JournalTrailer;
+export type BodyLine = JournalInput | JournalMemory | JournalKey | JournalFinish | JournalTrailer;
 
 export type ParsedLine =
   { readonly ok: true; readonly line: BodyLine } | { readonly ok: false; readonly error: string };

@@ -76,6 +76,11 @@ export class JournalWriter {
     this.write(line);
   }
 
+  /** An Idempotency-Key bound to the task its request created. */
+  key(key: string, task: string): void {
+    this.write({ type: 'key', key, task });
+  }
+
   finish(nowMs: number, drained: boolean, stoppedAgents: readonly string[]): void {
     this.write({ type: 'finish', nowMs, drained, stoppedAgents });
   }

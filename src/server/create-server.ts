@@ -239,7 +239,7 @@ async function startServer(
       throw err;
     }
   }
-  const board = new TaskBoard();
+  const board = new TaskBoard((key, task) => journal.key(key, task));
   const deltas = new DeltaTap(board);
   // `kernel` is declared below; the feed only asks for a snapshot outside the kernel's transitions.
   const live = (): TraceHasher => hasher as TraceHasher;
@@ -292,6 +292,7 @@ async function startServer(
         observe: kept,
         input: (input) => deltas.input(input),
         reply: (task, terminal) => board.reply(task, terminal),
+        bindKey: (key, task) => board.restoreKey(key, task),
         memory: replayed,
       });
       hasher = openLiveTrace(recovered.link);

@@ -26,6 +26,10 @@ export class JournalSet {
     for (const { writer } of this.journals) writer.memory(line);
   }
 
+  key(key: string, task: string): void {
+    for (const { writer } of this.journals) writer.key(key, task);
+  }
+
   finish(nowMs: number, drained: boolean, stoppedAgents: readonly string[]): void {
     for (const { writer } of this.journals) writer.finish(nowMs, drained, stoppedAgents);
   }

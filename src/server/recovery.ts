@@ -42,6 +42,8 @@ export interface RecoveryPorts {
   readonly observe: TraceSink;
   /** Sees every replayed input (the delta tap needs the chunks). */
   input(input: KernelInput): void;
+  /** An Idempotency-Key bound to its task, as the journal recorded it. */
+  bindKey(key: string, task: string): void;
   /** A task's terminal reply, as the kernel commanded it. */
   reply(task: string, terminal: Extract<Command, { type: 'reply' }>['terminal']): void;
   readonly memory: ReplayStores;
@@ -111,6 +113,11 @@ export function recover(segments: readonly string[], version: string, ports: Rec
           break;
         case 'memory':
           memoryLines.push(line);
+          break;
+        case 'key':
+          // Recorded after the input whose task it binds: that input is fed first.
+          flush();
+          ports.bindKey(line.key, line.task);
           break;
         case 'finish':
         case 'journal.trailer':

@@ -172,12 +172,24 @@ export class TaskBoard implements TraceSink, DeltaListener {
     return this.keys.get(key) ?? null;
   }
 
+  /**
+   * `keyBound` is told of every Idempotency-Key a request binds (serve journals it, so a recovered
+   * board still knows it, docs/spec.md §13.2).
+   */
+  constructor(private readonly keyBound: (key: string, task: string) => void = () => undefined) {}
+
   /** Remembers the task's Idempotency-Key for as long as the board keeps the task. */
   bindKey(key: string, task: string): void {
+    if (this.restoreKey(key, task)) this.keyBound(key, task);
+  }
+
+  /** A binding recovered from the journal: remembered again, not told again. True when it was new. */
+  restoreKey(key: string, task: string): boolean {
     const record = this.tasks.get(task);
-    if (record === undefined || this.keys.has(key)) return;
+    if (record === undefined || this.keys.has(key)) return false;
     record.key = key;
     this.keys.set(key, task);
+    return true;
   }
 
   view(task: string): TaskView | null {

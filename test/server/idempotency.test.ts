@@ -119,3 +119,32 @@ describe('serve: Idempotency-Key', () => {
     expect(submissions(s)).toHaveLength(0);
   });
 });
+
+describe('serve: an Idempotency-Key survives a restart (docs/spec.md §13.2)', () => {
+  it('a retry after the restart is answered with the task the key made, and nothing runs again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'homeagent-key-restart-'));
+    try {
+      const headers = { 'idempotency-key': 'k-restart-1' };
+      const first = await startTestServer({ dataDir }, new ScriptedProvider());
+      const made = await postJson(`${first.url}/v1/inputs`, { text: 'book the table' }, headers);
+      expect(made.headers.get('homeagent-task')).toBe('http-1');
+      expect(await made.json()).toMatchObject({ terminal: 'done' });
+      await first.stop();
+
+      const second = await startTestServer({ dataDir }, new ScriptedProvider());
+      try {
+        const retried = await postJson(`${second.url}/v1/inputs`, { text: 'book the table' }, headers);
+        expect(retried.headers.get('homeagent-task')).toBe('http-1');
+        expect(await retried.json()).toMatchObject({ task: 'http-1', terminal: 'done' });
+        expect(submissions(second)).toEqual([]);
+        // The binding is in the journal of the run that made it, after the input it binds.
+        const segment = readFileSync(join(dataDir, 'journal', 'segment-000001.jsonl'), 'utf8');
+        expect(segment).toContain('{"type":"key","key":"k-restart-1","task":"http-1"}');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

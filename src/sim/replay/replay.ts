@@ -299,6 +299,9 @@ class ReplaySession {
           };
         this.memoryLines.push(line);
         return null;
+      case 'key':
+        // serve's own bookkeeping (an Idempotency-Key's task): nothing the kernel sees.
+        return null;
       case 'input':
         this.flush();
         this.pending = { input: line, number };
