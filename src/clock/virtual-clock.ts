@@ -16,7 +16,7 @@
  * Tie shuffling: with `tieShuffle` (a seeded RNG in [0,1)), runNext gathers every timer due at the
  * minimum atMs, orders them by seq (so the choice does not depend on heap layout), and fires the
  * one at index floor(rng() * count). Repeated over a burst of ties this draws each remaining timer
- * with equal probability, i.e. a uniform random permutation of that instant's timers, while time
+ * with equal probability, so every order of that instant's timers is equally likely, while time
  * order across instants is untouched. The RNG is consulted only when there is a real tie (count >
  * 1), so seeds do not drift because of untied timers. A timer set with ms = 0 from inside a tied
  * callback joins the pool of the current instant, which is exactly the interleaving a real event
