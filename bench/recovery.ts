@@ -7,14 +7,12 @@
  *
  *   npm run bench:recovery -- [seconds of load, comma-separated: 2,8,30] [--connections 10]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import { loadInputs, startServeProcess, stopServeProcess, type ServeProcess } from './serve-process.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const { values, positionals } = parseArgs({
@@ -24,61 +22,28 @@ const { values, positionals } = parseArgs({
 const SIZES = (positionals[0] ?? '2,8').split(',').map(Number);
 const CONNECTIONS = Number(values.connections);
 
-interface Started {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly lines: string[];
+interface Started extends ServeProcess {
   readonly startMs: number;
   readonly readyMs: number;
 }
 
 async function start(dataDir: string): Promise<Started> {
   const startMs = performance.now();
-  const child = spawn(
-    process.execPath,
-    ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', dataDir],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  const lines: string[] = [];
-  const url = await new Promise<string>((done, fail) => {
-    child.on('exit', (code) => fail(new Error(`serve exited ${String(code)} before listening`)));
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      lines.push(line);
-      const m = /^listening on (\S+)/.exec(line);
-      if (m?.[1] !== undefined) done(m[1]);
-    });
-  });
-  return { child, url, lines, startMs, readyMs: performance.now() };
+  const args = ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', dataDir];
+  const started = await startServeProcess('serve', args, ROOT);
+  return { ...started, startMs, readyMs: performance.now() };
 }
 
-async function stop(s: Started): Promise<void> {
-  const closed = new Promise((done) => s.child.once('close', done));
-  s.child.kill('SIGTERM');
-  await closed;
-}
-
-let sent = 0;
 const rows: string[] = [];
 for (const seconds of SIZES) {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-bench-recovery-'));
   try {
     const first = await start(join(dir, 'data'));
     const cold = first.readyMs - first.startMs;
-    const load = await autocannon({
-      url: `${first.url}/v1/inputs`,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: `hello ${(sent += 1)}` }) }),
-        },
-      ],
-    });
-    await stop(first);
+    const load = await loadInputs(first.url, CONNECTIONS, seconds);
+    await stopServeProcess(first.child);
     const second = await start(join(dir, 'data'));
-    await stop(second);
+    await stopServeProcess(second.child);
     const m = /^recovered (\d+) events from start in (\d+) ms; (\d+) tasks pending$/.exec(second.lines[0] ?? '');
     rows.push(
       `| ${seconds} s | ${load['2xx']} | ${m?.[1] ?? '?'} | ${m?.[2] ?? '?'} | ${(second.readyMs - second.startMs).toFixed(0)} | ${cold.toFixed(0)} |`,

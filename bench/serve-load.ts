@@ -11,14 +11,13 @@
  * the key, so leave it out there). Watchers refused with 429 are counted, not retried. Nothing is
  * asserted: the table is for a person to judge.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
+import { loadInputs, startServeProcess, stopServeProcess } from './serve-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +32,6 @@ const ROOT = resolve(values.root);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const WATCHERS = Number(values.watchers);
-const START_TIMEOUT_MS = 30_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'homeagent-bench-load-'));
 const args = [
@@ -57,43 +55,10 @@ if (values['max-watchers'] !== undefined) {
   args.push('--config', config);
 }
 
-function start(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`serve did not start in ${START_TIMEOUT_MS} ms`)),
-      START_TIMEOUT_MS,
-    );
-    child.on('exit', (code) => reject(new Error(`serve exited ${String(code)} before listening`)));
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      const m = /^listening on (\S+)/.exec(line);
-      if (m?.[1] === undefined) return;
-      clearTimeout(timer);
-      resolveStart({ child, url: m[1] });
-    });
-  });
-}
-
 /** The server's resident set size in MiB, from /proc (Linux). */
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m?.[1] === undefined ? Number.NaN : Number(m[1]) / 1024;
-}
-
-let sent = 0;
-function load(url: string): Promise<autocannon.Result> {
-  return autocannon({
-    url: `${url}/v1/inputs`,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: `hello ${(sent += 1)}` }) }),
-      },
-    ],
-  });
 }
 
 /** Opens `n` event streams that read and discard; resolves with how many were accepted. */
@@ -123,20 +88,18 @@ const row = (name: string, r: autocannon.Result, rss: number): string =>
 
 const rows: string[] = [];
 let watchers = { open: 0, refused: 0 };
-const { child, url } = await start();
+const { child, url } = await startServeProcess('serve', args, ROOT);
 const abort = new AbortController();
 try {
   const pid = child.pid as number;
   const idle = rssMiB(pid);
-  rows.push(row('load', await load(url), rssMiB(pid)));
+  rows.push(row('load', await loadInputs(url, CONNECTIONS, SECONDS), rssMiB(pid)));
   watchers = await watch(url, WATCHERS, abort);
-  rows.push(row(`load + ${WATCHERS} watchers`, await load(url), rssMiB(pid)));
+  rows.push(row(`load + ${WATCHERS} watchers`, await loadInputs(url, CONNECTIONS, SECONDS), rssMiB(pid)));
   console.log(`root ${ROOT}; node ${process.version}; RSS at start ${idle.toFixed(0)} MiB`);
 } finally {
   abort.abort();
-  const exited = new Promise((resolveExit) => child.once('close', resolveExit));
-  child.kill('SIGTERM');
-  await exited;
+  await stopServeProcess(child);
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(

@@ -12,19 +12,17 @@
  *
  * Nothing is asserted; `npm run bench:serve [seconds]` prints the table for a person to judge.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
+import { loadInputs, startServeProcess, stopServeProcess } from './serve-process.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DURATION_S = Math.min(Number(process.argv[2] ?? 5), 30);
 const WARMUP_S = 1;
 const CONNECTIONS = 10;
-const START_TIMEOUT_MS = 30_000;
 
 interface Target {
   readonly name: string;
@@ -49,51 +47,13 @@ const targets: Target[] = [
   { name: 'serve --model demo --journal', args: [...serve, '--journal', join(dir, 'journal.jsonl')] },
 ];
 
-/** Starts the target and resolves with its URL once it prints its listening line. */
-function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...target.args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${target.name} did not start in ${START_TIMEOUT_MS} ms`)),
-      START_TIMEOUT_MS,
-    );
-    child.on('exit', (code) => reject(new Error(`${target.name} exited ${String(code)} before listening`)));
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      const m = /^listening on (\S+)$/.exec(line);
-      if (m?.[1] === undefined) return;
-      clearTimeout(timer);
-      resolveStart({ child, url: m[1] });
-    });
-  });
-}
-
-let sent = 0;
-
-/** Every request a text of its own (autocannon's `idReplacement` sends nothing on 8.0.0; setupRequest does it). */
-function load(url: string, durationS: number): Promise<autocannon.Result> {
-  return autocannon({
-    url: `${url}/v1/inputs`,
-    connections: CONNECTIONS,
-    duration: durationS,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: `hello ${(sent += 1)}` }) }),
-      },
-    ],
-  });
-}
-
 async function measure(target: Target): Promise<autocannon.Result> {
-  const { child, url } = await start(target);
+  const { child, url } = await startServeProcess(target.name, target.args, ROOT);
   try {
-    await load(url, WARMUP_S);
-    return await load(url, DURATION_S);
+    await loadInputs(url, CONNECTIONS, WARMUP_S);
+    return await loadInputs(url, CONNECTIONS, DURATION_S);
   } finally {
-    const exited = new Promise((resolveExit) => child.once('close', resolveExit));
-    child.kill('SIGTERM');
-    await exited;
+    await stopServeProcess(child);
   }
 }
 
