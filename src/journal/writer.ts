@@ -30,6 +30,14 @@ export const BACKLOG_BYTES_MAX = 16 << 20;
 
 export type JournalState = 'writing' | 'failing' | 'abandoned';
 
+/** What the writer tells the write-ahead log's group commit (group-commit.ts). */
+export interface WriteCommit {
+  appended(): void;
+  close(): void;
+}
+
+const NO_COMMIT: WriteCommit = { appended: () => undefined, close: () => undefined };
+
 export interface JournalEvents {
   /** The first write that failed, with its error; later failures of the same outage are not told. */
   failed(error: unknown): void;
@@ -50,18 +58,22 @@ export class JournalWriter {
 
   /**
    * Writes the header at the end of `file`; throws when the file cannot take it (a start that cannot
-   * write its journal does not start). The writer closes the file.
+   * write its journal does not start). The writer closes the file. `commit`, the write-ahead log's group
+   * commit (group-commit.ts), is told of every write that put whole lines in the file, and closed (a
+   * last sync) before the file is.
    */
   constructor(
     file: OutputFile,
     header: JournalHeader,
     private readonly events: JournalEvents = IGNORE,
+    private readonly commit: WriteCommit = NO_COMMIT,
   ) {
     this.file = file;
     const text = `${JSON.stringify(header)}\n`;
     this.wholeBytes = file.size();
     file.append(text);
     this.wholeBytes += Buffer.byteLength(text);
+    commit.appended();
   }
 
   get state(): JournalState {
@@ -118,6 +130,7 @@ export class JournalWriter {
     const file = this.file;
     if (file === null) return;
     this.file = null;
+    this.commit.close();
     try {
       file.close();
     } catch {
@@ -161,6 +174,7 @@ export class JournalWriter {
       if (this.current === 'failing') file.truncate(this.wholeBytes);
       file.append(text);
       this.wholeBytes += Buffer.byteLength(text);
+      this.commit.appended();
       return true;
     } catch (err) {
       if (this.current === 'writing') {

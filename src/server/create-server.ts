@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { SystemClock } from '../clock/index.ts';
 import {
   BACKLOG_BYTES_MAX,
+  GroupCommit,
   JOURNAL_VERSION,
   JournalWriter,
   type JournalEvents,
@@ -38,6 +39,7 @@ import {
   recordingChildMemory,
   type JournalMemory,
   ReplayStores,
+  type SyncEvents,
 } from '../journal/index.ts';
 import {
   InvariantMonitor,
@@ -55,7 +57,7 @@ import {
 import type { HashChainLink } from '../trace-file/index.ts';
 import { firstHeader, recover, type Recovered } from './recovery.ts';
 import { SwitchingChildMemories, SwitchingMemory } from './recovery-memory.ts';
-import { lastSegmentTimeMs, openJournalDir, openSegment, type JournalDir } from './journal-dir.ts';
+import { lastSegmentTimeMs, openJournalDir, openSegment, syncDirectory, type JournalDir } from './journal-dir.ts';
 import { JournalSet, type NamedJournal } from './journal-set.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/parsers.ts';
@@ -404,6 +406,7 @@ async function startServer(
     submit,
     nextId,
     unavailable,
+    durable: () => journal.durable(),
     status,
     feed,
     maxWatchers: settings.maxWatchers,
@@ -575,6 +578,19 @@ function journalEvents(path: string, logger: Logger): JournalEvents {
   };
 }
 
+/** The write-ahead log's sync failures and recoveries, each one log line naming the segment. */
+function syncEvents(path: string, logger: Logger): SyncEvents {
+  return {
+    failed: (err) =>
+      logger.server(
+        'journal',
+        `cannot sync the journal ${path} to its device: ${errorText(err)}; new inputs are refused (503 journal_unwritable) until a sync succeeds, accepted tasks go on`,
+        { path, error: errorText(err) },
+      ),
+    recovered: () => logger.server('journal', `the journal ${path} is synced again; inputs are accepted`),
+  };
+}
+
 /**
  * The run's journals: this run's segment of the write-ahead log (durability), and the `--journal` export
  * copy. Both start with the same header; after a restart it says which one (`restart`), so a replay
@@ -603,16 +619,27 @@ function openJournals(
     ...(restart > 0 ? { restart } : {}),
   } as const;
   const opened: NamedJournal[] = [];
-  const open = (path: string, file: OutputFile): void => {
+  const open = (path: string, file: OutputFile, commit?: GroupCommit): void => {
     try {
-      opened.push({ path, writer: new JournalWriter(file, header, journalEvents(path, logger)) });
+      const writer = new JournalWriter(file, header, journalEvents(path, logger), commit);
+      opened.push({ path, writer, ...(commit === undefined ? {} : { commit }) });
     } catch (err) {
       file.close();
       for (const { writer } of opened) writer.close();
       throw new StartError(`cannot write the journal ${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-  if (wal !== null) open(wal.next, openSegment(wal, openFile));
+  if (wal !== null) {
+    const segment = openSegment(wal, openFile);
+    const commit = new GroupCommit(
+      settings.journalPolicy,
+      { file: segment, now: () => performance.now(), later: (ms, run) => void setTimeout(run, ms) },
+      syncEvents(wal.next, logger),
+    );
+    open(wal.next, segment, commit);
+    // The segment's own name must survive a crash of the machine too, not only its lines.
+    if (settings.journalPolicy.sync !== 'off') syncDirectory(wal.path);
+  }
   if (outputs.journal !== null) open(settings.journal ?? '', outputs.journal.file);
   return new JournalSet(opened);
 }

@@ -67,6 +67,10 @@ export interface TaskView {
 
 export type TaskListener = (event: TaskEvent) => void;
 
+function pausedEvent(record: TaskRecord): TaskEvent {
+  return { id: record.events.length, kind: 'shutdown', task: record.task, state: record.state };
+}
+
 interface TaskRecord {
   readonly task: string;
   /** The Idempotency-Key the task was submitted with, forgotten with the task. */
@@ -91,6 +95,8 @@ export class TaskBoard implements TraceSink, DeltaListener {
   private readonly keys = new Map<string, string>();
   /** The characters of the deltas the ended tasks keep. */
   private endedDeltaChars = 0;
+  /** Set by `pause`: a listener that comes later is told at once, and not kept. */
+  private paused = false;
 
   /** Makes the task known before it is submitted, so nothing the submission emits is missed. */
   open(task: string, agent: string): void {
@@ -214,15 +220,21 @@ export class TaskBoard implements TraceSink, DeltaListener {
     if (record === undefined) return null;
     for (const event of record.events) if (event.id > afterId) listener(event);
     if (record.terminal !== null) return () => undefined;
+    if (this.paused) {
+      // A request that was still waiting for its record to be durable when the server paused.
+      listener(pausedEvent(record));
+      return () => undefined;
+    }
     record.listeners.add(listener);
     return () => record.listeners.delete(listener);
   }
 
   /** The server pauses: every listener of an open task is told, and let go. */
   pause(): void {
+    this.paused = true;
     for (const record of this.tasks.values()) {
       if (record.terminal !== null || record.listeners.size === 0) continue;
-      const event = { id: record.events.length, kind: 'shutdown', task: record.task, state: record.state } as const;
+      const event = pausedEvent(record);
       const listeners = [...record.listeners];
       record.listeners.clear();
       for (const listener of listeners) listener(event);
