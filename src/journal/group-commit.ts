@@ -102,6 +102,11 @@ export class GroupCommit {
     return !this.outage;
   }
 
+  /** A blocking sync of everything appended so far, unless `off` (before a snapshot that covers it). */
+  flush(): void {
+    if (this.policy.sync !== 'off' && this.synced < this.appends && !this.closed) this.syncNow();
+  }
+
   /** A last blocking sync of everything appended (a clean shutdown); waiters are let go. */
   close(): void {
     if (this.closed) return;

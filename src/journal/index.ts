@@ -5,6 +5,8 @@
  *  - lines.ts                   a file read line by line in bounded memory, a cut last line noticed;
  *  - reader.ts                  a journal file as its checked header and body items;
  *  - writer.ts                  the journal of one `serve` run, written line by line as things happen;
+ *  - snapshot-files.ts         a durable server's snapshots: written atomically, the newest found;
+ *  - dir-sync.ts               a directory's entries made durable;
  *  - group-commit.ts           when a write-ahead record is durable: `journal.sync` batch, every, off;
  *  - last-time.ts               the last time a journal recorded, where a restart's clock starts;
  *  - segments.ts                a durable server's journal directory: one numbered segment per run;
@@ -35,6 +37,16 @@ export {
   type SyncMode,
   type SyncPolicy,
 } from './group-commit.ts';
+export { syncDirectory } from './dir-sync.ts';
+export {
+  latestSnapshot,
+  segmentNumber,
+  snapshotFiles,
+  snapshotName,
+  type SnapshotFile,
+  type SnapshotPosition,
+  writeSnapshot,
+} from './snapshot-files.ts';
 export { lastRecordedTimeMs } from './last-time.ts';
 export { nextSegmentNumber, SEGMENT_NAME_EXAMPLE, segmentFiles, segmentName } from './segments.ts';
 export { openJournal, type JournalItem, type OpenedJournal } from './reader.ts';

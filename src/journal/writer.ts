@@ -55,6 +55,8 @@ export class JournalWriter {
   private backlog: string[] = [];
   private backlogBytes = 0;
   private dropped = 0;
+  /** Lines in the file, the header included. */
+  private whole = 0;
 
   /**
    * Writes the header at the end of `file`; throws when the file cannot take it (a start that cannot
@@ -73,11 +75,22 @@ export class JournalWriter {
     this.wholeBytes = file.size();
     file.append(text);
     this.wholeBytes += Buffer.byteLength(text);
+    this.whole = 1;
     commit.appended();
   }
 
   get state(): JournalState {
     return this.current;
+  }
+
+  /** The lines in the file, its header included (what a snapshot taken now covers, while `writing`). */
+  get lines(): number {
+    return this.whole;
+  }
+
+  /** The file's size after its last whole line: where the line after `lines` begins. */
+  get bytes(): number {
+    return this.wholeBytes;
   }
 
   input(input: KernelInput, nowMs: number): void {
@@ -111,7 +124,7 @@ export class JournalWriter {
   retry(): boolean {
     if (this.current !== 'failing') return this.current === 'writing';
     const text = this.backlog.join('');
-    if (!this.appendWhole(text)) return false;
+    if (!this.appendWhole(text, this.backlog.length)) return false;
     const lines = this.backlog.length;
     this.backlog = [];
     this.backlogBytes = 0;
@@ -166,7 +179,7 @@ export class JournalWriter {
   }
 
   /** Appends `text` whole, or leaves the file as it was (cut back) and returns false. */
-  private appendWhole(text: string): boolean {
+  private appendWhole(text: string, lines = 1): boolean {
     const file = this.file;
     if (file === null) return false;
     try {
@@ -174,6 +187,7 @@ export class JournalWriter {
       if (this.current === 'failing') file.truncate(this.wholeBytes);
       file.append(text);
       this.wholeBytes += Buffer.byteLength(text);
+      this.whole += lines;
       this.commit.appended();
       return true;
     } catch (err) {

@@ -3,7 +3,7 @@
  * run (src/journal/segments.ts). A start finds the segments the runs before it wrote — recovery replays
  * them — and opens the next one for its own run; nothing is ever appended to an older segment.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { lastRecordedTimeMs, nextSegmentNumber, segmentFiles, segmentName } from '../journal/index.ts';
 import { openOutputFile, type OutputFile } from '../trace-file/index.ts';
@@ -52,21 +52,5 @@ export function openSegment(dir: JournalDir, openFile?: (path: string) => Output
     throw new StartError(
       `cannot create the journal segment ${dir.next}: ${err instanceof Error ? err.message : String(err)}; fix the data directory's rights, or run with --no-journal`,
     );
-  }
-}
-
-/**
- * Makes the directory's entries durable (a created, renamed or deleted file), as a file's sync does its
- * bytes. A file system that cannot sync a directory (EISDIR, EINVAL on some) has nothing more to do.
- */
-export function syncDirectory(path: string): void {
-  let fd: number | null = null;
-  try {
-    fd = openSync(path, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Best effort: the entries are in the file system's cache, which a process crash does not lose.
-  } finally {
-    if (fd !== null) closeSync(fd);
   }
 }

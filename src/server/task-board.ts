@@ -87,6 +87,13 @@ interface TaskRecord {
   readonly listeners: Set<TaskListener>;
 }
 
+/** The board as plain data: every kept task (without its listeners) in order, the ended ones oldest first. */
+export interface BoardSnapshot {
+  readonly tasks: readonly Omit<TaskRecord, 'listeners'>[];
+  readonly ended: readonly string[];
+  readonly endedDeltaChars: number;
+}
+
 export class TaskBoard implements TraceSink, DeltaListener {
   private readonly tasks = new Map<string, TaskRecord>();
   /** Ended tasks, oldest first (a Map keeps insertion order). */
@@ -239,6 +246,23 @@ export class TaskBoard implements TraceSink, DeltaListener {
       record.listeners.clear();
       for (const listener of listeners) listener(event);
     }
+  }
+
+  /** The tasks the board keeps, with their events and keys, as plain data (a durable server's snapshot). */
+  snapshot(): BoardSnapshot {
+    const tasks = [...this.tasks.values()].map(({ listeners: _listeners, ...kept }) => kept);
+    return structuredClone({ tasks, ended: [...this.ended.keys()], endedDeltaChars: this.endedDeltaChars });
+  }
+
+  /** Takes over a snapshot's tasks; the board was just made. */
+  restore(snapshot: BoardSnapshot): void {
+    const s = structuredClone(snapshot);
+    for (const record of s.tasks) {
+      this.tasks.set(record.task, { ...record, events: [...record.events], listeners: new Set() });
+      if (record.key !== null) this.keys.set(record.key, record.task);
+    }
+    for (const task of s.ended) this.ended.set(task, true);
+    this.endedDeltaChars = s.endedDeltaChars;
   }
 
   /** Tasks not ended yet, in submission order. */
