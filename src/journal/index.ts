@@ -5,6 +5,7 @@
  *  - lines.ts                   a file read line by line in bounded memory, a cut last line noticed;
  *  - reader.ts                  a journal file as its checked header and body items;
  *  - writer.ts                  the journal of one `serve` run, written line by line as things happen;
+ *  - snapshot-format.ts        what a durable server's snapshot holds, checked when read;
  *  - snapshot-files.ts         a durable server's snapshots: written atomically, the newest found;
  *  - dir-sync.ts               a directory's entries made durable;
  *  - group-commit.ts           when a write-ahead record is durable: `journal.sync` batch, every, off;
@@ -38,6 +39,12 @@ export {
   type SyncPolicy,
 } from './group-commit.ts';
 export { syncDirectory } from './dir-sync.ts';
+export {
+  parseServeSnapshot,
+  type ParsedSnapshot,
+  SERVE_SNAPSHOT_VERSION,
+  type ServeSnapshot,
+} from './snapshot-format.ts';
 export {
   latestSnapshot,
   segmentNumber,

@@ -62,7 +62,7 @@ import { firstHeader, recover, type Recovered } from './recovery.ts';
 import { SwitchingChildMemories, SwitchingMemory } from './recovery-memory.ts';
 import { lastSegmentTimeMs, openJournalDir, openSegment, type JournalDir } from './journal-dir.ts';
 import { JournalSet, type NamedJournal } from './journal-set.ts';
-import { parseServeSnapshot, type ServeSnapshot } from './serve-snapshot.ts';
+import { readServeSnapshot, type ServeSnapshot } from './serve-snapshot.ts';
 import { Snapshotter } from './snapshotter.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/parsers.ts';
@@ -751,7 +751,7 @@ function readLatestSnapshot(dir: string): ServeSnapshot | null {
   } catch (err) {
     throw new StartError(`cannot read the snapshots in ${dir}: ${errorText(err)}`);
   }
-  return latest === null ? null : parseServeSnapshot(latest.path, latest.text);
+  return latest === null ? null : readServeSnapshot(latest.path, latest.text);
 }
 
 /** The kernel of a snapshot; a kernel snapshot of another version stops the start with its reason. */

@@ -1,70 +1,20 @@
 /**
- * What a durable server's snapshot holds (docs/spec.md §13.2 "Snapshots"): everything a start needs to
- * go on from a point of the journal without replaying what came before it — the kernel's own snapshot
- * (schedulers, stacks, frames, contexts, the agent tree, the channel registry, id counters), the
- * monitors' state, the task board (states, events and Idempotency-Keys of the tasks it keeps), which
- * model call streams for which task, the timers armed, and the trace hash chain half-way through.
- *
- * The format is versioned on its own (`serveSnapshotVersion`), beside the kernel snapshot's version: a
- * snapshot of another version is refused with an error naming both, never misread.
+ * serve's snapshots as serve reads them (the format is src/journal/snapshot-format.ts): with its task
+ * board and stream table typed, and a snapshot that cannot be used stopping the start (exit 2) with the
+ * file and the reason.
  */
-import { SNAPSHOT_VERSION, type KernelSnapshot, type MonitoredSinkSnapshot } from '../kernel/index.ts';
-import type { TraceHashState } from '../trace-file/index.ts';
+import { parseServeSnapshot, type ServeSnapshot as JournalSnapshot } from '../journal/index.ts';
 import type { DeltaTapSnapshot } from './delta-tap.ts';
 import { StartError } from './start-error.ts';
 import type { BoardSnapshot } from './task-board.ts';
 
-export const SERVE_SNAPSHOT_VERSION = 1;
+export type ServeSnapshot = JournalSnapshot<BoardSnapshot, DeltaTapSnapshot>;
 
-export interface ServeSnapshot {
-  readonly serveSnapshotVersion: typeof SERVE_SNAPSHOT_VERSION;
-  /** The homeagent version that wrote it. */
-  readonly homeagent: string;
-  /** The segment and the number of its lines (header included) whose inputs the state holds. */
-  readonly segment: number;
-  readonly lines: number;
-  /** Where the line after them begins in the segment. */
-  readonly bytes: number;
-  /** The time of the last input it holds. */
-  readonly atMs: number;
-  /** The trace hash chain as it stood: the running hash and every event counted since the beginning. */
-  readonly hash: TraceHashState;
-  readonly kernel: KernelSnapshot;
-  readonly monitor: MonitoredSinkSnapshot;
-  readonly board: BoardSnapshot;
-  readonly deltas: DeltaTapSnapshot;
-  /** Timer id → due time. */
-  readonly timers: readonly (readonly [string, number])[];
-}
-
-/** Reads a snapshot file's text; a damaged file or another version stops the start, naming the file. */
-export function parseServeSnapshot(path: string, text: string): ServeSnapshot {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
+export function readServeSnapshot(path: string, text: string): ServeSnapshot {
+  const parsed = parseServeSnapshot(text);
+  if (!parsed.ok)
     throw new StartError(
-      `cannot recover from the snapshot ${path}: it is not JSON (${err instanceof Error ? err.message : String(err)}); move it away to recover from the segments alone, if they are all still there`,
+      `cannot recover from the snapshot ${path}: ${parsed.message}; move it away to recover from the segments alone, if they are all still there`,
     );
-  }
-  const version =
-    typeof data === 'object' && data !== null ? (data as Record<string, unknown>).serveSnapshotVersion : null;
-  if (version !== SERVE_SNAPSHOT_VERSION)
-    throw new StartError(
-      `cannot recover from the snapshot ${path}: its format version is ${JSON.stringify(version ?? null)}, and this homeagent reads version ${SERVE_SNAPSHOT_VERSION}; run the homeagent that wrote it`,
-    );
-  const s = data as ServeSnapshot;
-  const lacking = [
-    ...(['hash', 'kernel', 'monitor', 'board', 'deltas', 'timers'] as const).filter(
-      (key) => typeof s[key] !== 'object' || s[key] === null,
-    ),
-    ...(['segment', 'lines', 'bytes'] as const).filter((key) => !Number.isInteger(s[key])),
-  ];
-  if (lacking.length > 0)
-    throw new StartError(`cannot recover from the snapshot ${path}: it lacks ${lacking.join(', ')}`);
-  if (s.kernel.snapshotVersion !== SNAPSHOT_VERSION)
-    throw new StartError(
-      `cannot recover from the snapshot ${path}: its kernel snapshot has format version ${JSON.stringify(s.kernel.snapshotVersion)}, and this homeagent reads version ${SNAPSHOT_VERSION}; run the homeagent that wrote it`,
-    );
-  return s;
+  return parsed.snapshot as ServeSnapshot;
 }

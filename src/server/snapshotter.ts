@@ -10,11 +10,17 @@
  * While the segment cannot be written, no snapshot is taken: the lines it would cover are not all there.
  * A snapshot that cannot be written is told and the server goes on; the next one tries again.
  */
-import { segmentNumber, writeSnapshot, type GroupCommit, type JournalWriter } from '../journal/index.ts';
+import {
+  SERVE_SNAPSHOT_VERSION,
+  segmentNumber,
+  writeSnapshot,
+  type GroupCommit,
+  type JournalWriter,
+} from '../journal/index.ts';
 import type { KernelSnapshot, MonitoredSinkSnapshot } from '../kernel/index.ts';
 import type { TraceHashState } from '../trace-file/index.ts';
 import type { DeltaTapSnapshot } from './delta-tap.ts';
-import { SERVE_SNAPSHOT_VERSION, type ServeSnapshot } from './serve-snapshot.ts';
+import type { ServeSnapshot } from './serve-snapshot.ts';
 import type { BoardSnapshot } from './task-board.ts';
 
 /** Everything a snapshot is made of, asked for when one is taken. */
