@@ -161,7 +161,7 @@ export class Kernel {
         return { kind: 'stopped' };
       }
       case 'restart':
-        for (const agent of this.tree.all()) agent.restarted(nowMs);
+        for (const agent of this.tree.all()) agent.restarted(input.rerun ?? [], nowMs);
         return APPLIED;
       case 'submit.after': {
         const waiting = this.afterTerminal.get(input.task);

@@ -49,6 +49,8 @@ const tool = strictObject({
   command: z.array(nonEmpty).min(1, { error: 'must name the program to run, then its arguments (no shell is used)' }),
   timeoutMs: z.int().min(1).max(TOOL_TIMEOUT_MS_MAX).optional(),
   parallelSafe: z.boolean().optional(),
+  /** What a restart does with a call of this tool that was in flight at a crash (docs/spec.md §13.2). */
+  onRestart: z.enum(['fail', 'rerun']).optional(),
 });
 
 /**

@@ -455,7 +455,8 @@ async function startServer(
     // The calls in flight at the crash are gone: the kernel re-sends the model calls and ends the tool
     // calls, in this run's journal (docs/spec.md §13.2); the timers it still waits for are armed again.
     runtime.armTimers(recovered.timers);
-    runtime.feed({ type: 'restart' });
+    const rerun = settings.tools.filter((t) => t.onRestart === 'rerun').map((t) => t.name);
+    runtime.feed({ type: 'restart', ...(rerun.length === 0 ? {} : { rerun }) });
     pendingAtRecovery = board.openTasks().length;
   }
   // A recovered tree already has the configuration's channels and residents; only new ones are made.
