@@ -105,6 +105,9 @@ class Pointer implements ServerPointer {
   }
 }
 
+/** Trace events between two snapshots in the campaign's servers. */
+const SNAPSHOT_EVERY = 300;
+
 function writeConfig(out: string, upstream: Upstream): { config: string; dataDir: string } {
   const dataDir = join(out, 'data');
   rmSync(dataDir, { recursive: true, force: true });
@@ -115,6 +118,10 @@ function writeConfig(out: string, upstream: Upstream): { config: string; dataDir
       {
         dataDir,
         providers: [{ name: 'loop', kind: 'openai', baseURL: upstream.baseURL, model: 'campaign-model' }],
+        // Snapshots every few hundred events, so kills land while one is written and starts recover
+        // from them; every segment is kept, so the final replay goes through the whole history from
+        // the first and checks what the snapshot recoveries reached.
+        journal: { snapshotEvery: SNAPSHOT_EVERY, keepSegments: 1000 },
         tools: [
           {
             name: PROBE_TOOL,
