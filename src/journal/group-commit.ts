@@ -3,8 +3,11 @@
  * only once the record of its input would survive a crash of the machine, under `journal.sync`:
  *
  *   batch  group commit: one fdatasync, off the event loop, covers every record appended before it
- *          started; a sync starts once records wait for one, at most every `batchMs`, and whoever waits
- *          for a record waits for the first sync that started after it was appended;
+ *          started. An acknowledgement that waits starts one at once, unless one is running: then it
+ *          waits for the next, started as soon as the running one ends, which serves everyone who
+ *          came meanwhile — so under load a sync covers many acknowledgements, and alone a record
+ *          waits for one sync only. A record nobody waits for is synced at most `batchMs` after it
+ *          was written;
  *   every  an fdatasync after each record, before the next one is written (the event loop waits);
  *   off    no sync: a record is in the operating system's cache once written, which survives a crash
  *          of the process but not of the machine.
@@ -20,7 +23,7 @@ export type SyncMode = (typeof SYNC_MODES)[number];
 
 export interface SyncPolicy {
   readonly sync: SyncMode;
-  /** The shortest time between two group commits (`batch`). */
+  /** The longest a record nobody waits for goes unsynced (`batch`). */
   readonly batchMs: number;
 }
 
@@ -33,10 +36,9 @@ export interface SyncEvents {
   recovered(): void;
 }
 
-/** What group commit needs of a file, and of time (monotonic milliseconds, and a one-shot timer). */
+/** What group commit needs of a file, and of time (a one-shot timer). */
 export interface CommitPorts {
   readonly file: Pick<OutputFile, 'sync' | 'syncLater'>;
-  now(): number;
   later(ms: number, run: () => void): void;
 }
 
@@ -54,7 +56,6 @@ export class GroupCommit {
   private waiters: Waiter[] = [];
   private syncing = false;
   private scheduled = false;
-  private lastStartMs = Number.NEGATIVE_INFINITY;
   private outage = false;
   private closed = false;
 
@@ -77,8 +78,8 @@ export class GroupCommit {
         this.syncNow();
         return;
       case 'batch':
-        // Every record is synced within about batchMs, whether or not anyone waits for it.
-        this.schedule();
+        // A record nobody waits for is synced within batchMs all the same.
+        this.later();
         return;
       case 'off':
         return;
@@ -91,7 +92,7 @@ export class GroupCommit {
       return Promise.resolve();
     return new Promise((resolve) => {
       this.waiters.push({ upTo: this.appends, resolve });
-      this.schedule();
+      if (!this.syncing) this.start();
     });
   }
 
@@ -127,13 +128,13 @@ export class GroupCommit {
     }
   }
 
-  private schedule(): void {
-    if (this.syncing || this.scheduled || this.closed) return;
-    const wait = Math.max(0, this.lastStartMs + this.policy.batchMs - this.ports.now());
+  /** A sync batchMs from now, for records nobody waits for (one timer at a time). */
+  private later(): void {
+    if (this.scheduled || this.closed) return;
     this.scheduled = true;
-    this.ports.later(wait, () => {
+    this.ports.later(this.policy.batchMs, () => {
       this.scheduled = false;
-      this.start();
+      if (!this.syncing) this.start();
     });
   }
 
@@ -141,12 +142,13 @@ export class GroupCommit {
     if (this.closed || this.synced >= this.appends) return;
     const upTo = this.appends;
     this.syncing = true;
-    this.lastStartMs = this.ports.now();
     this.ports.file.syncLater().then(
       () => {
         this.syncing = false;
         this.succeeded(upTo);
-        if (this.synced < this.appends) this.schedule();
+        // Those who came while it ran are served by the next one, at once; the rest within batchMs.
+        if (this.waiters.length > 0) this.start();
+        else if (this.synced < this.appends) this.later();
       },
       (err: unknown) => {
         this.syncing = false;

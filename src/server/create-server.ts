@@ -711,7 +711,7 @@ function openJournals(
     const segment = openSegment(wal, openFile);
     const commit = new GroupCommit(
       settings.journalPolicy,
-      { file: segment, now: () => performance.now(), later: (ms, run) => void setTimeout(run, ms) },
+      { file: segment, later: (ms, run) => void setTimeout(run, ms) },
       syncEvents(wal.next, logger),
     );
     open(wal.next, segment, commit);
