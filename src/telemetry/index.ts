@@ -1,0 +1,21 @@
+/**
+ * OpenTelemetry export of the trace (docs/spec.md §13.4). The span builder and the configuration are
+ * plain code; what needs the OpenTelemetry packages is in otel.ts, imported on demand.
+ */
+export { ATTR } from './attributes.ts';
+export { SpanBuilder, type ModelLabel, type SpanBuilderOptions } from './span-builder.ts';
+export { SpanIds } from './span-ids.ts';
+export type { AttrValue, Attrs, SpanEventRecord, SpanKindName, SpanRecord } from './span-record.ts';
+export {
+  OTLP_ENDPOINT_ENV,
+  OTLP_HEADERS_ENV,
+  OTLP_TRACES_PATH,
+  otlpTarget,
+  type OtlpConfig,
+  type OtlpTarget,
+  type TargetProblem,
+} from './otlp-target.ts';
+export { TELEMETRY_OFF, type TelemetryStatus } from './telemetry-status.ts';
+/** The module to import on demand for OTLP export and OTLP JSON (it loads the OpenTelemetry packages). */
+export type OtelModule = typeof import('./otel.ts');
+export const loadOtel = (): Promise<OtelModule> => import('./otel.ts');
