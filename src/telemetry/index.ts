@@ -19,3 +19,4 @@ export { TELEMETRY_OFF, type TelemetryStatus } from './telemetry-status.ts';
 /** The module to import on demand for OTLP export and OTLP JSON (it loads the OpenTelemetry packages). */
 export type OtelModule = typeof import('./otel.ts');
 export const loadOtel = (): Promise<OtelModule> => import('./otel.ts');
+export { runSpans, SIM_MODEL } from './run-spans.ts';
