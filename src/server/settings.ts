@@ -19,6 +19,7 @@ import {
   type TimerConfig,
   type ToolConfig,
 } from './config-schema.ts';
+import { otlpTarget, type OtlpTarget } from '../telemetry/index.ts';
 import { defaultLogFormat, type LogFormat } from './logger.ts';
 import { outputTargetProblems } from './output-targets.ts';
 import { check, type FieldProblem } from './zod-problems.ts';
@@ -76,6 +77,8 @@ export interface ServeSettings {
   readonly channels: NonNullable<ServeConfig['channels']>;
   readonly outputs: NonNullable<ServeConfig['outputs']>;
   readonly residents: NonNullable<ServeConfig['residents']>;
+  /** Where spans are exported (docs/spec.md §13.4); absent: nowhere. */
+  readonly telemetry?: OtlpTarget;
 }
 
 export type Resolved =
@@ -135,6 +138,7 @@ export function resolveSettings(
       problems.push({ path: `tools[${i}].name`, message: `duplicate tool name "${t.name}"; give each tool its own` });
   });
   const mcpServers = mcpServerConfigs(config.mcpServers ?? {}, tools, problems);
+  const telemetry = otlpTarget(config.telemetry?.otlp, env, problems);
   if (problems.length > 0 || model === null) return { ok: false, problems };
   return {
     ok: true,
@@ -160,6 +164,7 @@ export function resolveSettings(
       channels: config.channels ?? [],
       outputs: config.outputs ?? [],
       residents: config.residents ?? [],
+      ...(telemetry === null ? {} : { telemetry }),
     },
   };
 }

@@ -2,6 +2,8 @@
  * OpenTelemetry export of the trace (docs/spec.md §13.4). The span builder and the configuration are
  * plain code; what needs the OpenTelemetry packages is in otel.ts, imported on demand.
  */
+import type * as Otel from './otel.ts';
+
 export { ATTR } from './attributes.ts';
 export { SpanBuilder, type ModelLabel, type SpanBuilderOptions } from './span-builder.ts';
 export { SpanIds } from './span-ids.ts';
@@ -16,7 +18,8 @@ export {
   type TargetProblem,
 } from './otlp-target.ts';
 export { TELEMETRY_OFF, type TelemetryStatus } from './telemetry-status.ts';
-/** The module to import on demand for OTLP export and OTLP JSON (it loads the OpenTelemetry packages). */
-export type OtelModule = typeof import('./otel.ts');
-export const loadOtel = (): Promise<OtelModule> => import('./otel.ts');
+
 export { runSpans, SIM_MODEL } from './run-spans.ts';
+export { startTelemetry, TELEMETRY_NONE, type ServeTelemetry } from './serve-telemetry.ts';
+/** The module to import on demand for OTLP JSON and OTLP export (it loads the OpenTelemetry packages). */
+export const loadOtel = (): Promise<typeof Otel> => import('./otel.ts');

@@ -3,7 +3,14 @@
  * The builder's spans are finished when they are made (they come from the trace, after the fact), so
  * they skip the SDK's Tracer and enter its span processor, or its JSON serializer, directly.
  */
-import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext } from '@opentelemetry/api';
+import {
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  type Attributes,
+  type HrTime,
+  type SpanContext,
+} from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Attrs, SpanRecord } from './span-record.ts';

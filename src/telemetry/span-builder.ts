@@ -273,7 +273,11 @@ export class SpanBuilder {
     this.opts.out(span.close(e.t));
   }
 
-  private openCall(e: TraceEvent & { readonly task: string; readonly seq: number }, callId: string, name: string): OpenSpan {
+  private openCall(
+    e: TraceEvent & { readonly task: string; readonly seq: number },
+    callId: string,
+    name: string,
+  ): OpenSpan {
     const task = this.task(e.agent, e.task, e.t);
     const span = new OpenSpan(
       e.type === 'tool.start' ? 'tool' : 'model',

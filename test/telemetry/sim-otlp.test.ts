@@ -94,10 +94,14 @@ describe('sim run --otlp', () => {
     },
   );
 
-  it('an unwritable --otlp target is unusable input (exit 2), and nothing runs', { timeout: SPAWN_TIMEOUT_MS }, async ({ expect }) => {
-    const r = await runBin(['sim', 'run', PREEMPT, '--otlp', tmp, '--json']);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toContain('--otlp');
-    expect(r.stdout).toContain('is a directory');
-  });
+  it(
+    'an unwritable --otlp target is unusable input (exit 2), and nothing runs',
+    { timeout: SPAWN_TIMEOUT_MS },
+    async ({ expect }) => {
+      const r = await runBin(['sim', 'run', PREEMPT, '--otlp', tmp, '--json']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toContain('--otlp');
+      expect(r.stdout).toContain('is a directory');
+    },
+  );
 });
