@@ -29,7 +29,19 @@ interface Started extends ServeProcess {
 
 async function start(dataDir: string): Promise<Started> {
   const startMs = performance.now();
-  const args = ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', dataDir];
+  const args = [
+    'bin/homeagent.js',
+    'serve',
+    '--model',
+    'demo',
+    '--demo-chunk-ms',
+    '0',
+    '--port',
+    '0',
+    '--no-terminal',
+    '--data-dir',
+    dataDir,
+  ];
   const started = await startServeProcess('serve', args, ROOT);
   return { ...started, startMs, readyMs: performance.now() };
 }

@@ -190,7 +190,7 @@ async function startServer(
         `cut a torn last line (${opened.tornBytes} bytes) from ${settings[what] ?? ''}: the run before stopped while writing it`,
       );
   }
-  const { provider, label, genAi } = chooseProvider(settings, io);
+  const { provider, label, genAi } = chooseProvider(settings, io, clock);
   const telemetry = await startTelemetry(settings.telemetry, genAi, HOMEAGENT_VERSION);
   const mcp = new McpToolRunner(
     settings.mcpServers,
@@ -531,6 +531,7 @@ function openTaskIds(dataDir: string): TaskIds {
 function chooseProvider(
   settings: ServeSettings,
   io: ServerIo,
+  clock: SystemClock,
 ): { provider: Provider; label: string; genAi: ModelLabel } {
   if (io.provider !== undefined)
     return {
@@ -540,7 +541,10 @@ function chooseProvider(
     };
   if (settings.model.kind === 'demo')
     return {
-      provider: new DemoProvider(),
+      provider: new DemoProvider({
+        chunkDelayMs: settings.model.chunkMs ?? 0,
+        sleep: (ms, signal) => clock.sleep(ms, signal),
+      }),
       label: DEMO_MODEL_LABEL,
       genAi: { provider: 'homeagent.demo', model: 'demo' },
     };
