@@ -67,7 +67,13 @@ export class OtlpExport {
       return;
     }
     this.offered += 1;
-    this.processor.onEnd(toReadableSpan(record, this.resource, this.version));
+    try {
+      this.processor.onEnd(toReadableSpan(record, this.resource, this.version));
+    } catch {
+      // The processor may start an export right here, inside the kernel's trace fan-out: whatever goes
+      // wrong on that side costs the span (counted as failed), never the kernel's transition.
+      this.failed += 1;
+    }
   }
 
   status(): TelemetryStatus {
