@@ -17,7 +17,7 @@ const { createServer } = await import('./src/server/create-server.ts');
 const { resolveSettings } = await import('./src/server/settings.ts');
 const configured = process.argv[1] === 'on';
 const env = configured ? { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } : {};
-const r = resolveSettings({ model: 'demo', port: '0', terminal: false, dataDir: mkdtempSync(join(tmpdir(), 'ha-lazy-')) }, env);
+const r = resolveSettings({ model: 'demo', demoChunkMs: '0', port: '0', terminal: false, dataDir: mkdtempSync(join(tmpdir(), 'ha-lazy-')) }, env);
 if (!r.ok) throw new Error(JSON.stringify(r.problems));
 const s = await createServer(r.settings, { log: () => {}, stdin: new PassThrough(), stdout: new PassThrough(), env, onFatal: () => {} });
 await fetch(s.url + '/v1/inputs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"hi"}' });

@@ -22,7 +22,18 @@ describe('homeagent serve with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     async () => {
       const receiver = await OtlpReceiver.start();
       const { child, exited } = startBin(
-        ['serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', join(dir, 'data')],
+        [
+          'serve',
+          '--model',
+          'demo',
+          '--demo-chunk-ms',
+          '0',
+          '--port',
+          '0',
+          '--no-terminal',
+          '--data-dir',
+          join(dir, 'data'),
+        ],
         {
           env: {
             HOMEAGENT_TOKEN: '',
