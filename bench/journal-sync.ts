@@ -40,7 +40,7 @@ interface Sample {
 
 async function run(mode: Mode): Promise<Sample> {
   const dir = mkdtempSync(join(values.dir, 'homeagent-bench-sync-'));
-  const args = ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal'];
+  const args = ['bin/homeagent.js', 'serve', '--model', 'demo', '--demo-chunk-ms', '0', '--port', '0', '--no-terminal'];
   args.push('--data-dir', join(dir, 'data'));
   if (mode === 'no-journal') args.push('--no-journal');
   else {

@@ -48,8 +48,8 @@ interface Started extends ServeProcess {
 
 async function start(dataDir: string, config: string): Promise<Started> {
   const startMs = performance.now();
-  const args = ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal'];
-  args.push('--data-dir', dataDir, '--config', config);
+  const args = ['bin/homeagent.js', 'serve', '--model', 'demo', '--demo-chunk-ms', '0', '--port', '0'];
+  args.push('--no-terminal', '--data-dir', dataDir, '--config', config);
   const started = await startServeProcess('serve', args, ROOT);
   return { ...started, startMs, readyMs: performance.now() };
 }

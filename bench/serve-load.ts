@@ -39,6 +39,8 @@ const args = [
   'serve',
   '--model',
   'demo',
+  '--demo-chunk-ms',
+  '0',
   '--port',
   '0',
   '--no-terminal',

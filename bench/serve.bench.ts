@@ -35,6 +35,8 @@ const serve = [
   'serve',
   '--model',
   'demo',
+  '--demo-chunk-ms',
+  '0',
   '--port',
   '0',
   '--no-terminal',

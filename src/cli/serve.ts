@@ -1,5 +1,5 @@
 /**
- * `homeagent serve [--config FILE] [--model demo] [--host 127.0.0.1] [--port 8787] [--token T]
+ * `homeagent serve [--config FILE] [--model demo] [--demo-chunk-ms N] [--host 127.0.0.1] [--port 8787] [--token T]
  * [--data-dir DIR] [--journal FILE] [--trace FILE] [--log-format json|text] [--no-terminal]`
  * (docs/spec.md §13.1): runs the kernel in production until SIGINT, SIGTERM or SIGHUP.
  *
@@ -13,7 +13,14 @@
  */
 import type { Command } from 'commander';
 import { createServer, StartError, type RunningServer } from '../server/create-server.ts';
-import { DEFAULT_HOST, DEFAULT_PORT, resolveSettings, TOKEN_ENV, type ServeFlags } from '../server/settings.ts';
+import {
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEMO_CHUNK_MS_DEFAULT,
+  resolveSettings,
+  TOKEN_ENV,
+  type ServeFlags,
+} from '../server/settings.ts';
 import { EXIT_FAILED, EXIT_UNUSABLE, formatProblems, writeStdout, type ExitCode } from './cli-io.ts';
 import { beforeSignalExit } from './shutdown.ts';
 
@@ -37,6 +44,10 @@ export function registerServe(program: Command): void {
     .description('run the agent with real models (or --model demo): HTTP API, terminal, timers, journal')
     .option('--config <file>', 'JSON configuration: providers, tools, kernel, … (docs/spec.md §13.1)')
     .option('--model <name>', '"demo": the scripted demo model, no configuration needed')
+    .option(
+      '--demo-chunk-ms <ms>',
+      `the demo model's pause before each streamed chunk (default ${DEMO_CHUNK_MS_DEFAULT}; 0: none)`,
+    )
     .option('--host <host>', `address to listen on (default ${DEFAULT_HOST}; any other needs a token)`)
     .option('--port <n>', `port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`)
     .option('--token <token>', `bearer token every /v1/* request must send (also ${TOKEN_ENV})`)

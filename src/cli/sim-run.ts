@@ -1,7 +1,8 @@
 /**
  * `homeagent sim run <scenario.json> [--seed N] [--trace out.jsonl] [--json] [--check-determinism]
- * [--shuffle-ties] [--html out.html]` (docs/spec.md §12.1): one seeded run of one scenario, its report, and an exit
- * code; `--html` also writes the timeline of the run (sim-view.ts) and the summary links it.
+ * [--shuffle-ties] [--html out.html] [--otlp out.json]` (docs/spec.md §12.1): one seeded run of one scenario, its
+ * report, and an exit code; `--html` also writes the timeline of the run (sim-view.ts) and the summary links
+ * it; `--otlp` writes the run's spans as OTLP JSON (otlp-file.ts).
  *
  * Theory of operation: validate everything first (flags and the scenario, every problem collected,
  * "not supported yet" features included), so that exit 2 lists all that is wrong at once; then run;
@@ -33,6 +34,8 @@ import {
   writeStdout,
   type ExitCode,
 } from './cli-io.ts';
+import { outputFileProblem } from './output-file.ts';
+import { OtlpFile } from './otlp-file.ts';
 import { htmlPathProblem, TimelineTrace, timelineLine } from './sim-view.ts';
 import { runScenarioTraced, traceTargetProblem } from './trace-target.ts';
 
@@ -45,6 +48,7 @@ export interface SimRunFlags {
   readonly shuffleTies?: boolean;
   readonly swarm?: boolean;
   readonly html?: string;
+  readonly otlp?: string;
 }
 
 const EXAMPLES = `
@@ -69,6 +73,7 @@ export function registerSimRun(sim: Command): void {
     .option('--shuffle-ties', 'permute timers due at the same instant with the seeded RNG')
     .option('--swarm', "activate a seeded subset of fault sites; the scenario's expect counts stop being verdicts")
     .option('--html <file>', 'write the timeline of the run as one self-contained HTML page (see sim view)')
+    .option('--otlp <file>', "write the run's spans as OTLP JSON (an ExportTraceServiceRequest), with virtual times")
     .addHelpText('after', EXAMPLES)
     .action(async (file: string, flags: SimRunFlags) => {
       process.exitCode = await simRun(file, flags);
@@ -91,15 +96,18 @@ export async function simRun(file: string, flags: SimRunFlags): Promise<ExitCode
   const base: SimOptions = { seed, shuffleTies, swarm, command: reproduceCommand(file, seed, shuffleTies, swarm) };
   const timeline = flags.html === undefined ? null : new TimelineTrace(flags.html, flags.trace);
   const tracePath = timeline?.tracePath ?? flags.trace;
+  const otlp = flags.otlp === undefined ? null : new OtlpFile(flags.otlp);
+  const tapped: SimOptions = otlp === null ? base : { ...base, onInput: otlp.onInput };
   const first =
     tracePath === undefined
-      ? await runScenario(scenario, base)
-      : await runScenarioTraced(scenario, { ...base, tracePath });
+      ? await runScenario(scenario, tapped)
+      : await runScenarioTraced(scenario, { ...tapped, tracePath });
   if (first.kind === 'unusable') {
     timeline?.discard();
     return unusable(file, first.problems, json);
   }
   const timelineLink = timeline === null ? '' : `${timelineLine(timeline.write())}\n`;
+  await otlp?.write(first.record.events, scenario.name, seed);
 
   // The second run of --check-determinism gets the same seed and options, but no trace file.
   const second = flags.checkDeterminism === true ? await runScenario(scenario, base) : null;
@@ -133,6 +141,14 @@ function validate(file: string, flags: SimRunFlags): Validated {
     const problem = htmlPathProblem(flags.html, '--html', [
       { what: 'scenario file', path: file },
       ...(flags.trace === undefined ? [] : [{ what: '--trace file', path: flags.trace }]),
+    ]);
+    if (problem !== null) problems.push(problem);
+  }
+  if (flags.otlp !== undefined) {
+    const problem = outputFileProblem(flags.otlp, '--otlp', 'spans', [
+      { what: 'scenario file', path: file },
+      ...(flags.trace === undefined ? [] : [{ what: '--trace file', path: flags.trace }]),
+      ...(flags.html === undefined ? [] : [{ what: '--html file', path: flags.html }]),
     ]);
     if (problem !== null) problems.push(problem);
   }

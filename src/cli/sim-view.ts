@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Problem } from '../sim/scenario/index.ts';
 import { renderTimeline, type RenderedTimeline } from '../view/index.ts';
@@ -43,7 +43,7 @@ export async function simView(trace: string, flags: SimViewFlags): Promise<ExitC
   } catch (err) {
     problems.push({ path: '', message: `cannot read ${trace}: ${err instanceof Error ? err.message : String(err)}` });
   }
-  const rendered = problems.length === 0 ? renderTimeline(text) : null;
+  const rendered = problems.length === 0 ? renderTimeline(text, basename(trace)) : null;
   if (rendered !== null && rendered.model.events === 0) {
     problems.push({ path: '', message: `${trace} has no trace event line${listed(rendered.model.problems)}` });
   }

@@ -33,6 +33,8 @@ export type {
   RunningView,
 } from './agent/dump-types.ts';
 export { resolveLevel } from './agent/admission.ts';
+/** How an interrupt's input is marked in a model request (docs/spec.md §3.4). */
+export { INTERRUPT_MARK } from './agent/context.ts';
 // The kernel snapshot (docs/spec.md §13.2): `Kernel.snapshot()` writes it, `Kernel.restore()` reads it.
 export {
   SNAPSHOT_VERSION,

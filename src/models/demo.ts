@@ -4,12 +4,14 @@
  * It is no language model and says so: every reply starts with DEMO_REPLY_PREFIX, and `serve`
  * prints DEMO_MODEL_LABEL in its start line.
  *
- * Deterministic: the reply is a function of the request's last user message alone, split into a few
+ * Deterministic: the reply is a function of the request's last input alone — the last user message, or
+ * an interrupt's own message when the last input is one (the kernel gives an interrupt's text as a
+ * system message with the interrupt mark, docs/spec.md §3.4) — split into a few
  * chunks at fixed places, with usage counted the same way every time. It honours the abort signal
  * before every chunk (and during the optional pause between chunks), like a real provider.
  */
 import { abortError } from '../clock/index.ts';
-import type { Message, ModelChunk, ModelRequest, Provider } from '../kernel/index.ts';
+import { INTERRUPT_MARK, type Message, type ModelChunk, type ModelRequest, type Provider } from '../kernel/index.ts';
 import type { Sleep } from './provider.ts';
 
 export const DEMO_MODEL_LABEL = 'demo model (scripted replies, not a language model)';
@@ -58,11 +60,17 @@ export class DemoProvider implements Provider {
 }
 
 export function demoReply(messages: readonly Message[]): string {
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  const said = last === undefined ? '' : last.content.trim();
+  const last = [...messages].reverse().find((m) => m.role === 'user' || isInterrupt(m));
+  const interrupt = last !== undefined && isInterrupt(last);
+  const said = last === undefined ? '' : (interrupt ? last.content.slice(INTERRUPT_MARK.length) : last.content).trim();
   const echo = said.length > DEMO_ECHO_CHARS_MAX ? `${said.slice(0, DEMO_ECHO_CHARS_MAX)}…` : said;
-  const heard = echo === '' ? 'I received no text.' : `You said: "${echo}".`;
+  const heard =
+    echo === '' ? 'I received no text.' : interrupt ? `You interrupted me to say: "${echo}".` : `You said: "${echo}".`;
   return `${DEMO_REPLY_PREFIX} ${heard} This is a scripted reply, not a language model; configure a provider to talk to a real one.`;
+}
+
+function isInterrupt(m: Message): boolean {
+  return m.role === 'system' && m.content.startsWith(INTERRUPT_MARK);
 }
 
 /** Splits at word boundaries into at most `count` pieces of about equal length. */

@@ -9,7 +9,8 @@
  * created at start, after the channels, through the kernel's door (so the journal records them).
  * `timers` configures the timer plugin. `mcpServers` has the shape other MCP hosts use (§13.3): a server
  * is a program to start over stdio (`command`, `args`, `env`, `cwd`) or a Streamable HTTP URL (`url`,
- * `headers`); the values of `env` and `headers` are secrets (secrets.ts).
+ * `headers`); the values of `env` and `headers` are secrets (secrets.ts). `telemetry.otlp` names an
+ * OTLP/HTTP collector for the spans (docs/spec.md §13.4); its `headers` values are secrets too.
  */
 import { z } from 'zod';
 import { SYNC_MODES } from '../journal/index.ts';
@@ -149,6 +150,15 @@ const timer = strictObject({
     .optional(),
 });
 
+const telemetry = strictObject({
+  otlp: strictObject({
+    endpoint: z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
+      error: 'must be an http:// or https:// base URL, like http://127.0.0.1:4318 (spans go to <endpoint>/v1/traces)',
+    }),
+    headers: z.record(z.string(), z.string()).optional(),
+  }).optional(),
+});
+
 export const serveConfigSchema = strictObject({
   dataDir: nonEmpty.optional(),
   http: strictObject({
@@ -171,6 +181,7 @@ export const serveConfigSchema = strictObject({
   residents: z.array(resident).optional(),
   timers: z.array(timer).max(TIMERS_MAX).optional(),
   mcpServers: z.record(z.string(), mcpServer).optional(),
+  telemetry: telemetry.optional(),
 });
 
 export type ServeConfig = z.output<typeof serveConfigSchema>;

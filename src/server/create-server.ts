@@ -14,8 +14,8 @@
  *
  * The trace fans out, behind the monitors, to the hasher (the run's fingerprint, and `--trace`), the
  * task board (states and answers), the delta tap (which call is whose), the log and the live feed
- * (`GET /v1/events`). The door is
- * tapped for the journal and for streamed text; the memory store is wrapped for the journal. None
+ * (`GET /v1/events`), and to the span builder when spans are exported (docs/spec.md §13.4). The door is
+ * tapped for the journal, for streamed text and for token usage; the memory store is wrapped for the journal. None
  * of this is visible to the kernel, which is the same object the simulator drives.
  *
  * Shutdown (SIGINT, SIGTERM, SIGHUP): stop listening, stop the root — every task ends, so every open request
@@ -83,13 +83,14 @@ import { boundedLog, type LogStream } from './log-backlog.ts';
 import { Logger, type LogOutput } from './logger.ts';
 import { canonicalPath, openOutput, type OpenedOutput, type OutputKind } from './output-targets.ts';
 import { publicConfig } from './public-config.ts';
-import { Redactor, secretsOf, shortSecretWarnings } from './secrets.ts';
+import { publicURL, Redactor, secretsOf, shortSecretWarnings } from './secrets.ts';
 import { isLoopbackHost, type ServeSettings } from './settings.ts';
 import { TaskBoard } from './task-board.ts';
 import { TaskIds } from './task-ids.ts';
 import { TerminalChannel } from './terminal-channel.ts';
 import { TimerPlugin } from './timer-plugin.ts';
 import { TraceFeed } from './trace-feed.ts';
+import { startTelemetry, type ModelLabel } from '../telemetry/index.ts';
 import { HOMEAGENT_VERSION } from './version.ts';
 import type { Readable, Writable } from 'node:stream';
 
@@ -200,7 +201,8 @@ async function startServer(
         `cut a torn last line (${opened.tornBytes} bytes) from ${settings[what] ?? ''}: the run before stopped while writing it`,
       );
   }
-  const { provider, label } = chooseProvider(settings, io);
+  const { provider, label, genAi } = chooseProvider(settings, io, clock);
+  const telemetry = await startTelemetry(settings.telemetry, genAi, HOMEAGENT_VERSION);
   const mcp = new McpToolRunner(
     settings.mcpServers,
     {
@@ -259,6 +261,7 @@ async function startServer(
     traceHash: live().digest(),
     events: live().events,
     violations: logger.violations,
+    telemetry: telemetry.status(),
   });
   const feed = new TraceFeed(status);
   /** What sees every event, replayed or live: the id counter, the task board, the delta tap. */
@@ -277,6 +280,7 @@ async function startServer(
       kept.emit(e);
       logger.emit(e);
       feed.emit(e);
+      telemetry.event(e);
       snapshots?.counted();
     },
   };
@@ -355,6 +359,7 @@ async function startServer(
       onInput: (input, nowMs) => {
         journal.input(input, nowMs);
         deltas.input(input);
+        telemetry.input(input);
       },
       onReply: (task, terminal) => board.reply(task, terminal),
       onFatal: (err) => {
@@ -518,6 +523,7 @@ async function startServer(
     journal: settings.journal,
     trace: settings.trace,
     version: HOMEAGENT_VERSION,
+    ...(settings.telemetry === undefined ? {} : { otlp: publicURL(settings.telemetry.url) }),
   });
 
   let shutdown: Promise<ShutdownResult> | null = null;
@@ -558,6 +564,7 @@ async function startServer(
         if (pause) snapshots?.take();
         feed.close();
         live().close();
+        await telemetry.shutdown();
         const result = { traceHash: live().digest(), events: live().events };
         if (clean) journal.trailer(result.traceHash, result.events);
         else journal.close();
@@ -601,13 +608,36 @@ function openTaskIds(dataDir: string): TaskIds {
   return ids;
 }
 
-function chooseProvider(settings: ServeSettings, io: ServerIo): { provider: Provider; label: string } {
-  if (io.provider !== undefined) return { provider: io.provider, label: 'injected provider' };
-  if (settings.model.kind === 'demo') return { provider: new DemoProvider(), label: DEMO_MODEL_LABEL };
+/** The provider, its label for the start line, and the names the spans give it (the first one asked). */
+function chooseProvider(
+  settings: ServeSettings,
+  io: ServerIo,
+  clock: SystemClock,
+): { provider: Provider; label: string; genAi: ModelLabel } {
+  if (io.provider !== undefined)
+    return {
+      provider: io.provider,
+      label: 'injected provider',
+      genAi: { provider: 'homeagent.injected', model: 'injected' },
+    };
+  if (settings.model.kind === 'demo')
+    return {
+      provider: new DemoProvider({
+        chunkDelayMs: settings.model.chunkMs ?? 0,
+        sleep: (ms, signal) => clock.sleep(ms, signal),
+      }),
+      label: DEMO_MODEL_LABEL,
+      genAi: { provider: 'homeagent.demo', model: 'demo' },
+    };
   const providers = settings.model.providers;
   try {
     const provider = createProvider(providers, { env: io.env });
-    return { provider, label: providers.map((p) => `${p.name} (${p.kind} ${p.model})`).join(', then ') };
+    const first = providers[0] as (typeof providers)[number];
+    return {
+      provider,
+      label: providers.map((p) => `${p.name} (${p.kind} ${p.model})`).join(', then '),
+      genAi: { provider: first.kind, model: first.model },
+    };
   } catch (err) {
     throw new StartError(err instanceof Error ? err.message : String(err));
   }

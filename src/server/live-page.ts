@@ -71,6 +71,9 @@ function css(): string {
     levels,
     '.none{color:#9aa3af}.counters{color:#5b6574;font-size:12px;margin:6px 0 0}',
     '#ended{font-family:ui-monospace,monospace;font-size:12px;max-height:160px;overflow:auto}',
+    '#ended li>span{margin-right:10px}.time,.took{color:#5b6574}',
+    '.text{display:inline-block;max-width:36ch;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom}',
+    '.input::before{content:"› ";color:#9aa3af}.reply::before{content:"‹ ";color:#9aa3af}',
     '#log{font-family:ui-monospace,monospace;font-size:12px;white-space:pre;max-height:360px;overflow:auto;background:#f6f8fa;padding:6px}',
     '.line.invariant-violation{color:#e0002a;font-weight:600}',
   ].join('\n');

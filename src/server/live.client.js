@@ -6,6 +6,12 @@
  * forgets it), never in the URL. A dropped stream is reopened with `Last-Event-ID`. Every text from
  * the server is set with textContent: trace lines carry user input. Type-checked against the DOM by
  * tsconfig.client.json.
+ *
+ * Times are shown as the viewer's local clock time, and an ended task with how long it lived (from its
+ * `task.submitted` to its `task.terminal`). An ended task shows its input and its reply, each cut to a
+ * line with the whole text on hover: the reply comes with its `task.terminal`; the input from the
+ * conversation in the status snapshots, where the task's turn is committed (a task that committed
+ * none — cancelled, dropped — shows no input).
  */
 (function () {
   'use strict';
@@ -18,14 +24,24 @@
    *   levelQueues: Record<1 | 2 | 3 | 4, TaskView[]>, queue: TaskView[], stack: { task: TaskView, by: string }[], critical: boolean,
    *   counters: { executed: number, enqueued: number, suspended: number, resumed: number, rejected: number, dropped: number }
    * }} SchedulerView
-   * @typedef {{ id: string, kind: string, state: string, current: { step: string, waiting: string | null } | null, scheduler: SchedulerView }} AgentView
+   * @typedef {{ task: string, input: string }} ContextView
+   * @typedef {{ id: string, kind: string, state: string, current: { step: string, waiting: string | null } | null, scheduler: SchedulerView, context: ContextView[] }} AgentView
    * @typedef {{ agents: AgentView[], traceHash: string, events: number, violations: number }} Status
-   * @typedef {{ seq: number, t: number, agent: string, type: string, task?: string, kind?: string, reason?: string | null, [field: string]: unknown }} TraceEvent
+   * @typedef {{ seq: number, t: number, agent: string, type: string, task?: string, kind?: string, reason?: string | null, reply?: string | null, [field: string]: unknown }} TraceEvent
    */
   var TOKEN_KEY = 'homeagent-token';
   var LOG_LINES_MAX = 300;
   var ENDED_MAX = 20;
   var RETRY_MS = 1000;
+  /** Submission times kept for the durations of tasks that have not ended yet. */
+  var STARTED_MAX = 1000;
+  /** @type {Map<string, number>} */
+  var started = new Map();
+  /**
+   * Inputs of committed turns, by task, from the last status snapshot.
+   * @type {Map<string, string>}
+   */
+  var inputs = new Map();
   /** @type {Record<string, number>} */
   var LEAD = { seq: 1, t: 1, agent: 1, type: 1 };
   /** @type {string | null} */
@@ -182,6 +198,13 @@
 
   /** @param {Status} status */
   function onStatus(status) {
+    inputs = new Map();
+    status.agents.forEach(function (agent) {
+      (agent.context || []).forEach(function (c) {
+        if (c.task) inputs.set(c.task, c.input);
+      });
+    });
+    fillInputs();
     var agents = $('agents');
     agents.replaceChildren.apply(agents, status.agents.map(agentCard));
     $('summary').textContent =
@@ -195,6 +218,83 @@
     body.dataset.seq = String(seq);
   }
 
+  /**
+   * A number with leading zeros to `width` digits.
+   * @param {number} n
+   * @param {number} width
+   */
+  function pad(n, width) {
+    var text = String(n);
+    while (text.length < width) text = '0' + text;
+    return text;
+  }
+
+  /**
+   * A time as the viewer's local clock shows it, to the millisecond.
+   * @param {number} t
+   */
+  function clockTime(t) {
+    var d = new Date(t);
+    return (
+      pad(d.getHours(), 2) +
+      ':' +
+      pad(d.getMinutes(), 2) +
+      ':' +
+      pad(d.getSeconds(), 2) +
+      '.' +
+      pad(d.getMilliseconds(), 3)
+    );
+  }
+
+  /** @param {number} ms */
+  function duration(ms) {
+    if (ms < 1000) return Math.round(ms) + ' ms';
+    if (ms < 60000) return (ms / 1000).toFixed(1) + ' s';
+    return Math.floor(ms / 60000) + ' min ' + Math.round((ms % 60000) / 1000) + ' s';
+  }
+
+  /**
+   * A text cut to one line by the stylesheet, whole on hover.
+   * @param {string} cls
+   * @param {string} text
+   */
+  function oneLine(cls, text) {
+    var node = el('span', 'text ' + cls, text);
+    node.title = text;
+    return node;
+  }
+
+  /** Gives the ended tasks still without an input the one the last snapshot has. */
+  function fillInputs() {
+    $('ended')
+      .querySelectorAll('li[data-input="pending"]')
+      .forEach(function (item) {
+        if (!(item instanceof HTMLElement)) return;
+        var text = inputs.get(item.dataset.task || '');
+        if (text === undefined) return;
+        var slot = item.querySelector('.input');
+        if (slot !== null) slot.replaceWith(oneLine('input', text));
+        item.dataset.input = 'shown';
+      });
+  }
+
+  /** @param {TraceEvent} e */
+  function endedItem(e) {
+    var task = e.task || '';
+    var item = el('li', 'ended ' + e.kind);
+    item.dataset.task = task;
+    item.appendChild(el('span', 'time', clockTime(e.t)));
+    item.appendChild(el('span', 'what', task + ' ' + e.kind + (e.reason ? ' (' + e.reason + ')' : '')));
+    var since = started.get(task);
+    started.delete(task);
+    item.appendChild(el('span', 'took', since === undefined ? '' : duration(e.t - since)));
+    var input = inputs.get(task);
+    item.appendChild(input === undefined ? el('span', 'text input none', '—') : oneLine('input', input));
+    item.dataset.input = input === undefined ? 'pending' : 'shown';
+    item.appendChild(oneLine('reply', typeof e.reply === 'string' ? e.reply : ''));
+    return item;
+  }
+
   /** @param {TraceEvent} e */
   function readable(e) {
     /** @type {string[]} */
@@ -204,7 +304,7 @@
       var v = e[k];
       fields.push(k + '=' + (typeof v === 'string' ? v : JSON.stringify(v)));
     });
-    return 't=' + e.t + 'ms #' + e.seq + ' ' + e.agent + '  ' + e.type + '  ' + fields.join(' ');
+    return clockTime(e.t) + ' #' + e.seq + ' ' + e.agent + '  ' + e.type + '  ' + fields.join(' ');
   }
 
   /** @param {TraceEvent} e */
@@ -216,11 +316,13 @@
     log.appendChild(line);
     while (log.childElementCount > LOG_LINES_MAX && log.firstElementChild !== null) log.firstElementChild.remove();
     log.scrollTop = log.scrollHeight;
+    if (e.type === 'task.submitted' && e.task !== undefined) {
+      started.set(e.task, e.t);
+      if (started.size > STARTED_MAX) started.delete(started.keys().next().value || '');
+    }
     if (e.type === 'task.terminal') {
       var ended = $('ended');
-      var item = el('li', 'ended ' + e.kind, e.task + ' ' + e.kind + (e.reason === null ? '' : ' (' + e.reason + ')'));
-      item.dataset.task = e.task;
-      ended.insertBefore(item, ended.firstChild);
+      ended.insertBefore(endedItem(e), ended.firstChild);
       while (ended.childElementCount > ENDED_MAX && ended.lastElementChild !== null) ended.lastElementChild.remove();
     }
   }

@@ -61,5 +61,13 @@ export function publicConfig(s: ServeSettings): Record<string, unknown> {
     channels: s.channels,
     outputs: s.outputs,
     kernel: s.kernel,
+    // The collector without the credentials its URL may carry, and the names of its headers only.
+    ...(s.telemetry === undefined
+      ? {}
+      : {
+          telemetry: {
+            otlp: { endpoint: publicURL(s.telemetry.endpoint), headers: Object.keys(s.telemetry.headers) },
+          },
+        }),
   };
 }

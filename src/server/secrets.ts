@@ -2,8 +2,9 @@
  * The secrets of a server and their redaction (docs/spec.md §13.1a, "Secrets never leave"). A secret
  * is the value of a configured API key, the token, and the credentials inside a provider's `baseURL`
  * (its userinfo, and query parameters named like key/token/secret), and the values of each MCP server's
- * `env` and `headers` with the credentials of its `url` (§13.3). Each is replaced by `[redacted]` in
- * everything serve writes or sends.
+ * `env` and `headers` with the credentials of its `url` (§13.3), and the values of `telemetry.otlp.headers`
+ * (or OTEL_EXPORTER_OTLP_HEADERS) with the credentials of the collector's endpoint (§13.4). Each is
+ * replaced by `[redacted]` in everything serve writes or sends.
  *
  * Theory of operation. Text reaches the outside from two places: the kernel (replies, the
  * conversation, status, the trace, and so the journal, SSE and the log lines of trace events), and
@@ -39,6 +40,11 @@ export function secretsOf(settings: ServeSettings, env: Readonly<Record<string, 
   const secrets: Secret[] = [];
   if (settings.token !== null) secrets.push({ where: 'the token', value: settings.token });
   secrets.push(...settings.mcpServers.flatMap(mcpSecrets));
+  if (settings.telemetry !== undefined) {
+    const { headers, endpoint } = settings.telemetry;
+    secrets.push(...Object.entries(headers).map(([name, value]) => ({ where: `telemetry header ${name}`, value })));
+    secrets.push(...urlSecrets(endpoint, 'telemetry.otlp.endpoint'));
+  }
   if (settings.model.kind !== 'providers') return secrets;
   for (const p of settings.model.providers) {
     const key = p.apiKeyEnv === undefined ? undefined : env[p.apiKeyEnv]?.trim();

@@ -20,6 +20,7 @@ import {
   type ToolConfig,
 } from './config-schema.ts';
 import { journalPolicy, type JournalPolicy } from './journal-policy.ts';
+import { otlpTarget, type OtlpTarget } from '../telemetry/index.ts';
 import { defaultLogFormat, type LogFormat } from './logger.ts';
 import { outputTargetProblems } from './output-targets.ts';
 import { check, type FieldProblem } from './zod-problems.ts';
@@ -27,11 +28,15 @@ import { check, type FieldProblem } from './zod-problems.ts';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
 export const TOKEN_ENV = 'HOMEAGENT_TOKEN';
+/** The demo model's pause before each chunk (`--demo-chunk-ms`): a human reading pace, so a preemption shows. */
+export const DEMO_CHUNK_MS_DEFAULT = 80;
+const DEMO_CHUNK_MS_MAX = 10_000;
 
 /** The flags as commander hands them over (values unvalidated). `terminal` is false for --no-terminal. */
 export interface ServeFlags {
   readonly config?: string;
   readonly model?: string;
+  readonly demoChunkMs?: string;
   readonly host?: string;
   readonly port?: string;
   readonly token?: string;
@@ -43,8 +48,10 @@ export interface ServeFlags {
   readonly terminal?: boolean;
 }
 
+/** `chunkMs`: the demo model's pause before each chunk; absent, none. */
 export type ModelChoice =
-  { readonly kind: 'demo' } | { readonly kind: 'providers'; readonly providers: readonly ProviderConfig[] };
+  | { readonly kind: 'demo'; readonly chunkMs?: number }
+  | { readonly kind: 'providers'; readonly providers: readonly ProviderConfig[] };
 
 export interface ServeSettings {
   readonly model: ModelChoice;
@@ -79,6 +86,8 @@ export interface ServeSettings {
   readonly channels: NonNullable<ServeConfig['channels']>;
   readonly outputs: NonNullable<ServeConfig['outputs']>;
   readonly residents: NonNullable<ServeConfig['residents']>;
+  /** Where spans are exported (docs/spec.md §13.4); absent: nowhere. */
+  readonly telemetry?: OtlpTarget;
 }
 
 export type Resolved =
@@ -119,7 +128,7 @@ export function resolveSettings(
         `set --token or ${TOKEN_ENV}, or bind to 127.0.0.1`,
     });
   }
-  const model = loaded === null ? null : modelChoice(flags.model, config, flags.config !== undefined, problems);
+  const model = loaded === null ? null : modelChoice(flags, config, flags.config !== undefined, problems);
   const logFormat = flags.logFormat ?? defaultLogFormat(stderrIsTerminal);
   if (logFormat !== 'json' && logFormat !== 'text')
     problems.push({ path: '--log-format', message: `must be json or text, got ${JSON.stringify(logFormat)}` });
@@ -138,6 +147,7 @@ export function resolveSettings(
       problems.push({ path: `tools[${i}].name`, message: `duplicate tool name "${t.name}"; give each tool its own` });
   });
   const mcpServers = mcpServerConfigs(config.mcpServers ?? {}, tools, problems);
+  const telemetry = otlpTarget(config.telemetry?.otlp, env, problems);
   if (problems.length > 0 || model === null) return { ok: false, problems };
   return {
     ok: true,
@@ -164,6 +174,7 @@ export function resolveSettings(
       channels: config.channels ?? [],
       outputs: config.outputs ?? [],
       residents: config.residents ?? [],
+      ...(telemetry === null ? {} : { telemetry }),
     },
   };
 }
@@ -294,14 +305,28 @@ function parsePort(text: string, problems: FieldProblem[]): number {
   return DEFAULT_PORT;
 }
 
+function demoChunkMs(text: string | undefined, problems: FieldProblem[]): number {
+  if (text === undefined) return DEMO_CHUNK_MS_DEFAULT;
+  const ms = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
+  if (ms <= DEMO_CHUNK_MS_MAX) return ms;
+  problems.push({
+    path: '--demo-chunk-ms',
+    message: `must be a whole number of milliseconds 0 … ${DEMO_CHUNK_MS_MAX} (0 streams without pausing), got ${JSON.stringify(text)}`,
+  });
+  return DEMO_CHUNK_MS_DEFAULT;
+}
+
 function modelChoice(
-  flag: string | undefined,
+  flags: ServeFlags,
   config: ServeConfig,
   hasFile: boolean,
   problems: FieldProblem[],
 ): ModelChoice | null {
+  const flag = flags.model;
+  if (flags.demoChunkMs !== undefined && flag !== 'demo')
+    problems.push({ path: '--demo-chunk-ms', message: 'sets the pace of the demo model; use it with --model demo' });
   if (flag !== undefined) {
-    if (flag === 'demo') return { kind: 'demo' };
+    if (flag === 'demo') return { kind: 'demo', chunkMs: demoChunkMs(flags.demoChunkMs, problems) };
     problems.push({
       path: '--model',
       message: `only "demo" is a model name here, got ${JSON.stringify(flag)}; configure real models under "providers" in --config`,

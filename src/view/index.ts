@@ -17,8 +17,11 @@ export interface RenderedTimeline {
   readonly html: string;
 }
 
-/** The page of one trace file's text (a header line, then one JSON line per event). */
-export function renderTimeline(traceText: string): RenderedTimeline {
-  const model = buildTimeline(parseTrace(traceText));
+/**
+ * The page of one trace file's text (a header line, then one JSON line per event); `name` (the file's)
+ * titles a production trace.
+ */
+export function renderTimeline(traceText: string, name?: string): RenderedTimeline {
+  const model = buildTimeline(parseTrace(traceText), name);
   return { model, html: timelineHtml(model) };
 }

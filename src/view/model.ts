@@ -114,6 +114,11 @@ export interface TimelineModel {
   readonly header: Readonly<Record<string, string | number | boolean | null>> | null;
   readonly startMs: number;
   readonly endMs: number;
+  /**
+   * A trace on the wall clock (serve's): the time of its first event, in ms since the epoch; every time
+   * of the model is then relative to it, so the axis starts at 0. Null for a simulated run's virtual time.
+   */
+  readonly wallStartMs: number | null;
   readonly events: number;
   readonly lanes: readonly Lane[];
   /** The readable line of every event, ordered by (t, seq). */

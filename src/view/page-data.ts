@@ -41,6 +41,8 @@ export interface PageData {
   readonly header: TimelineModel['header'];
   readonly startMs: number;
   readonly endMs: number;
+  /** The wall-clock time of time 0, for a production trace (model.ts); null for virtual time. */
+  readonly wallStartMs: number | null;
   readonly events: number;
   readonly markerKinds: readonly string[];
   readonly problems: readonly string[];
@@ -60,6 +62,7 @@ export function pageData(model: TimelineModel): PageData {
     header: model.header,
     startMs: model.startMs,
     endMs: model.endMs,
+    wallStartMs: model.wallStartMs,
     events: model.events,
     markerKinds: MARKER_KINDS,
     problems: model.problems,

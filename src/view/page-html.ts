@@ -106,6 +106,7 @@ h2 small{font-weight:normal;color:#5b6475}
 .hint{margin-left:auto;color:#6b7280;font-size:12px}
 #axis{display:block;width:100%}
 #axis text{font-size:11px;fill:#3c4454}
+#axis text.wall{fill:#7a8494}
 #axis line{stroke:#9aa3b2}
 main{position:relative;padding-bottom:40vh}
 #cursor{position:absolute;top:0;bottom:0;width:1px;background:#1d2330;opacity:.45;pointer-events:none;z-index:2}

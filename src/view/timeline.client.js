@@ -612,13 +612,33 @@
     // Tasks that never got a span (refused at the door) still show their terminal at their only instant.
   }
 
+  /**
+   * The viewer's local clock time of a time on the axis of a production trace (D.wallStartMs), to the
+   * millisecond when the tick step needs it.
+   * @param {number} t
+   * @param {number} step
+   */
+  function wallLabel(t, step) {
+    var d = new Date((D.wallStartMs || 0) + t);
+    /** @param {number} n @param {number} w */
+    function pad(n, w) {
+      var text = String(n);
+      while (text.length < w) text = '0' + text;
+      return text;
+    }
+    var hms = pad(d.getHours(), 2) + ':' + pad(d.getMinutes(), 2) + ':' + pad(d.getSeconds(), 2);
+    return step < 1000 ? hms + '.' + pad(d.getMilliseconds(), 3) : hms;
+  }
+
   function renderAxis() {
     var axis = byId('axis');
+    var wall = D.wallStartMs !== null;
+    axis.setAttribute('height', wall ? '38' : '24');
     var span = view.t1 - view.t0;
     var raw = span / Math.max(1, plotW / 90);
     var p = Math.pow(10, Math.floor(Math.log10(raw)));
     var step = raw / p < 2 ? 2 * p : raw / p < 5 ? 5 * p : 10 * p;
-    var out = ['<svg x="' + GUTTER + '" width="' + plotW + '" height="24">'];
+    var out = ['<svg x="' + GUTTER + '" width="' + plotW + '" height="' + (wall ? 38 : 24) + '">'];
     for (var t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) {
       var x = r1(X(t));
       out.push(
@@ -626,17 +646,31 @@
           x +
           '" x2="' +
           x +
-          '" y1="16" y2="24"/><text x="' +
+          '" y1="' +
+          (wall ? 30 : 16) +
+          '" y2="' +
+          (wall ? 38 : 24) +
+          '"/><text x="' +
           (x + 2) +
           '" y="13">' +
+          (wall ? '+' : '') +
           fmtMs(t, step) +
-          '</text>',
+          '</text>' +
+          (wall ? '<text class="wall" x="' + (x + 2) + '" y="26">' + wallLabel(t, step) + '</text>' : ''),
       );
     }
     out.push('</svg>');
     axis.innerHTML = out.join('');
     byId('window').textContent =
-      fmtMs(view.t0) + ' – ' + fmtMs(view.t1) + '  (' + fmtMs(span) + ' of ' + fmtMs(fullSpan) + ')';
+      fmtMs(view.t0) +
+      ' – ' +
+      fmtMs(view.t1) +
+      '  (' +
+      fmtMs(span) +
+      ' of ' +
+      fmtMs(fullSpan) +
+      ')' +
+      (wall ? '  ' + wallLabel(view.t0, 1) + ' – ' + wallLabel(view.t1, 1) + ' local time' : '');
   }
 
   var pending = false;

@@ -3,6 +3,11 @@
  * simulator's trace already; a production trace merged from several files may not be — each on its
  * agent's lane, then every lane's tasks are packed into tracks, and the readable lines are grouped by
  * instant for the page's hover.
+ *
+ * A production trace (serve's, on the wall clock) is drawn relative to its first event: the axis of a
+ * run that started at 1 796 322 879 659 ms would otherwise count from the epoch. Its times are shifted
+ * before anything else reads them, the page labels the axis with wall-clock times as well, and the title
+ * names the file and the time span (in UTC, so the page says the same wherever it is made).
  */
 import { LaneBuilder } from './lane-builder.ts';
 import type { Instant, TimelineModel } from './model.ts';
@@ -10,8 +15,18 @@ import type { TraceFile, TraceRecord } from './trace-file.ts';
 import { readableLine } from './trace-lines.ts';
 import { packTracks } from './tracks.ts';
 
-export function buildTimeline(file: TraceFile): TimelineModel {
-  const records = inTimeOrder(file.records);
+/**
+ * Times from this one on are wall-clock milliseconds: 2001-09-09. A simulated run's virtual time never
+ * gets there (31 years), so a trace without serve's header is still told apart.
+ */
+export const WALL_CLOCK_MS_MIN = 1e12;
+
+/** `name` is the trace file's, for the title of a production trace. */
+export function buildTimeline(file: TraceFile, name = 'trace'): TimelineModel {
+  const sorted = inTimeOrder(file.records);
+  const firstMs = sorted[0]?.t ?? 0;
+  const wall = sorted.length > 0 && (file.header?.['serve'] !== undefined || firstMs >= WALL_CLOCK_MS_MIN);
+  const records = wall ? sorted.map((r) => shifted(r, firstMs)) : sorted;
   const builders = new Map<string, LaneBuilder>();
   const lines: string[] = [];
   const instants: Instant[] = [];
@@ -38,16 +53,32 @@ export function buildTimeline(file: TraceFile): TimelineModel {
     return b.lane;
   });
   return {
-    title: titleOf(file),
+    title: wall ? `${name}  ${utcSpan(firstMs, firstMs + lastMs)}` : titleOf(file),
     header: file.header,
     startMs,
     endMs,
+    wallStartMs: wall ? firstMs : null,
     events: records.length,
     lanes,
     lines,
     instants,
     problems: file.problems,
   };
+}
+
+function shifted(r: TraceRecord, baseMs: number): TraceRecord {
+  const t = r.t - baseMs;
+  return { ...r, t, event: { ...r.event, t } };
+}
+
+/** `2026-12-04 01:02:03.456 – 01:05:09.789 UTC`, the date again only when the span crosses midnight. */
+function utcSpan(startMs: number, endMs: number): string {
+  const start = new Date(startMs).toISOString();
+  const end = new Date(endMs).toISOString();
+  const day = (iso: string): string => iso.slice(0, 10);
+  const time = (iso: string): string => iso.slice(11, 23);
+  const endText = day(start) === day(end) ? time(end) : `${day(end)} ${time(end)}`;
+  return `${day(start)} ${time(start)} – ${endText} UTC`;
 }
 
 function inTimeOrder(records: readonly TraceRecord[]): readonly TraceRecord[] {

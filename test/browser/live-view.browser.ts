@@ -86,10 +86,22 @@ interface Serve {
   readonly exited: Promise<number | null>;
 }
 
-function spawnServe(): Promise<Serve> {
+function spawnServe(demoChunkMs = 0, dataDir = 'data'): Promise<Serve> {
   const child = spawn(
     process.execPath,
-    ['bin/homeagent.js', 'serve', '--model', 'demo', '--port', '0', '--no-terminal', '--data-dir', join(tmp, 'data')],
+    [
+      'bin/homeagent.js',
+      'serve',
+      '--model',
+      'demo',
+      '--demo-chunk-ms',
+      String(demoChunkMs),
+      '--port',
+      '0',
+      '--no-terminal',
+      '--data-dir',
+      join(tmp, dataDir),
+    ],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, HOMEAGENT_TOKEN: TOKEN },
@@ -113,11 +125,11 @@ describe('the live page of serve --model demo', () => {
       const { page, errors } = await openLive(serve.url);
       expect((await postJson(`${serve.url}/v1/inputs`, { text: 'hello' }, AUTH)).status).toBe(200);
       await page.waitForSelector('#ended li[data-task="http-1"]');
-      expect(await page.textContent('#ended li[data-task="http-1"]')).toBe('http-1 done');
+      expect(await page.textContent('#ended li[data-task="http-1"] .what')).toBe('http-1 done');
 
       expect((await postJson(`${serve.url}/v1/interrupts`, { text: 'urgent', level: 'L2' }, AUTH)).status).toBe(200);
       await page.waitForSelector('#ended li[data-task="http-2"]');
-      expect(await page.textContent('#ended li:first-child')).toBe('http-2 done');
+      expect(await page.textContent('#ended li:first-child .what')).toBe('http-2 done');
       await page.waitForSelector('#log .line.task-submitted >> text=level=2');
       await page.waitForSelector('.agent[data-agent="root"] .counters >> text=executed 2');
       expect(await page.textContent('.agent[data-agent="root"] .running')).toContain('idle');
@@ -135,6 +147,46 @@ describe('the live page of serve --model demo', () => {
       await page.close();
     } finally {
       serve.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('the live page of serve --model demo at a human pace', () => {
+  it("shows a preemption and a resume, local clock times, durations, and each task's input and reply", async () => {
+    const serve = await spawnServe(300, 'paced');
+    try {
+      const { page, errors } = await openLive(serve.url);
+      const root = '.agent[data-agent="root"]';
+      const story = postJson(`${serve.url}/v1/inputs`, { text: 'tell me a story about the sea' }, AUTH);
+      await page.waitForSelector(`${root} .running .task[data-task="http-1"]`);
+      const oven = await postJson(`${serve.url}/v1/interrupts`, { text: 'is the oven on?', level: 'L3' }, AUTH);
+      expect(oven.status).toBe(200);
+      expect((await story).status).toBe(200);
+      await page.waitForSelector('#log .line.task-suspend >> text=task=http-1');
+      await page.waitForSelector('#log .line.task-resume >> text=task=http-1');
+      await page.waitForSelector('#ended li[data-task="http-1"][data-input="shown"]');
+      await page.waitForSelector('#ended li[data-task="http-2"][data-input="shown"]');
+
+      const interrupt = '#ended li[data-task="http-2"]';
+      expect(await page.textContent(`${interrupt} .what`)).toBe('http-2 done');
+      expect(await page.textContent(`${interrupt} .input`)).toBe('is the oven on?');
+      expect(await page.textContent(`${interrupt} .reply`)).toContain('You interrupted me to say: "is the oven on?"');
+      const first = '#ended li[data-task="http-1"]';
+      expect(await page.textContent(`${first} .input`)).toBe('tell me a story about the sea');
+      const reply = await page.textContent(`${first} .reply`);
+      expect(reply).toContain('You said: "tell me a story about the sea"');
+      // Cut to a line on the page, whole on hover.
+      expect(await page.getAttribute(`${first} .reply`, 'title')).toBe(reply);
+      expect(await page.textContent(`${first} .took`)).toMatch(/^\d+(\.\d)? (ms|s)$/);
+      expect(await page.textContent(`${first} .time`)).toMatch(/^\d\d:\d\d:\d\d\.\d{3}$/);
+      expect(await page.textContent('#log .line.task-resume')).toMatch(
+        /^\d\d:\d\d:\d\d\.\d{3} #\d+ root {2}task\.resume/,
+      );
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
     }
   });
 });
