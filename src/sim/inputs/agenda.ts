@@ -244,11 +244,15 @@ export class Agenda {
    * submitted in a reaction that did not survive was never submitted, as far as the recovered run knows.
    */
   crashKept(kept: ReadonlySet<string>): void {
+    const dropped: string[] = [];
     for (const id of this.kernelSubmitted) {
       if (kept.has(id)) continue;
       this.kernelSubmitted.delete(id);
       this.submitted.delete(id);
+      dropped.push(id);
     }
+    // The recovered kernel submits them again when their task ends again: the triggers wait anew.
+    this.ports.triggers.rearm(dropped);
   }
 
   /**

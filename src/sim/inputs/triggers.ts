@@ -20,6 +20,8 @@ export class TriggerEngine {
   private readonly whenByKey = new Map<string, ScenarioInput[]>();
   /** `afterTerminal` inputs by the task they wait for, in file order. */
   private readonly afterByTask = new Map<string, ScenarioInput[]>();
+  /** Every `afterTerminal` input by id (a crash may arm one again). */
+  private readonly afterInputs = new Map<string, ScenarioInput>();
   readonly states: TriggerState[] = [];
   private readonly stateOf = new Map<string, TriggerState>();
   /** `when` submissions fired but still waiting for their timer. */
@@ -40,7 +42,10 @@ export class TriggerEngine {
       this.states.push(state);
       this.stateOf.set(input.id, state);
       if (timing.kind === 'when') push(this.whenByKey, `${timing.task}\u0000${timing.step}`, input);
-      else push(this.afterByTask, timing.task, input);
+      else {
+        push(this.afterByTask, timing.task, input);
+        this.afterInputs.set(input.id, input);
+      }
     }
   }
 
@@ -85,6 +90,21 @@ export class TriggerEngine {
       state.fired = true;
       state.t = nowMs;
       this.afterFired(input);
+    }
+  }
+
+  /**
+   * `afterTerminal` inputs whose submission a crash lost (docs/spec.md §12.2 `crash`): the recovered
+   * kernel still holds them and submits them when their task ends again, so they wait to fire again.
+   */
+  rearm(ids: readonly string[]): void {
+    for (const id of ids) {
+      const input = this.afterInputs.get(id);
+      const state = this.stateOf.get(id);
+      if (input === undefined || state === undefined || input.timing.kind !== 'afterTerminal') continue;
+      state.fired = false;
+      state.t = null;
+      push(this.afterByTask, input.timing.task, input);
     }
   }
 
