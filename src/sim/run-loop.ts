@@ -223,7 +223,8 @@ class SimulationRun {
       inputsMeta: agenda.inputsMeta(),
       triggers: triggers.states.map((s) => ({ input: s.input, fired: s.fired, t: s.t })),
       expect: scenario.expect,
-      unfiredTriggers: triggers.unfired(),
+      // A lost input was never acknowledged (docs/spec.md §12.2 `crash`): its trigger is owed nothing either.
+      unfiredTriggers: triggers.unfired().filter((id) => process?.isLost(id) !== true),
       swarm: swarm === null ? null : { sites: [...swarm.active] },
       responseBound: monitor.responseBound(),
       crash:
