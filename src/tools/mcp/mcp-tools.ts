@@ -9,6 +9,10 @@
  * answered at once with an error naming it. Cancellation comes from the kernel through the call's
  * AbortSignal (an agent stopped, destroyed or reclaimed, or serve shutting down), and the SDK turns it
  * into `notifications/cancelled`.
+ *
+ * `specs()` changes while serve runs: a server that lists new tools (`notifications/tools/list_changed`),
+ * comes back or goes away. `onToolsChanged` tells serve, which offers the new list to the model through
+ * the kernel's door, so the journal records it.
  */
 import type { ToolCall, ToolContext, ToolResult, ToolSpec } from '../../kernel/index.ts';
 import type { ToolSource } from '../tool-source.ts';
@@ -18,13 +22,26 @@ import { McpConnection, type ConnectionOptions } from './mcp-connection.ts';
 
 export class McpToolRunner implements ToolSource {
   private readonly servers: ReadonlyMap<string, McpConnection>;
+  private changed: (() => void) | null = null;
 
   constructor(
     configs: readonly McpServerConfig[],
     options: ConnectionOptions,
     private readonly now: () => number = Date.now,
   ) {
-    this.servers = new Map(configs.map((c) => [c.name, new McpConnection(c, options)]));
+    const notice: ConnectionOptions['notice'] = (n) => {
+      options.notice(n);
+      if (n.type === 'ready' || n.type === 'failed' || n.type === 'tools.changed') this.changed?.();
+    };
+    this.servers = new Map(configs.map((c) => [c.name, new McpConnection(c, { ...options, notice })]));
+  }
+
+  /**
+   * `listener` is called after each change of what `specs()` may answer: a server is ready (again), failed
+   * or listed its tools again. Called from the servers' events, never from inside a `run`; null stops it.
+   */
+  onToolsChanged(listener: (() => void) | null): void {
+    this.changed = listener;
   }
 
   /** Connects every server; resolves once each is ready or has failed (never rejects). */
