@@ -29,7 +29,8 @@ class Script implements Provider {
     await Promise.resolve();
     this.offered.push(request.tools.map((t) => t.name).filter((n) => n.includes('__')));
     // The root's conversation holds earlier tasks: a task's input is the last user message of its first call.
-    const said = this.inputs.get(request.task) ?? request.messages.findLast((m) => m.role === 'user')?.content ?? '';
+    const said =
+      this.inputs.get(request.task) ?? [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     this.inputs.set(request.task, said);
     const call = /^call (\S+) (.*)$/s.exec(said);
     if (request.replyIndex === 0 && call !== null) {
@@ -37,7 +38,7 @@ class Script implements Provider {
       yield { type: 'done', finishReason: 'tool_calls', usage: USAGE };
       return;
     }
-    const result = request.messages.findLast((m) => m.role === 'tool')?.content;
+    const result = [...request.messages].reverse().find((m) => m.role === 'tool')?.content;
     yield { type: 'text', text: result === undefined ? `echo: ${said}` : `tool said: ${result}` };
     yield { type: 'done', finishReason: 'stop', usage: USAGE };
   }

@@ -16,8 +16,8 @@
  */
 import type { ToolCall, ToolContext, ToolResult, ToolSpec } from '../../kernel/index.ts';
 import type { ToolSource } from '../tool-source.ts';
-import { checkArguments } from './mcp-arguments.ts';
-import { MCP_NAME_SEPARATOR, offeredName, type McpServerConfig } from './mcp-config.ts';
+import { admitCall, splitName } from './mcp-call.ts';
+import { offeredName, type McpServerConfig } from './mcp-config.ts';
 import { McpConnection, type ConnectionOptions } from './mcp-connection.ts';
 
 export class McpToolRunner implements ToolSource {
@@ -63,38 +63,19 @@ export class McpToolRunner implements ToolSource {
 
   /** Whether `name` is a configured server's (listed or not). */
   owns(name: string): boolean {
-    return this.split(name) !== null;
+    return splitName(name, this.servers) !== null;
   }
 
   run(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
-    const target = this.split(call.name);
-    if (target === null) return Promise.resolve({ ok: false, output: `tool "${call.name}" is not an MCP server's` });
-    const { server, tool } = target;
-    const listed = server.tools().find((t) => t.name === tool);
-    if (listed === undefined) {
-      const why =
-        server.tools().length === 0
-          ? server.unavailable()
-          : `MCP server "${server.config.name}" does not offer the tool "${tool}"`;
-      return Promise.resolve({ ok: false, output: why });
-    }
-    const checked = checkArguments(call.args, listed.validate);
-    if (checked.kind === 'invalid')
-      return Promise.resolve({ ok: false, output: `invalid arguments for ${call.name}: ${checked.problem}` });
+    const admitted = admitCall(call, this.servers);
+    if (admitted.kind === 'refused') return Promise.resolve({ ok: false, output: admitted.output });
+    const { server, tool, args } = admitted;
     const timeoutMs = Math.max(1, Math.min(server.config.timeoutMs, ctx.deadlineMs - this.now()));
-    return server.call(tool, checked.args, timeoutMs, ctx.signal);
+    return server.call(tool, args, timeoutMs, ctx.signal);
   }
 
   /** Stops every stdio server and leaves every HTTP one; nothing is retried after. */
   async close(): Promise<void> {
     await Promise.all([...this.servers.values()].map((s) => s.close()));
-  }
-
-  /** The server and its tool's own name; server names never hold the separator, so the first one splits. */
-  private split(name: string): { server: McpConnection; tool: string } | null {
-    const at = name.indexOf(MCP_NAME_SEPARATOR);
-    if (at <= 0) return null;
-    const server = this.servers.get(name.slice(0, at));
-    return server === undefined ? null : { server, tool: name.slice(at + MCP_NAME_SEPARATOR.length) };
   }
 }
