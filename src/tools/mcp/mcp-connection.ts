@@ -25,13 +25,18 @@ import {
   unavailableText,
   type CallableServer,
 } from './mcp-call.ts';
-import { MCP_LIST_TIMEOUT_MS, OFFERED_TOOL_NAME, offeredName, type McpServerConfig } from './mcp-config.ts';
+import {
+  MCP_LIST_TIMEOUT_MS,
+  OFFERED_TOOL_NAME,
+  offeredName,
+  RETRY_MS_FIRST,
+  RETRY_MS_MAX,
+  type McpServerConfig,
+} from './mcp-config.ts';
 import type { McpNotice } from './mcp-notices.ts';
 import { toToolResult } from './mcp-result.ts';
 
-/** The first retry waits this long; each failure in a row doubles it, up to RETRY_MS_MAX. */
-export const RETRY_MS_FIRST = 1000;
-export const RETRY_MS_MAX = 60_000;
+export { RETRY_MS_FIRST, RETRY_MS_MAX };
 /** A stdio server that has not exited this long after its stdin closed is sent SIGTERM. */
 const CLOSE_GRACE_MS = 300;
 /** A stderr line is cut to this many characters, so one endless line cannot flood the log. */
