@@ -23,15 +23,26 @@ export class LineTooLongError extends Error {
   override readonly name = 'LineTooLongError';
 }
 
-export function* readLines(path: string): Generator<FileLine, void, undefined> {
+/** Where to begin reading: at byte `offset`, which starts line `lines` + 1 (a snapshot's place). */
+export interface ReadFrom {
+  readonly offset: number;
+  readonly lines: number;
+}
+
+export function* readLines(
+  path: string,
+  from: ReadFrom = { offset: 0, lines: 0 },
+): Generator<FileLine, void, undefined> {
   const fd = openSync(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(READ_BYTES);
     let pending: Buffer[] = [];
     let pendingBytes = 0;
-    let number = 0;
+    let number = from.lines;
+    let position = from.offset;
     for (;;) {
-      const read = readSync(fd, buffer, 0, READ_BYTES, null);
+      const read = readSync(fd, buffer, 0, READ_BYTES, position);
+      position += read;
       if (read === 0) break;
       let start = 0;
       for (let nl = buffer.indexOf(0x0a, start); nl !== -1 && nl < read; nl = buffer.indexOf(0x0a, start)) {

@@ -11,7 +11,7 @@
 import type { Problem } from '../validation/problem.ts';
 import { JOURNAL_VERSION, type JournalHeader } from './format.ts';
 import { headerSchema, issueText, parseBodyLine, type BodyLine } from './schema.ts';
-import { LineTooLongError, readLines, type FileLine } from './lines.ts';
+import { LineTooLongError, readLines, type FileLine, type ReadFrom } from './lines.ts';
 
 export type JournalItem =
   | { readonly kind: 'line'; readonly number: number; readonly line: BodyLine }
@@ -30,12 +30,17 @@ export type OpenedJournal =
  * Opens the journal and checks its header; the body is read lazily through `items`. `version` is the
  * homeagent version of this process: only its own journals replay to the same hash.
  */
-export function openJournal(path: string, version: string): OpenedJournal {
+export function openJournal(path: string, version: string, resumeAt?: ReadFrom): OpenedJournal {
   let lines: Generator<FileLine, void, undefined>;
   let first: IteratorResult<FileLine, void>;
   try {
     lines = readLines(path);
     first = lines.next();
+    // After a snapshot's place the body is read from there; the header is still checked.
+    if (resumeAt !== undefined) {
+      lines.return();
+      lines = readLines(path, resumeAt);
+    }
   } catch (err) {
     return { ok: false, problems: [{ path: '', message: `cannot read ${path}: ${errorText(err)}` }] };
   }

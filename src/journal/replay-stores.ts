@@ -42,14 +42,10 @@ export class ReplayStores {
       create: (child: string): ChildMemory => {
         const store = this.store(childStore(child));
         store.created();
-        return {
-          recall: (keywords, depth) => store.recall(keywords, depth),
-          commit: (triples, session, turn, nowMs) => store.commit(triples, session, turn, nowMs),
-          exportTriples: (limit) => store.exportTriples(limit),
-          promote: (_main, keep, id, nowMs) => store.promote(keep, id, nowMs),
-          discard: () => store.discard(),
-        };
+        return childFacing(store);
       },
+      // A child restored from a snapshot: its store existed before the journal's tail begins.
+      reopen: (child: string): ChildMemory => childFacing(this.store(childStore(child))),
     };
   }
 
@@ -61,4 +57,14 @@ export class ReplayStores {
     }
     return store;
   }
+}
+
+function childFacing(store: ReplayMemory): ChildMemory {
+  return {
+    recall: (keywords, depth) => store.recall(keywords, depth),
+    commit: (triples, session, turn, nowMs) => store.commit(triples, session, turn, nowMs),
+    exportTriples: (limit) => store.exportTriples(limit),
+    promote: (_main, keep, id, nowMs) => store.promote(keep, id, nowMs),
+    discard: () => store.discard(),
+  };
 }

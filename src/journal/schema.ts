@@ -103,7 +103,7 @@ const kernelInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('child.create'), parent: text.optional(), spec: childSpec }),
   z.strictObject({ type: z.literal('child.destroy'), id: text, disposal: disposal.optional() }),
   z.strictObject({ type: z.literal('agent.stop'), agent: text }),
-  z.strictObject({ type: z.literal('restart') }),
+  z.strictObject({ type: z.literal('restart'), rerun: z.array(z.string()).optional() }),
   z.strictObject({ type: z.literal('tools.set'), tools: z.array(toolSpec) }),
 ]);
 

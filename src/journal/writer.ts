@@ -30,6 +30,14 @@ export const BACKLOG_BYTES_MAX = 16 << 20;
 
 export type JournalState = 'writing' | 'failing' | 'abandoned';
 
+/** What the writer tells the write-ahead log's group commit (group-commit.ts). */
+export interface WriteCommit {
+  appended(): void;
+  close(): void;
+}
+
+const NO_COMMIT: WriteCommit = { appended: () => undefined, close: () => undefined };
+
 export interface JournalEvents {
   /** The first write that failed, with its error; later failures of the same outage are not told. */
   failed(error: unknown): void;
@@ -47,25 +55,42 @@ export class JournalWriter {
   private backlog: string[] = [];
   private backlogBytes = 0;
   private dropped = 0;
+  /** Lines in the file, the header included. */
+  private whole = 0;
 
   /**
    * Writes the header at the end of `file`; throws when the file cannot take it (a start that cannot
-   * write its journal does not start). The writer closes the file.
+   * write its journal does not start). The writer closes the file. `commit`, the write-ahead log's group
+   * commit (group-commit.ts), is told of every write that put whole lines in the file, and closed (a
+   * last sync) before the file is.
    */
   constructor(
     file: OutputFile,
     header: JournalHeader,
     private readonly events: JournalEvents = IGNORE,
+    private readonly commit: WriteCommit = NO_COMMIT,
   ) {
     this.file = file;
     const text = `${JSON.stringify(header)}\n`;
     this.wholeBytes = file.size();
     file.append(text);
     this.wholeBytes += Buffer.byteLength(text);
+    this.whole = 1;
+    commit.appended();
   }
 
   get state(): JournalState {
     return this.current;
+  }
+
+  /** The lines in the file, its header included (what a snapshot taken now covers, while `writing`). */
+  get lines(): number {
+    return this.whole;
+  }
+
+  /** The file's size after its last whole line: where the line after `lines` begins. */
+  get bytes(): number {
+    return this.wholeBytes;
   }
 
   input(input: KernelInput, nowMs: number): void {
@@ -99,7 +124,7 @@ export class JournalWriter {
   retry(): boolean {
     if (this.current !== 'failing') return this.current === 'writing';
     const text = this.backlog.join('');
-    if (!this.appendWhole(text)) return false;
+    if (!this.appendWhole(text, this.backlog.length)) return false;
     const lines = this.backlog.length;
     this.backlog = [];
     this.backlogBytes = 0;
@@ -118,6 +143,7 @@ export class JournalWriter {
     const file = this.file;
     if (file === null) return;
     this.file = null;
+    this.commit.close();
     try {
       file.close();
     } catch {
@@ -153,7 +179,7 @@ export class JournalWriter {
   }
 
   /** Appends `text` whole, or leaves the file as it was (cut back) and returns false. */
-  private appendWhole(text: string): boolean {
+  private appendWhole(text: string, lines = 1): boolean {
     const file = this.file;
     if (file === null) return false;
     try {
@@ -161,6 +187,8 @@ export class JournalWriter {
       if (this.current === 'failing') file.truncate(this.wholeBytes);
       file.append(text);
       this.wholeBytes += Buffer.byteLength(text);
+      this.whole += lines;
+      this.commit.appended();
       return true;
     } catch (err) {
       if (this.current === 'writing') {

@@ -81,8 +81,9 @@ export {
   type InvariantName,
   type MonitorFinal,
   type MonitorOptions,
+  type MonitorSnapshot,
   type Violation,
 } from './trace/monitors.ts';
-export { MonitoredSink } from './trace/monitor-sink.ts';
+export { MonitoredSink, type MonitoredSinkSnapshot } from './trace/monitor-sink.ts';
 
 export { assert, AssertionError, assertNever } from './assert.ts';

@@ -162,7 +162,7 @@ export class Kernel {
         return { kind: 'stopped' };
       }
       case 'restart':
-        for (const agent of this.tree.all()) agent.restarted(nowMs);
+        for (const agent of this.tree.all()) agent.restarted(input.rerun ?? [], nowMs);
         return APPLIED;
       case 'tools.set':
         this.tree.setTools(input.tools);

@@ -79,7 +79,11 @@ export type KernelInput =
   | { readonly type: 'child.destroy'; readonly id: string; readonly disposal?: Disposal }
   | { readonly type: 'agent.stop'; readonly agent: string }
   | { readonly type: 'submit.after'; readonly task: string; readonly submission: Submission }
-  | { readonly type: 'restart' }
+  /**
+   * The process restarted (docs/spec.md §13.2): the calls in flight are gone. The calls of the tools
+   * named in `rerun` are run again; every other tool call ends failed, and model calls are re-sent.
+   */
+  | { readonly type: 'restart'; readonly rerun?: readonly string[] }
   | { readonly type: 'tools.set'; readonly tools: readonly ToolSpec[] };
 
 export type KernelInputType = KernelInput['type'];

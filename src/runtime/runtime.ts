@@ -100,7 +100,7 @@ export class Runtime {
   private processing = false;
   private readonly streams = new Map<string, AbortController>();
   private readonly toolCalls = new Map<string, AbortController>();
-  private readonly timers = new Map<string, TimerId>();
+  private readonly timers = new Map<string, { readonly handle: TimerId; readonly atMs: number }>();
   private readonly waiters = new Map<string, (terminal: Terminal) => void>();
   private streamsOpened = 0;
   private streamsClosed = 0;
@@ -155,6 +155,11 @@ export class Runtime {
     for (const [id, atMs] of [...timers].sort((a, b) => a[1] - b[1])) this.setTimer(id, atMs);
   }
 
+  /** The timers armed now, id → due time (what a snapshot taken between two reactions must arm again). */
+  armedTimers(): Map<string, number> {
+    return new Map([...this.timers].map(([id, { atMs }]) => [id, atMs]));
+  }
+
   /** Submits and resolves with the task's terminal event (synchronous submitters: terminal, HTTP). */
   submitAndWait(sub: Submission): Promise<Terminal> {
     return new Promise((resolve) => {
@@ -187,7 +192,7 @@ export class Runtime {
     this.streamsClosed += this.streams.size;
     this.streams.clear();
     this.toolCalls.clear();
-    for (const handle of this.timers.values()) this.ports.clock.clearTimer(handle);
+    for (const { handle } of this.timers.values()) this.ports.clock.clearTimer(handle);
     this.timers.clear();
     for (const controller of calls) controller.abort(ABANDONED);
   }
@@ -385,13 +390,13 @@ export class Runtime {
       this.timers.delete(id);
       this.deliver({ type: 'timer.fired', id });
     });
-    this.timers.set(id, handle);
+    this.timers.set(id, { handle, atMs });
   }
 
   private clearTimer(id: string): void {
-    const handle = this.timers.get(id);
-    if (handle === undefined) return;
-    this.ports.clock.clearTimer(handle);
+    const timer = this.timers.get(id);
+    if (timer === undefined) return;
+    this.ports.clock.clearTimer(timer.handle);
     this.timers.delete(id);
   }
 }

@@ -62,6 +62,8 @@ export async function postChatCompletion(req: IncomingMessage, res: ServerRespon
       return;
     }
   }
+  // Acknowledged only once its input is durable (docs/spec.md §13.2), as the task routes do.
+  await ports.durable();
   const meta: ChunkMeta = {
     id: `chatcmpl-${id}`,
     created: Math.floor(Date.now() / 1000),

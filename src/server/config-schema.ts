@@ -12,6 +12,7 @@
  * `headers`); the values of `env` and `headers` are secrets (secrets.ts).
  */
 import { z } from 'zod';
+import { SYNC_MODES } from '../journal/index.ts';
 import { providersSchema } from '../models/index.ts';
 import { strictObject } from './zod-problems.ts';
 
@@ -48,6 +49,8 @@ const tool = strictObject({
   command: z.array(nonEmpty).min(1, { error: 'must name the program to run, then its arguments (no shell is used)' }),
   timeoutMs: z.int().min(1).max(TOOL_TIMEOUT_MS_MAX).optional(),
   parallelSafe: z.boolean().optional(),
+  /** What a restart does with a call of this tool that was in flight at a crash (docs/spec.md §13.2). */
+  onRestart: z.enum(['fail', 'rerun']).optional(),
 });
 
 /**
@@ -106,6 +109,14 @@ const kernel = strictObject({
   systemPrompt: z.string().optional(),
 });
 
+/** The write-ahead log (docs/spec.md §13.2); the defaults are in journal-policy.ts. */
+const journal = strictObject({
+  sync: z.enum(SYNC_MODES).optional(),
+  batchMs: z.int().min(1).max(1000).optional(),
+  snapshotEvery: z.int().min(100).optional(),
+  keepSegments: z.int().min(0).max(1000).optional(),
+});
+
 const channel = strictObject({
   name: nonEmpty,
   plugin: nonEmpty.optional(),
@@ -154,6 +165,7 @@ export const serveConfigSchema = strictObject({
   tools: z.array(tool).optional(),
   builtinPlugins: z.array(nonEmpty).optional(),
   kernel: kernel.optional(),
+  journal: journal.optional(),
   channels: z.array(channel).optional(),
   outputs: z.array(output).optional(),
   residents: z.array(resident).optional(),
@@ -166,3 +178,4 @@ export type ToolConfig = z.output<typeof tool>;
 export type TimerConfig = z.output<typeof timer>;
 export type ResidentConfig = z.output<typeof resident>;
 export type McpServerEntry = z.output<typeof mcpServer>;
+export type JournalConfig = z.output<typeof journal>;

@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { SystemClock } from '../clock/index.ts';
 import {
   BACKLOG_BYTES_MAX,
+  GroupCommit,
   JOURNAL_VERSION,
   JournalWriter,
   type JournalEvents,
@@ -38,6 +39,9 @@ import {
   recordingChildMemory,
   type JournalMemory,
   ReplayStores,
+  latestSnapshot,
+  type SyncEvents,
+  syncDirectory,
 } from '../journal/index.ts';
 import {
   InvariantMonitor,
@@ -49,6 +53,7 @@ import {
   type Submission,
   type Terminal,
   type KernelConfig,
+  type KernelPorts,
   type TraceEvent,
   type TraceSink,
 } from '../kernel/index.ts';
@@ -57,6 +62,8 @@ import { firstHeader, recover, type Recovered } from './recovery.ts';
 import { SwitchingChildMemories, SwitchingMemory } from './recovery-memory.ts';
 import { lastSegmentTimeMs, openJournalDir, openSegment, type JournalDir } from './journal-dir.ts';
 import { JournalSet, type NamedJournal } from './journal-set.ts';
+import { readServeSnapshot, type ServeSnapshot } from './serve-snapshot.ts';
+import { Snapshotter } from './snapshotter.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
 import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
@@ -160,6 +167,10 @@ async function startServer(
   const wal = settings.durable ? openJournalDir(settings.dataDir) : null;
   // The kernel configuration of a recovered history is the one it ran with (docs/spec.md §13.2).
   const history = wal?.segments[0] === undefined ? null : firstHeader(wal.segments[0], HOMEAGENT_VERSION);
+  const loadStartedMs = performance.now();
+  const snapshot = wal === null || history === null ? null : readLatestSnapshot(wal.path);
+  // Recovery's time is the snapshot's load, its restore and the replay after it (not the MCP servers' start).
+  const snapshotLoadMs = performance.now() - loadStartedMs;
   // Time goes on from the journals' last time, whatever the wall clock did since (docs/spec.md §13.1a).
   const lastMs = Math.max(
     outputs.journal === null ? -1 : (lastRecordedTimeMs(outputs.journal.file) ?? -1),
@@ -225,7 +236,7 @@ async function startServer(
   };
   let hasher: TraceHasher | null = null;
   const openLiveTrace = (chainFrom: HashChainLink | null): TraceHasher =>
-    openTrace(settings, outputs, clock.now(), chainFrom, (err) =>
+    openTrace(settings, outputs, clock.now(), chainFrom, settings.durable, (err) =>
       logger.server(
         'trace',
         `cannot write the trace ${settings.trace ?? ''}: ${errorText(err)}; the trace file is closed, serving goes on and /v1/status keeps the hash`,
@@ -259,12 +270,15 @@ async function startServer(
       deltas.emit(e);
     },
   };
+  // Made once the Runtime is (its timers are part of a snapshot); counts every live event.
+  let snapshots: Snapshotter | null = null;
   const fanout = {
     emit(e: TraceEvent): void {
       live().emit(e);
       kept.emit(e);
       logger.emit(e);
       feed.emit(e);
+      snapshots?.counted();
     },
   };
   const monitored = new MonitoredSink(traceSink, new InvariantMonitor({ builtinPlugins: config.builtinPlugins }));
@@ -280,22 +294,40 @@ async function startServer(
   const replayed = history === null ? null : new ReplayStores();
   const memory = new SwitchingMemory(replayed?.main ?? liveMemory);
   const childMemory = replayed === null ? liveChildren : new SwitchingChildMemories(replayed.childMemory());
-  const kernel = new Kernel(config, monitored, { memory: memoryPorts(memory), childMemory });
+  const kernelPorts = { memory: memoryPorts(memory), childMemory };
+  const recoveryStartedMs = performance.now() - snapshotLoadMs;
+  let kernel: Kernel;
+  try {
+    kernel =
+      snapshot === null ? new Kernel(config, monitored, kernelPorts) : restoreKernel(snapshot, monitored, kernelPorts);
+  } catch (err) {
+    journal.close();
+    throw err;
+  }
+  if (snapshot !== null) {
+    monitored.restore(snapshot.monitor);
+    board.restore(snapshot.board);
+    deltas.restore(snapshot.deltas);
+  }
 
   let recovered: Recovered | null = null;
-  const recoveryStartedMs = performance.now();
   if (wal !== null && replayed !== null && childMemory instanceof SwitchingChildMemories) {
     try {
-      recovered = recover(wal.segments, HOMEAGENT_VERSION, {
-        feed: (input, nowMs) => kernel.feed(input, nowMs),
-        takeCommands: () => kernel.takeCommands(),
-        traceTo: (sink) => (traceSink.target = sink),
-        observe: kept,
-        input: (input) => deltas.input(input),
-        reply: (task, terminal) => board.reply(task, terminal),
-        bindKey: (key, task) => board.restoreKey(key, task),
-        memory: replayed,
-      });
+      recovered = recover(
+        wal.segments,
+        HOMEAGENT_VERSION,
+        {
+          feed: (input, nowMs) => kernel.feed(input, nowMs),
+          takeCommands: () => kernel.takeCommands(),
+          traceTo: (sink) => (traceSink.target = sink),
+          observe: kept,
+          input: (input) => deltas.input(input),
+          reply: (task, terminal) => board.reply(task, terminal),
+          bindKey: (key, task) => board.restoreKey(key, task),
+          memory: replayed,
+        },
+        snapshot,
+      );
       hasher = openLiveTrace(recovered.link);
     } catch (err) {
       journal.close();
@@ -335,6 +367,49 @@ async function startServer(
       },
     },
   );
+
+  /** The timers armed when the server paused: `halt` lets them go, the shutdown snapshot keeps them. */
+  let timersAtPause: ReadonlyMap<string, number> | null = null;
+  const walJournal = journal.journals.find((j) => j.commit !== undefined);
+  if (wal !== null && walJournal?.commit !== undefined)
+    snapshots = new Snapshotter(
+      {
+        dir: wal.path,
+        segment: wal.next,
+        writer: walJournal.writer,
+        commit: walJournal.commit,
+        every: settings.journalPolicy.snapshotEvery,
+        keepSegments: settings.journalPolicy.keepSegments,
+        version: HOMEAGENT_VERSION,
+        sinceLast:
+          recovered === null || snapshot === null
+            ? (recovered?.link.events ?? 0)
+            : recovered.link.events - snapshot.hash.events,
+      },
+      {
+        kernel: () => kernel.snapshot(),
+        monitor: () => monitored.snapshot(),
+        board: () => board.snapshot(),
+        deltas: () => deltas.snapshot(),
+        timers: () => timersAtPause ?? runtime.armedTimers(),
+        hash: () => live().state(),
+        nowMs: () => clock.now(),
+      },
+      {
+        written: (path, bytes, ms, deleted) =>
+          logger.server(
+            'snapshot',
+            `snapshot ${path} written (${bytes} bytes in ${ms} ms)${deleted.length === 0 ? '' : `; deleted the segments it covers: ${deleted.join(', ')}`}`,
+            { path, bytes, ms },
+          ),
+        failed: (err) =>
+          logger.server(
+            'snapshot',
+            `cannot write a snapshot in ${wal.path}: ${errorText(err)}; serving goes on, and a restart replays more of the journal`,
+            { path: wal.path, error: errorText(err) },
+          ),
+      },
+    );
 
   const nextId = (prefix: string): string => ids.next(prefix);
   // docs/spec.md §13.1a: while the journal (or the id counter) cannot be written no new input is
@@ -392,7 +467,8 @@ async function startServer(
     // The calls in flight at the crash are gone: the kernel re-sends the model calls and ends the tool
     // calls, in this run's journal (docs/spec.md §13.2); the timers it still waits for are armed again.
     runtime.armTimers(recovered.timers);
-    runtime.feed({ type: 'restart' });
+    const rerun = settings.tools.filter((t) => t.onRestart === 'rerun').map((t) => t.name);
+    runtime.feed({ type: 'restart', ...(rerun.length === 0 ? {} : { rerun }) });
     pendingAtRecovery = board.openTasks().length;
   }
   offered.sync();
@@ -417,6 +493,7 @@ async function startServer(
     submit,
     nextId,
     unavailable,
+    durable: () => journal.durable(),
     status,
     feed,
     maxWatchers: settings.maxWatchers,
@@ -463,7 +540,7 @@ async function startServer(
     recovered:
       recovered === null
         ? null
-        : `recovered ${recovered.link.events} events from start in ${recoveryMs} ms; ${pendingAtRecovery} tasks pending`,
+        : `recovered ${recovered.link.events} events from ${snapshot === null ? 'start' : 'snapshot'} in ${recoveryMs} ms; ${pendingAtRecovery} tasks pending`,
     shutdown(why) {
       shutdown ??= (async () => {
         logger.server('shutdown', why);
@@ -474,7 +551,9 @@ async function startServer(
         const clean = runtime.fatal() === null;
         // A durable server pauses: the tree and its work stay for the next start (docs/spec.md §13.1).
         const pause = clean && settings.durable;
+        snapshots?.stop();
         if (pause) {
+          timersAtPause = runtime.armedTimers();
           runtime.halt();
           board.pause();
         } else if (clean) runtime.stop();
@@ -489,6 +568,8 @@ async function startServer(
           monitored.finish({ drained: true, stoppedAgents: [] }, nowMs);
           journal.finish(nowMs, true, []);
         }
+        // The state the next start goes on from: what was pending at the pause, and nothing replayed.
+        if (pause) snapshots?.take();
         feed.close();
         live().close();
         const result = { traceHash: live().digest(), events: live().events };
@@ -589,6 +670,19 @@ function journalEvents(path: string, logger: Logger): JournalEvents {
   };
 }
 
+/** The write-ahead log's sync failures and recoveries, each one log line naming the segment. */
+function syncEvents(path: string, logger: Logger): SyncEvents {
+  return {
+    failed: (err) =>
+      logger.server(
+        'journal',
+        `cannot sync the journal ${path} to its device: ${errorText(err)}; new inputs are refused (503 journal_unwritable) until a sync succeeds, accepted tasks go on`,
+        { path, error: errorText(err) },
+      ),
+    recovered: () => logger.server('journal', `the journal ${path} is synced again; inputs are accepted`),
+  };
+}
+
 /**
  * The run's journals: this run's segment of the write-ahead log (durability), and the `--journal` export
  * copy. Both start with the same header; after a restart it says which one (`restart`), so a replay
@@ -617,16 +711,27 @@ function openJournals(
     ...(restart > 0 ? { restart } : {}),
   } as const;
   const opened: NamedJournal[] = [];
-  const open = (path: string, file: OutputFile): void => {
+  const open = (path: string, file: OutputFile, commit?: GroupCommit): void => {
     try {
-      opened.push({ path, writer: new JournalWriter(file, header, journalEvents(path, logger)) });
+      const writer = new JournalWriter(file, header, journalEvents(path, logger), commit);
+      opened.push({ path, writer, ...(commit === undefined ? {} : { commit }) });
     } catch (err) {
       file.close();
       for (const { writer } of opened) writer.close();
       throw new StartError(`cannot write the journal ${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-  if (wal !== null) open(wal.next, openSegment(wal, openFile));
+  if (wal !== null) {
+    const segment = openSegment(wal, openFile);
+    const commit = new GroupCommit(
+      settings.journalPolicy,
+      { file: segment, now: () => performance.now(), later: (ms, run) => void setTimeout(run, ms) },
+      syncEvents(wal.next, logger),
+    );
+    open(wal.next, segment, commit);
+    // The segment's own name must survive a crash of the machine too, not only its lines.
+    if (settings.journalPolicy.sync !== 'off') syncDirectory(wal.path);
+  }
   if (outputs.journal !== null) open(settings.journal ?? '', outputs.journal.file);
   return new JournalSet(opened);
 }
@@ -636,9 +741,11 @@ function openTrace(
   outputs: OpenedOutputs,
   startedAtMs: number,
   chainFrom: HashChainLink | null,
+  resumable: boolean,
   onFileError: (err: unknown) => void,
 ): TraceHasher {
-  const chain = chainFrom === null ? {} : { chainFrom };
+  // A durable server's hash goes into its snapshots: it must be one whose state can be saved.
+  const chain = { ...(chainFrom === null ? {} : { chainFrom }), ...(resumable ? { resumable: true as const } : {}) };
   if (outputs.trace === null) return new TraceHasher(chain);
   const header = { serve: HOMEAGENT_VERSION, startedAtMs, dataDir: canonicalPath(settings.dataDir) };
   try {
@@ -648,6 +755,26 @@ function openTrace(
     throw new StartError(
       `cannot write the trace ${settings.trace ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
     );
+  }
+}
+
+/** The newest snapshot of the journal directory, checked; null when there is none. */
+function readLatestSnapshot(dir: string): ServeSnapshot | null {
+  let latest: ReturnType<typeof latestSnapshot>;
+  try {
+    latest = latestSnapshot(dir);
+  } catch (err) {
+    throw new StartError(`cannot read the snapshots in ${dir}: ${errorText(err)}`);
+  }
+  return latest === null ? null : readServeSnapshot(latest.path, latest.text);
+}
+
+/** The kernel of a snapshot; a kernel snapshot of another version stops the start with its reason. */
+function restoreKernel(snapshot: ServeSnapshot, sink: TraceSink, ports: KernelPorts): Kernel {
+  try {
+    return Kernel.restore(snapshot.kernel, sink, ports);
+  } catch (err) {
+    throw new StartError(`cannot recover from the newest snapshot: ${errorText(err)}`);
   }
 }
 

@@ -24,6 +24,11 @@ export interface DeltaListener {
   reset(task: string, reason: ResetReason): void;
 }
 
+export interface DeltaTapSnapshot {
+  readonly live: readonly (readonly [string, string])[];
+  readonly streamed: readonly string[];
+}
+
 export class DeltaTap implements TraceSink {
   /** Live call → its task. */
   private readonly live = new Map<string, string>();
@@ -51,6 +56,16 @@ export class DeltaTap implements TraceSink {
       default:
         break;
     }
+  }
+
+  /** Which call is whose, and which tasks streamed since their reset (a durable server's snapshot). */
+  snapshot(): DeltaTapSnapshot {
+    return { live: [...this.live], streamed: [...this.streamed] };
+  }
+
+  restore(snapshot: DeltaTapSnapshot): void {
+    for (const [call, task] of snapshot.live) this.live.set(call, task);
+    for (const task of snapshot.streamed) this.streamed.add(task);
   }
 
   /** Every input at the door (RuntimeHooks.onInput). */

@@ -4,15 +4,23 @@
  * recovers on its own (docs/spec.md §13.1a), and new inputs wait while any of them cannot be written.
  */
 import type { KernelInput } from '../kernel/index.ts';
-import type { JournalMemory, JournalWriter } from '../journal/index.ts';
+import type { GroupCommit, JournalMemory, JournalWriter } from '../journal/index.ts';
 
 export interface NamedJournal {
   readonly path: string;
   readonly writer: JournalWriter;
+  /** The write-ahead log's group commit; the export copy has none. */
+  readonly commit?: GroupCommit;
 }
 
 export class JournalSet {
   constructor(readonly journals: readonly NamedJournal[]) {}
+
+  /** Settles once every line written so far is durable in the write-ahead log (its `journal.sync`). */
+  durable(): Promise<void> {
+    const waits = this.journals.flatMap(({ commit }) => (commit === undefined ? [] : [commit.durable()]));
+    return waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined);
+  }
 
   get empty(): boolean {
     return this.journals.length === 0;
@@ -42,9 +50,14 @@ export class JournalSet {
     for (const { writer } of this.journals) writer.close();
   }
 
-  /** The first journal that cannot be written even after a retry, or null when all can. */
+  /** The first journal that cannot be written (or synced) even after a retry, or null when all can. */
   unwritable(): NamedJournal | null {
-    return this.journals.find(({ writer }) => writer.state === 'failing' && !writer.retry()) ?? null;
+    return (
+      this.journals.find(
+        ({ writer, commit }) =>
+          (writer.state === 'failing' && !writer.retry()) || (commit?.failing === true && !commit.retry()),
+      ) ?? null
+    );
   }
 
   /** Journals that end without lines they could not write. */

@@ -59,7 +59,20 @@ export class SwitchingChildMemories implements ChildMemoryFactory {
 
   create(child: string): ChildMemory {
     if (this.recovering === null) return (this.live as ChildMemoryFactory).create(child);
-    const holder = { target: this.recovering.create(child) };
+    return this.hold(child, this.recovering.create(child));
+  }
+
+  /** A child restored from a snapshot: the journal's store while recovering, its store on disk after. */
+  reopen(child: string): ChildMemory {
+    const recovering = this.recovering;
+    if (recovering === null) throw new Error(`SwitchingChildMemories: ${child} reopened after going live`);
+    const reopen = recovering.reopen?.bind(recovering);
+    if (reopen === undefined) throw new Error('SwitchingChildMemories: the recovering factory cannot reopen');
+    return this.hold(child, reopen(child));
+  }
+
+  private hold(child: string, target: ChildMemory): ChildMemory {
+    const holder = { target };
     this.held.set(child, holder);
     return {
       recall: (keywords, depth) => holder.target.recall(keywords, depth),

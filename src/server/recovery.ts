@@ -13,9 +13,15 @@
 import { closeSync, ftruncateSync, openSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command, KernelInput, TraceEvent, TraceSink } from '../kernel/index.ts';
-import { openJournal, type JournalHeader, type JournalMemory, type ReplayStores } from '../journal/index.ts';
+import {
+  openJournal,
+  segmentNumber,
+  type JournalHeader,
+  type JournalMemory,
+  type ReplayStores,
+} from '../journal/index.ts';
 
-import { TraceHasher, type HashChainLink } from '../trace-file/index.ts';
+import { TraceHasher, type HashChainLink, type TraceHashState } from '../trace-file/index.ts';
 import { StartError } from './start-error.ts';
 
 /** What recovery hands the live server. */
@@ -56,8 +62,23 @@ export function firstHeader(segment: string, version: string): JournalHeader {
   return opened.header;
 }
 
-export function recover(segments: readonly string[], version: string, ports: RecoveryPorts): Recovered {
-  const timers = new Map<string, number>();
+/** Where a snapshot left off: recovery replays what follows it (docs/spec.md §13.2 "Recovery"). */
+export interface RecoverFrom {
+  readonly segment: number;
+  readonly lines: number;
+  /** Where line `lines` + 1 begins in the segment. */
+  readonly bytes: number;
+  readonly hash: TraceHashState;
+  readonly timers: readonly (readonly [string, number])[];
+}
+
+export function recover(
+  segments: readonly string[],
+  version: string,
+  ports: RecoveryPorts,
+  from: RecoverFrom | null = null,
+): Recovered {
+  const timers = new Map<string, number>(from?.timers ?? []);
   const warnings: string[] = [];
   let link: HashChainLink | null = null;
   let inputs = 0;
@@ -88,9 +109,15 @@ export function recover(segments: readonly string[], version: string, ports: Rec
   };
 
   for (const segment of segments) {
-    const opened = openJournal(segment, version);
+    const number = segmentNumber(segment);
+    // Segments a snapshot covers are kept for export only.
+    if (from !== null && number < from.segment) continue;
+    const resumed = from !== null && number === from.segment;
+    const opened = openJournal(segment, version, resumed ? { offset: from.bytes, lines: from.lines } : undefined);
     if (!opened.ok) throw new StartError(damaged(segment, opened.problems[0]?.path ?? '', opened.problems[0]?.message));
-    const hasher: TraceHasher = new TraceHasher(link === null ? {} : { chainFrom: link });
+    const hasher: TraceHasher = resumed
+      ? new TraceHasher({ resumable: from.hash })
+      : new TraceHasher(link === null ? {} : { chainFrom: link });
     ports.traceTo(fanout(hasher, ports.observe));
     for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
       const item = next.value;
@@ -129,7 +156,12 @@ export function recover(segments: readonly string[], version: string, ports: Rec
     flush();
     link = { traceHash: hasher.digest(), events: hasher.events };
   }
-  if (link === null) throw new StartError('cannot recover: the journal directory holds no segment');
+  if (link === null)
+    throw new StartError(
+      from === null
+        ? 'cannot recover: the journal directory holds no segment'
+        : `cannot recover: the segment of the latest snapshot (${from.segment}) is not in the journal directory`,
+    );
   return { link, timers, inputs, lastMs, warnings };
 }
 

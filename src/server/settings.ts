@@ -25,6 +25,7 @@ import {
   type TimerConfig,
   type ToolConfig,
 } from './config-schema.ts';
+import { journalPolicy, type JournalPolicy } from './journal-policy.ts';
 import { defaultLogFormat, type LogFormat } from './logger.ts';
 import { outputTargetProblems } from './output-targets.ts';
 import { check, type FieldProblem } from './zod-problems.ts';
@@ -68,6 +69,8 @@ export interface ServeSettings {
    * start recovers from it. False with `--no-journal`.
    */
   readonly durable: boolean;
+  /** The write-ahead log's sync mode, snapshot interval and kept segments (config `journal`). */
+  readonly journalPolicy: JournalPolicy;
   /** `--journal FILE`: a single-file copy of the journal, for export. */
   readonly journal: string | null;
   readonly trace: string | null;
@@ -154,6 +157,7 @@ export function resolveSettings(
       allowedHosts: config.http?.allowedHosts ?? [],
       dataDir,
       durable: flags.journal !== false,
+      journalPolicy: journalPolicy(config.journal),
       journal: typeof flags.journal === 'string' ? flags.journal : null,
       trace: flags.trace ?? null,
       logFormat: logFormat as LogFormat,

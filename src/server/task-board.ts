@@ -67,6 +67,10 @@ export interface TaskView {
 
 export type TaskListener = (event: TaskEvent) => void;
 
+function pausedEvent(record: TaskRecord): TaskEvent {
+  return { id: record.events.length, kind: 'shutdown', task: record.task, state: record.state };
+}
+
 interface TaskRecord {
   readonly task: string;
   /** The Idempotency-Key the task was submitted with, forgotten with the task. */
@@ -83,6 +87,13 @@ interface TaskRecord {
   readonly listeners: Set<TaskListener>;
 }
 
+/** The board as plain data: every kept task (without its listeners) in order, the ended ones oldest first. */
+export interface BoardSnapshot {
+  readonly tasks: readonly Omit<TaskRecord, 'listeners'>[];
+  readonly ended: readonly string[];
+  readonly endedDeltaChars: number;
+}
+
 export class TaskBoard implements TraceSink, DeltaListener {
   private readonly tasks = new Map<string, TaskRecord>();
   /** Ended tasks, oldest first (a Map keeps insertion order). */
@@ -91,6 +102,8 @@ export class TaskBoard implements TraceSink, DeltaListener {
   private readonly keys = new Map<string, string>();
   /** The characters of the deltas the ended tasks keep. */
   private endedDeltaChars = 0;
+  /** Set by `pause`: a listener that comes later is told at once, and not kept. */
+  private paused = false;
 
   /** Makes the task known before it is submitted, so nothing the submission emits is missed. */
   open(task: string, agent: string): void {
@@ -214,19 +227,42 @@ export class TaskBoard implements TraceSink, DeltaListener {
     if (record === undefined) return null;
     for (const event of record.events) if (event.id > afterId) listener(event);
     if (record.terminal !== null) return () => undefined;
+    if (this.paused) {
+      // A request that was still waiting for its record to be durable when the server paused.
+      listener(pausedEvent(record));
+      return () => undefined;
+    }
     record.listeners.add(listener);
     return () => record.listeners.delete(listener);
   }
 
   /** The server pauses: every listener of an open task is told, and let go. */
   pause(): void {
+    this.paused = true;
     for (const record of this.tasks.values()) {
       if (record.terminal !== null || record.listeners.size === 0) continue;
-      const event = { id: record.events.length, kind: 'shutdown', task: record.task, state: record.state } as const;
+      const event = pausedEvent(record);
       const listeners = [...record.listeners];
       record.listeners.clear();
       for (const listener of listeners) listener(event);
     }
+  }
+
+  /** The tasks the board keeps, with their events and keys, as plain data (a durable server's snapshot). */
+  snapshot(): BoardSnapshot {
+    const tasks = [...this.tasks.values()].map(({ listeners: _listeners, ...kept }) => kept);
+    return structuredClone({ tasks, ended: [...this.ended.keys()], endedDeltaChars: this.endedDeltaChars });
+  }
+
+  /** Takes over a snapshot's tasks; the board was just made. */
+  restore(snapshot: BoardSnapshot): void {
+    const s = structuredClone(snapshot);
+    for (const record of s.tasks) {
+      this.tasks.set(record.task, { ...record, events: [...record.events], listeners: new Set() });
+      if (record.key !== null) this.keys.set(record.key, record.task);
+    }
+    for (const task of s.ended) this.ended.set(task, true);
+    this.endedDeltaChars = s.endedDeltaChars;
   }
 
   /** Tasks not ended yet, in submission order. */

@@ -34,6 +34,11 @@ export interface TaskPorts {
   submit(sub: Submission): SubmitResult;
   /** Why no new input is accepted now (503), or null; asked before every submission. */
   unavailable(): Unavailable | null;
+  /**
+   * Settles once every input submitted so far is durable under `journal.sync` (docs/spec.md §13.2): a
+   * submission is acknowledged — its task id sent — only then.
+   */
+  durable(): Promise<void>;
   nextId(prefix: string): string;
 }
 
@@ -42,7 +47,7 @@ export async function postInput(req: IncomingMessage, res: ServerResponse, ports
   if (body === null || refused(res, ports)) return;
   const key = idempotencyKey(req, res);
   if (key === false) return;
-  submitAndAnswer(req, res, ports, key, {
+  await submitAndAnswer(req, res, ports, key, {
     cls: 'queued',
     text: body.text,
     source: body.source ?? HTTP_SOURCE,
@@ -55,7 +60,7 @@ export async function postInterrupt(req: IncomingMessage, res: ServerResponse, p
   if (body === null || refused(res, ports)) return;
   const key = idempotencyKey(req, res);
   if (key === false) return;
-  submitAndAnswer(req, res, ports, key, {
+  await submitAndAnswer(req, res, ports, key, {
     cls: 'interrupt',
     text: body.text ?? '',
     source: body.source ?? HTTP_SOURCE,
@@ -100,15 +105,17 @@ interface Request {
   readonly stop?: boolean | undefined;
 }
 
-function submitAndAnswer(
+async function submitAndAnswer(
   req: IncomingMessage,
   res: ServerResponse,
   ports: TaskPorts,
   key: string | null,
   r: Request,
-): void {
+): Promise<void> {
   const known = key === null ? null : ports.board.taskOfKey(key);
   if (known !== null) {
+    // The request that created it may still wait for its record to be durable.
+    await ports.durable();
     answerTask(req, res, ports.board, known);
     return;
   }
@@ -122,6 +129,7 @@ function submitAndAnswer(
     ...(r.level === undefined ? {} : { level: r.level }),
     ...(r.stop === undefined ? {} : { stop: r.stop }),
   });
+  await ports.durable();
   if (result.kind === 'stopped') {
     // A stop without text creates no task: it answers at once with what it cancelled.
     sendJson(res, 200, { task: null, terminal: 'done', reply: 'stopped', cancelled: result.cancelled });

@@ -13,6 +13,7 @@
  * event count goes on from the previous one (`chainFrom`). A run with no restart hashes as before.
  */
 import { createHash, type Hash } from 'node:crypto';
+import { Sha256, type Sha256State } from './sha256.ts';
 import type { TraceEvent, TraceSink } from '../kernel/index.ts';
 import { canonicalLine } from './canonical-line.ts';
 import { openOutputFile, type OutputFile } from './output-file.ts';
@@ -36,6 +37,17 @@ export interface TraceHasherOptions {
   readonly onFileError?: (error: unknown) => void;
   /** The hash and event count of the run before a restart, which this run's hash continues. */
   readonly chainFrom?: HashChainLink;
+  /**
+   * Hash so that the state can be saved (`state()`, a durable server's snapshot), or take up a state so
+   * saved (`chainFrom` is then ignored: the state holds it). Slower than the default; same digests.
+   */
+  readonly resumable?: true | TraceHashState;
+}
+
+/** A resumable hasher's state: the running hash and the events counted. */
+export interface TraceHashState {
+  readonly sha256: Sha256State;
+  readonly events: number;
 }
 
 /** Where a run's hash chain stands: its hash (hex) and the events counted since the beginning. */
@@ -49,7 +61,7 @@ export interface HashChainLink {
  * keeps them. Call `close()` when the run ends if a file was requested.
  */
 export class TraceHasher implements TraceSink {
-  private readonly hash: Hash = createHash('sha256');
+  private readonly hash: Hash | Sha256;
   private readonly kept: string[] | null;
   private file: TraceFileWriter | null;
   private count = 0;
@@ -59,7 +71,11 @@ export class TraceHasher implements TraceSink {
 
   constructor(opts: TraceHasherOptions = {}) {
     this.kept = opts.keepLines === true ? [] : null;
-    if (opts.chainFrom !== undefined) {
+    const resumable = opts.resumable;
+    this.hash =
+      resumable === undefined ? createHash('sha256') : new Sha256(resumable === true ? undefined : resumable.sha256);
+    if (typeof resumable === 'object') this.count = resumable.events;
+    else if (opts.chainFrom !== undefined) {
       this.pendingHash = `${opts.chainFrom.traceHash}\n`;
       this.count = opts.chainFrom.events;
     }
@@ -90,12 +106,20 @@ export class TraceHasher implements TraceSink {
   /** Hex SHA-256 of the event lines so far; may be called any number of times. */
   digest(): string {
     this.feedHash();
-    return this.hash.copy().digest('hex');
+    return this.hash instanceof Sha256 ? this.hash.digest() : this.hash.copy().digest('hex');
+  }
+
+  /** The state to take up later (`resumable`); null for a hasher that was not made resumable. */
+  state(): TraceHashState | null {
+    if (!(this.hash instanceof Sha256)) return null;
+    this.feedHash();
+    return { sha256: this.hash.state(), events: this.count };
   }
 
   private feedHash(): void {
     if (this.pendingHash.length === 0) return;
-    this.hash.update(this.pendingHash, 'utf8');
+    if (this.hash instanceof Sha256) this.hash.update(this.pendingHash);
+    else this.hash.update(this.pendingHash, 'utf8');
     this.pendingHash = '';
   }
 

@@ -7,7 +7,7 @@
  * opened to append is also readable (one opened to create is not), so that the writer can look at what
  * is already there: the last line a crash cut short (`cutTornTail`), the last time a journal recorded.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 
 export interface OutputFile {
   /** Writes `text` at the end of the file, whole; throws when the file cannot take it. */
@@ -18,6 +18,10 @@ export interface OutputFile {
   tail(bytes: number): Buffer;
   /** Cuts the file to its first `bytes` bytes. */
   truncate(bytes: number): void;
+  /** Makes what was appended so far durable (fdatasync), blocking; throws when the device cannot. */
+  sync(): void;
+  /** The same, off the event loop: settles once what was appended before the call is durable. */
+  syncLater(): Promise<void>;
   close(): void;
 }
 
@@ -55,6 +59,14 @@ class DescriptorFile implements OutputFile {
 
   truncate(bytes: number): void {
     ftruncateSync(this.fd, bytes);
+  }
+
+  sync(): void {
+    fdatasyncSync(this.fd);
+  }
+
+  syncLater(): Promise<void> {
+    return new Promise((resolve, reject) => fdatasync(this.fd, (err) => (err === null ? resolve() : reject(err))));
   }
 
   close(): void {

@@ -7,7 +7,7 @@
  * new, and after a clean shutdown (a pause) and a third start, `sim replay` of the journal directory
  * gives the hash the last run printed.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -129,10 +129,18 @@ describe('durable serve across a crash and a restart', () => {
         second.child.kill('SIGTERM');
         expect((await second.exited).code).toBe(143);
 
-        // After a clean shutdown (a pause) nothing was pending: the third start recovers with 0.
+        // After a clean shutdown (a pause) nothing was pending: the third start recovers with 0, from
+        // the snapshot the shutdown wrote.
+        // It covers every line of the second run's segment but the trailer written after it.
+        const segmentLines = readFileSync(join(dataDir, 'journal', 'segment-000002.jsonl'), 'utf8')
+          .trim()
+          .split('\n').length;
+        expect(readdirSync(join(dataDir, 'journal')).filter((f) => f.startsWith('snapshot-'))).toEqual([
+          `snapshot-000002-${String(segmentLines - 1).padStart(9, '0')}.json`,
+        ]);
         const third = await start(config);
         running.push(third);
-        expect(third.stdout[0]).toMatch(/; 0 tasks pending$/);
+        expect(third.stdout[0]).toMatch(/^recovered \d+ events from snapshot in \d+ ms; 0 tasks pending$/);
         expect(await answerOf(third.url, nextId ?? '')).toMatchObject({ terminal: 'done' });
         third.child.kill('SIGTERM');
         expect((await third.exited).code).toBe(143);

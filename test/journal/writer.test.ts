@@ -36,6 +36,12 @@ class MemoryFile implements OutputFile {
     this.text = Buffer.from(this.text).subarray(0, bytes).toString();
   }
 
+  sync(): void {}
+
+  syncLater(): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): void {}
 }
 

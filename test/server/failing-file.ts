@@ -1,13 +1,19 @@
 /**
  * The twin of the OutputFile port for the write-failure tests: a real file that can be made "full" —
  * then an append writes half of its text and throws ENOSPC, as a disk that fills up in the middle of
- * a write does — and made to take writes again.
+ * a write does — and made to take writes again; and a device that cannot sync.
  */
 import { openOutputFile, type OutputFile } from '../../src/trace-file/index.ts';
 
 export class FillableFile implements OutputFile {
   full = false;
   failures = 0;
+  /** A device that cannot sync (EIO): `sync` throws and `syncLater` rejects while set. */
+  syncFails = false;
+  syncs = 0;
+  /** Syncs off the event loop wait for `releaseSyncs` while set: a slow device. */
+  holdSyncs = false;
+  private held: (() => void)[] = [];
   private readonly file: OutputFile;
 
   constructor(readonly path: string) {
@@ -38,6 +44,37 @@ export class FillableFile implements OutputFile {
 
   truncate(bytes: number): void {
     this.file.truncate(bytes);
+  }
+
+  sync(): void {
+    this.syncs += 1;
+    if (this.syncFails) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5 });
+    this.file.sync();
+  }
+
+  syncLater(): Promise<void> {
+    if (this.holdSyncs) return new Promise((resolve) => this.held.push(() => resolve(this.syncLaterNow())));
+    return this.syncLaterNow();
+  }
+
+  /** Completes the syncs held so far. */
+  releaseSyncs(): void {
+    const held = this.held;
+    this.held = [];
+    for (const release of held) release();
+  }
+
+  get heldSyncs(): number {
+    return this.held.length;
+  }
+
+  private syncLaterNow(): Promise<void> {
+    try {
+      this.sync();
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   close(): void {

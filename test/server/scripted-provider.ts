@@ -19,8 +19,13 @@ const USAGE = { inputTokens: 3, outputTokens: 2 };
 export class ScriptedProvider implements Provider {
   private holds: (() => void)[] = [];
   /** The input each task was scripted by: later calls of a task (after tools) see the kernel's own prompt. */
-  private readonly scripts = new Map<string, string>();
+  private readonly scripts: Map<string, string>;
   calls = 0;
+
+  /** `scripts`: tasks already under way (a recovered server's), by the input that scripts them. */
+  constructor(scripts: Readonly<Record<string, string>> = {}) {
+    this.scripts = new Map(Object.entries(scripts));
+  }
 
   /** Lets every held stream go on. */
   release(): void {

@@ -14,6 +14,7 @@ import {
   type ServerIo,
   type ShutdownResult,
 } from '../../src/server/create-server.ts';
+import { DEFAULT_JOURNAL_POLICY } from '../../src/server/journal-policy.ts';
 import type { ServeSettings } from '../../src/server/settings.ts';
 
 export interface TestServer {
@@ -44,6 +45,7 @@ export async function startTestServer(
     allowedHosts: [],
     dataDir: join(dir, 'data'),
     durable: true,
+    journalPolicy: DEFAULT_JOURNAL_POLICY,
     journal: null,
     trace: null,
     logFormat: 'json',

@@ -45,6 +45,20 @@ describe('serve: the task board', () => {
     expect(board.listen('nope', 0, () => undefined)).toBeNull();
   });
 
+  it('a listener that comes after a pause is told of the pause at once (a request still waiting to be acknowledged)', () => {
+    const board = new TaskBoard();
+    board.open('t1', 'root');
+    board.delta('t1', 'a');
+    const early: TaskEvent[] = [];
+    board.listen('t1', 0, (e) => early.push(e));
+    board.pause();
+    const late: TaskEvent[] = [];
+    board.listen('t1', 0, (e) => late.push(e));
+    const paused = { id: 1, kind: 'shutdown', task: 't1', state: 'pending' };
+    expect(early).toEqual([{ id: 1, kind: 'delta', text: 'a' }, paused]);
+    expect(late).toEqual([{ id: 1, kind: 'delta', text: 'a' }, paused]);
+  });
+
   it('follows the trace: pending, running, suspended, running, ended', () => {
     const board = new TaskBoard();
     board.open('t1', 'root');

@@ -673,16 +673,24 @@ export class Agent implements StepHost {
   /**
    * The process restarted (docs/spec.md §13.2): the calls in flight when it died are gone. A model
    * call is cancelled as a preemption cancels one and the Model step runs again, so the call is re-sent
-   * with the same context; a tool call is not re-run: it ends with a failed result the model reads.
+   * with the same context; a tool call is not re-run — it ends with a failed result the model reads —
+   * unless its tool is one the restart names (`rerun`, serve's `tools[].onRestart: "rerun"`): then it
+   * is started again under its id, and traced as started again.
    */
-  restarted(nowMs: number): void {
+  restarted(rerun: readonly string[], nowMs: number): void {
     const model = this.calls.liveModel();
     if (model !== null) {
       this.calls.cancelModel(model.callId, model.task, 'restart', nowMs);
       modelCancelled(this, model.task, nowMs);
     }
-    for (const callId of this.calls.liveToolCalls())
-      toolCallDone(this, this.calls, callId, false, TOOL_INTERRUPTED_BY_RESTART, nowMs);
+    for (const { callId, task, call } of this.calls.liveToolRequests()) {
+      if (!rerun.includes(call.name)) {
+        toolCallDone(this, this.calls, callId, false, TOOL_INTERRUPTED_BY_RESTART, nowMs);
+        continue;
+      }
+      this.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
+      this.calls.rerunTool(callId, task, call, nowMs);
+    }
     this.flushEffects();
   }
 

@@ -157,6 +157,30 @@ export class CallTracker {
     });
   }
 
+  /**
+   * The ToolRunner calls the running step waits for, each with its task and the call the model asked
+   * for (a restart runs some of them again, docs/spec.md §13.2).
+   */
+  liveToolRequests(): { readonly callId: string; readonly task: Task; readonly call: ToolCall }[] {
+    const w = this.waiting;
+    if (w?.kind === 'tool')
+      return [{ callId: w.callId, task: w.task, call: callAt(w.task.frame, w.task.frame.toolIdx) }];
+    if (w?.kind !== 'batch') return [];
+    return [...w.remaining].map(([callId, index]) => ({ callId, task: w.task, call: callAt(w.task.frame, index) }));
+  }
+
+  /** A call lost with the process is sent to the ToolRunner again, under its id, with a new deadline. */
+  rerunTool(callId: string, task: Task, call: ToolCall, nowMs: number): void {
+    this.ports.command({
+      type: 'tool.run',
+      callId,
+      agent: this.agentId,
+      task: task.id,
+      call,
+      deadlineMs: nowMs + this.modelTimeoutMs,
+    });
+  }
+
   /** The ToolBatch step started the calls at `started` (indexes) and saw `panics` among its built-ins. */
   beginBatch(task: Task, started: readonly number[], panics: string[]): BatchWait {
     const remaining = new Map<string, number>();

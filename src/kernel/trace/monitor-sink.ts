@@ -7,8 +7,13 @@
  * Violation events are stamped by the kernel's Tracer (`attach`), so they share its one sequence. The
  * monitor ignores them, so writing one can never reveal another.
  */
-import type { InvariantMonitor, MonitorFinal, Violation } from './monitors.ts';
+import type { InvariantMonitor, MonitorFinal, MonitorSnapshot, Violation } from './monitors.ts';
 import type { TraceEvent, TraceSink, TraceStamp } from './vocabulary.ts';
+
+export interface MonitoredSinkSnapshot {
+  readonly monitor: MonitorSnapshot;
+  readonly written: number;
+}
 
 export class MonitoredSink implements TraceSink {
   private stamp: TraceStamp | null = null;
@@ -38,6 +43,16 @@ export class MonitoredSink implements TraceSink {
 
   get violations(): readonly Violation[] {
     return this.monitor.violations;
+  }
+
+  /** The monitor's state and how many of its violations are traced (a durable server's snapshot). */
+  snapshot(): MonitoredSinkSnapshot {
+    return { monitor: this.monitor.snapshot(), written: this.written };
+  }
+
+  restore(snapshot: MonitoredSinkSnapshot): void {
+    this.monitor.restore(snapshot.monitor);
+    this.written = snapshot.written;
   }
 
   private writeNew(t: number): void {

@@ -135,6 +135,36 @@ export class InvariantMonitor {
     return this.found;
   }
 
+  /** Everything the monitor has learned, as plain JSON data (a durable server's snapshot, docs/spec.md §13.2). */
+  snapshot(): MonitorSnapshot {
+    return structuredClone({
+      found: this.found,
+      seen: [...this.seen],
+      tasks: [...this.tasks],
+      agents: [...this.agents].map(([id, a]) => [id, { ...a, pending: [...a.pending] }] as const),
+      parentOf: [...this.parentOf],
+      inTransit: [...this.inTransit],
+      lastT: this.lastT,
+      lastSeq: this.lastSeq,
+    });
+  }
+
+  /** Takes over a snapshot's state; this monitor was just made with the same options. */
+  restore(snapshot: MonitorSnapshot): void {
+    const s = structuredClone(snapshot);
+    this.found.splice(0, this.found.length, ...s.found);
+    fill(this.seen, s.seen);
+    fillMap(this.tasks, s.tasks);
+    fillMap(
+      this.agents,
+      s.agents.map(([id, a]) => [id, { ...a, stack: [...a.stack], pending: new Set(a.pending) }] as const),
+    );
+    fillMap(this.parentOf, s.parentOf);
+    fillMap(this.inTransit, s.inTransit);
+    this.lastT = s.lastT;
+    this.lastSeq = s.lastSeq;
+  }
+
   observe(e: TraceEvent): void {
     this.lastT = e.t;
     this.lastSeq = e.seq;
@@ -606,6 +636,31 @@ export class InvariantMonitor {
       task === undefined ? { invariant, t, seq, agent, message } : { invariant, t, seq, agent, task, message },
     );
   }
+}
+
+/** The monitor's state as plain data: see InvariantMonitor.snapshot. */
+export interface MonitorSnapshot {
+  readonly found: readonly Violation[];
+  readonly seen: readonly string[];
+  readonly tasks: readonly (readonly [string, TaskTrack])[];
+  readonly agents: readonly (readonly [
+    string,
+    Omit<AgentTrack, 'pending'> & { readonly pending: readonly string[] },
+  ])[];
+  readonly parentOf: readonly (readonly [string, string])[];
+  readonly inTransit: readonly (readonly [string, string])[];
+  readonly lastT: number;
+  readonly lastSeq: number;
+}
+
+function fill<T>(set: Set<T>, values: readonly T[]): void {
+  set.clear();
+  for (const v of values) set.add(v);
+}
+
+function fillMap<K, V>(map: Map<K, V>, entries: readonly (readonly [K, V])[]): void {
+  map.clear();
+  for (const [k, v] of entries) map.set(k, v);
 }
 
 /** docs/spec.md §1: queued → 0; interrupt → min(4, level + min(preemptCount, 2)). */

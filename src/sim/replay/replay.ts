@@ -34,9 +34,13 @@ import { memoryPorts } from '../../memory/parsers.ts';
 import type { Problem } from '../scenario/index.ts';
 import { openOutputFile, TraceHasher, type HashChainLink } from '../../trace-file/index.ts';
 import {
+  latestSnapshot,
   openJournal,
+  parseServeSnapshot,
   SEGMENT_NAME_EXAMPLE,
   segmentFiles,
+  segmentNumber,
+  type ServeSnapshot,
   type BodyLine,
   type JournalHeader,
   type JournalInput,
@@ -101,7 +105,7 @@ export type ReplayOutcome =
   | { readonly kind: 'unusable'; readonly problems: readonly Problem[] };
 
 export function replayJournal(path: string, version: string, opts: ReplayOptions = {}): ReplayOutcome {
-  const files = journalFiles(path);
+  const files = journalFiles(path, version);
   if (!files.ok) return { kind: 'unusable', problems: [files.problem] };
   const done: SessionResult[] = [];
   let session: ReplaySession | null = null;
@@ -130,11 +134,24 @@ export function replayJournal(path: string, version: string, opts: ReplayOptions
     }
   };
   try {
-    for (const file of files.paths) {
-      const opened = openJournal(file, version);
+    for (const [index, file] of files.paths.entries()) {
+      const resume = index === 0 ? files.resume : null;
+      const at = resume === null ? undefined : { offset: resume.snapshot.bytes, lines: resume.snapshot.lines };
+      const opened = openJournal(file, version, at);
       if (!opened.ok) return { kind: 'unusable', problems: opened.problems.map((p) => inFile(p, file, files)) };
-      const problem = start(opened.header, 1, file);
-      if (problem !== null) return { kind: 'unusable', problems: [problem] };
+      if (resume === null) {
+        const problem = start(opened.header, 1, file);
+        if (problem !== null) return { kind: 'unusable', problems: [problem] };
+      } else {
+        try {
+          session = new ReplaySession(opened.header, 1, path, opts, null, false, resume.snapshot);
+        } catch (err) {
+          return { kind: 'unusable', problems: [{ path: basename(resume.path), message: errorText(err) }] };
+        }
+        session.warn(
+          `replayed from the snapshot ${basename(resume.path)}: the segments before it were deleted (journal.keepSegments)`,
+        );
+      }
       for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
         const item = next.value;
         const current = session as ReplaySession | null;
@@ -164,25 +181,49 @@ export function replayJournal(path: string, version: string, opts: ReplayOptions
   }
 }
 
-/** A journal file, or a durable server's journal directory as its segment files in order. */
-function journalFiles(
-  path: string,
-): { readonly ok: true; readonly paths: readonly string[] } | { readonly ok: false; readonly problem: Problem } {
+/** Where a directory's replay begins when its first segments were deleted: its newest snapshot. */
+interface ResumePoint {
+  readonly path: string;
+  readonly snapshot: ServeSnapshot;
+}
+
+type JournalFiles =
+  | { readonly ok: true; readonly paths: readonly string[]; readonly resume: ResumePoint | null }
+  | { readonly ok: false; readonly problem: Problem };
+
+/**
+ * A journal file, or a durable server's journal directory as its segment files in order. A directory
+ * whose first run is gone (a snapshot covered it, and its segment was deleted) is replayed from its
+ * newest snapshot, from the segment that snapshot was taken in.
+ */
+function journalFiles(path: string, version: string): JournalFiles {
   let directory: boolean;
   try {
     directory = statSync(path).isDirectory();
   } catch {
     // The file's own reader says what is wrong with it.
-    return { ok: true, paths: [path] };
+    return { ok: true, paths: [path], resume: null };
   }
-  if (!directory) return { ok: true, paths: [path] };
+  if (!directory) return { ok: true, paths: [path], resume: null };
   const segments = segmentFiles(path);
-  if (segments.length === 0)
+  const first = segments[0];
+  if (first === undefined)
     return {
       ok: false,
       problem: { path: '', message: `${path} holds no journal segments (${SEGMENT_NAME_EXAMPLE}, …)` },
     };
-  return { ok: true, paths: segments };
+  const opened = openJournal(first, version);
+  const whole = !opened.ok || (opened.header.restart ?? 0) === 0;
+  if (opened.ok) opened.items.return?.();
+  const latest = whole ? null : latestSnapshot(path);
+  if (latest === null) return { ok: true, paths: segments, resume: null };
+  const parsed = parseServeSnapshot(latest.text);
+  if (!parsed.ok) return { ok: false, problem: { path: basename(latest.path), message: parsed.message } };
+  return {
+    ok: true,
+    paths: segments.filter((s) => segmentNumber(s) >= latest.segment),
+    resume: { path: latest.path, snapshot: parsed.snapshot },
+  };
 }
 
 function inFile(problem: Problem, file: string, files: { readonly paths: readonly string[] }): Problem {
@@ -229,13 +270,17 @@ class ReplayMachine {
   readonly kernel: Kernel;
   fatal: string | null = null;
 
-  constructor(header: JournalHeader) {
+  /** A fresh kernel, or the one of a snapshot with the monitors' state beside it. */
+  constructor(header: JournalHeader, snapshot: ServeSnapshot | null = null) {
     this.monitored = new MonitoredSink(this.sink, new InvariantMonitor({ builtinPlugins: header.builtinPlugins }));
+    const ports = { memory: memoryPorts(this.memory.main), childMemory: this.memory.childMemory() };
+    if (snapshot !== null) {
+      this.monitored.restore(snapshot.monitor);
+      this.kernel = Kernel.restore(snapshot.kernel, this.monitored, ports);
+      return;
+    }
     // The header's kernel configuration is the resolved one production ran with.
-    this.kernel = new Kernel(header.kernel as KernelConfigInput, this.monitored, {
-      memory: memoryPorts(this.memory.main),
-      childMemory: this.memory.childMemory(),
-    });
+    this.kernel = new Kernel(header.kernel as KernelConfigInput, this.monitored, ports);
   }
 }
 
@@ -265,9 +310,15 @@ class ReplaySession {
     opts: ReplayOptions,
     previous: ReplaySession | null,
     appendTrace: boolean,
+    snapshot: ServeSnapshot | null = null,
   ) {
     const traceHeader = { replayOf: path, homeagent: header.homeagent, startedAtMs: header.startedAtMs };
-    const chain = previous?.link === null || previous === null ? {} : { chainFrom: previous.link };
+    const chain =
+      snapshot !== null
+        ? { resumable: snapshot.hash }
+        : previous?.link === null || previous === null
+          ? {}
+          : { chainFrom: previous.link };
     this.hasher = new TraceHasher(
       opts.tracePath === undefined
         ? chain
@@ -275,7 +326,7 @@ class ReplaySession {
           ? { path: opts.tracePath, header: traceHeader, ...chain }
           : { file: openOutputFile(opts.tracePath, 'append'), header: traceHeader, ...chain },
     );
-    this.machine = previous === null ? new ReplayMachine(header) : previous.machine;
+    this.machine = previous === null ? new ReplayMachine(header, snapshot) : previous.machine;
     this.machine.sink.target = this.hasher;
     this.violationsBefore = this.machine.monitored.violations.length;
     this.callsBefore = this.machine.memory.callCount;
