@@ -34,6 +34,7 @@ import { scenarioJsonArb } from './scenario-arbitrary.ts';
 import type { ScenarioJson } from './scenario-json.ts';
 import { keepCounterexample } from './regression-keeper.ts';
 import { isConsolidation, parsed, routedByFallback, run, terminalProblems } from './scenario-checks.ts';
+import { mcpProblems } from './scenario-mcp-checks.ts';
 import type { Scenario } from '../src/sim/scenario/index.ts';
 
 /**
@@ -85,6 +86,9 @@ const reached = {
   r3Suspensions: 0,
   r3Cancelled: 0,
   r3WithInterrupts: 0,
+  mcpAnswered: 0,
+  mcpRefused: 0,
+  mcpStopped: 0,
 };
 
 function tally(scenario: Scenario, report: Report): void {
@@ -118,6 +122,12 @@ function tally(scenario: Scenario, report: Report): void {
     if (id.startsWith('root:') && t.class === 'interrupt') reached.panics += 1;
     reached.toolErrors += t.toolCalls.filter((call) => call.ok === false && call.start !== null).length;
     for (const call of t.toolCalls) {
+      if (!call.name.startsWith('srv__') || call.result === null) continue;
+      if (call.ok === true) reached.mcpAnswered += 1;
+      if (call.result.startsWith('invalid arguments for srv__')) reached.mcpRefused += 1;
+      if (call.result.includes('stopped during the call')) reached.mcpStopped += 1;
+    }
+    for (const call of t.toolCalls) {
       if (call.name.startsWith('output_send__')) {
         if (call.ok === true) reached.sendsOk += 1;
         if (call.ok === false) reached.sendsRefused += 1;
@@ -145,7 +155,7 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
         const scenario = parsed(json);
         const report = await run(scenario);
         tally(scenario, report);
-        const problems = terminalProblems(scenario, report);
+        const problems = [...terminalProblems(scenario, report), ...mcpProblems(scenario, report)];
         if (problems.length > 0) fail('property 1 (violations and terminals) failed', json, problems);
       }),
       { numRuns: INVARIANT_RUNS },
@@ -290,6 +300,9 @@ describe('kernel properties over generated scenarios (I5, X3, K2, R3)', () => {
       r3Suspensions: 600,
       r3Cancelled: 600,
       r3WithInterrupts: 1200,
+      mcpAnswered: 100,
+      mcpRefused: 60,
+      mcpStopped: 1,
     };
     for (const [name, floor] of Object.entries(floors)) {
       expect(reached[name as keyof typeof reached], name).toBeGreaterThanOrEqual(floor);

@@ -32,6 +32,12 @@
  * notices, overflow notices and consolidations share that numbering — plus inputs triggered on
  * root:<n>'s Prepare or Model step.
  *
+ * MCP-shaped servers (docs/spec.md §12.2 `mcpServers`), in about half the scenarios: one server `srv`
+ * whose three tools share one argument schema, some answering `isError`, one listed later, now and
+ * then a downtime (from the start, for a while, or for good, so calls are cut and tool lists change),
+ * and replies that call its tools with valid arguments, arguments of the wrong type or missing, or not
+ * an object, and a tool it never lists; scenario-mcp-checks.ts checks each call's outcome.
+ *
  * About one scenario in five starts with a climb (queued ← L1 ← L2 ← L3 ← L4, each on the previous
  * one's Model step), so the stack reaches its bound; bunched arrivals fill the queues.
  *

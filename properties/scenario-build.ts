@@ -17,11 +17,14 @@ import type {
   ScenarioJson,
   ToolCallJson,
   ToolJson,
+  McpServerJson,
 } from './scenario-json.ts';
 import {
   PREVIOUS,
   type RawCall,
   type RawInput,
+  type RawMcp,
+  type RawMcpArgs,
   type RawRecallShape,
   type RawReply,
   type RawScenario,
@@ -37,6 +40,10 @@ import {
   CONSOLIDATION_CHANNEL,
   DEVICES,
   LEVELS,
+  MCP_SCHEMA,
+  MCP_SERVER,
+  MCP_TOOL_NAMES,
+  MCP_UNLISTED_TOOL,
   OWNERS,
   PLUGINS,
   RECALL_KEYWORDS,
@@ -77,6 +84,16 @@ function buildCall(c: RawCall, tag: string, outputs: readonly string[]): ToolCal
     case 'scenario': {
       const name = TOOL_NAMES[c.tool] ?? UNKNOWN_TOOL;
       return c.arg === null ? { name } : { name, args: { n: c.arg } };
+    }
+    case 'mcp': {
+      const name = `${MCP_SERVER}__${MCP_TOOL_NAMES[c.tool] ?? MCP_UNLISTED_TOOL}`;
+      const args: { [A in RawMcpArgs]: JsonValue } = {
+        valid: { n: 1 },
+        wrongType: { n: 'one' },
+        missing: { m: 1 },
+        notObject: [1],
+      };
+      return { name, args: args[c.args] };
     }
     case 'send': {
       const declared = c.declared && outputs.length > 0 ? outputs[c.device % outputs.length] : undefined;
@@ -243,6 +260,28 @@ function climbed(raw: RawScenario): RawScenario {
   return { ...raw, webui: true, inputs };
 }
 
+/** The MCP-shaped server: every tool with MCP_SCHEMA, listed at its `listedAt`, and its downtime. */
+function buildMcpServer(mcp: RawMcp): McpServerJson {
+  const tools: McpServerJson['tools'] = {};
+  mcp.tools.forEach((t, i) => {
+    const name = MCP_TOOL_NAMES[i];
+    if (name === undefined) return;
+    tools[name] = {
+      inputSchema: structuredClone(MCP_SCHEMA) as Record<string, unknown>,
+      durationMs: t.durationMs,
+      ...(t.isError ? { isError: true } : {}),
+      ...(t.listedAt > 0 ? { listedAt: t.listedAt } : {}),
+    };
+  });
+  const server: McpServerJson = { tools };
+  if (mcp.parallelSafe) server.parallelSafe = true;
+  put(server, 'timeoutMs', mcp.timeoutMs);
+  const down = mcp.down;
+  if (down !== null)
+    server.down = [down.backAfterMs === null ? { at: down.at } : { at: down.at, backAfterMs: down.backAfterMs }];
+  return server;
+}
+
 export function buildScenario(drawn: RawScenario): ScenarioJson {
   const raw = climbed(drawn);
   const outputs: OutputJson[] = [];
@@ -333,6 +372,7 @@ export function buildScenario(drawn: RawScenario): ScenarioJson {
   if (channels.length > 0) scenario.channels = channels;
   if (outputs.length > 0) scenario.outputs = outputs;
   if (events.length > 0) scenario.events = events;
+  if (raw.mcp !== null) scenario.mcpServers = { [MCP_SERVER]: buildMcpServer(raw.mcp) };
   if (raw.crash !== null) {
     const { sync, batchMs, snapshotEvery } = raw.crash;
     scenario.journal = { sync, batchMs, snapshotEvery };

@@ -12,6 +12,8 @@ import {
   type RawChannelDef,
   type RawEvent,
   type RawInput,
+  type RawMcp,
+  type RawMcpArgs,
   type RawOutput,
   type RawRecallShape,
   type RawReply,
@@ -28,6 +30,7 @@ import {
   CONSOLIDATION_ANSWERS,
   DEVICES,
   LEVELS,
+  MCP_TOOL_NAMES,
   OWNERS,
   PLUGINS,
   RECALL_KEYWORDS,
@@ -145,9 +148,22 @@ const rawBuiltinCallArb: fc.Arbitrary<RawCall> = fc.oneof(
   },
 );
 
+const rawMcpCallArb: fc.Arbitrary<RawCall> = fc.record({
+  kind: fc.constant('mcp' as const),
+  tool: fc.oneof(
+    { weight: 8, arbitrary: fc.integer({ min: 0, max: MCP_TOOL_NAMES.length - 1 }) },
+    { weight: 1, arbitrary: fc.constant(MCP_TOOL_NAMES.length) },
+  ),
+  args: fc.oneof(
+    { weight: 5, arbitrary: fc.constant<RawMcpArgs>('valid') },
+    { weight: 2, arbitrary: fc.constantFrom<RawMcpArgs>('wrongType', 'missing', 'notObject') },
+  ),
+});
+
 const rawCallArb: fc.Arbitrary<RawCall> = fc.oneof(
   { weight: 12, arbitrary: rawScenarioCallArb },
   { weight: 8, arbitrary: rawBuiltinCallArb },
+  { weight: 4, arbitrary: rawMcpCallArb },
 );
 
 const rawReplyArb: fc.Arbitrary<RawReply> = fc.oneof(
@@ -294,6 +310,27 @@ const toolDefArb: fc.Arbitrary<ToolJson> = fc
     ...(t.parallelSafe ? { parallelSafe: true } : {}),
   }));
 
+/** The MCP-shaped server: tools of 0..1500 ms, some failing, one listed late; now and then a downtime. */
+const rawMcpArb: fc.Arbitrary<RawMcp> = fc.record({
+  tools: fc.array(
+    fc.record({
+      durationMs: rangeArb(1500),
+      isError: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      listedAt: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: eventAtArb }),
+    }),
+    { minLength: MCP_TOOL_NAMES.length, maxLength: MCP_TOOL_NAMES.length },
+  ),
+  parallelSafe: fc.boolean(),
+  timeoutMs: sometimes(fc.integer({ min: 100, max: 2000 }), 3),
+  down: sometimes(
+    fc.record({
+      at: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: eventAtArb }),
+      backAfterMs: sometimes(fc.integer({ min: 1, max: 2000 }), 1),
+    }),
+    1,
+  ),
+});
+
 export const rawScenarioArb: fc.Arbitrary<RawScenario> = fc.record({
   seed: fc.integer({ min: 0 }), // docs/spec.md §12.2 Bounds: a scenario seed is 0 … 2^53−1
   webui: fc.boolean(),
@@ -324,6 +361,7 @@ export const rawScenarioArb: fc.Arbitrary<RawScenario> = fc.record({
   outputs: rawOutputsArb,
   channels: fc.array(rawChannelDefArb, { maxLength: 3 }),
   events: fc.array(rawEventArb, { maxLength: 4 }),
+  mcp: sometimes(rawMcpArb, 1),
   crash: sometimes(
     fc.record({
       at: eventAtArb.map((at) => at + 1),

@@ -16,6 +16,7 @@ export type InputJson = Entry<ScenarioFile['inputs']>;
 export type ReplyJson = Entry<InputJson['replies']>;
 export type ToolCallJson = Entry<ReplyJson['tools']>;
 export type ToolJson = NonNullable<ScenarioFile['tools']>[string];
+export type McpServerJson = NonNullable<ScenarioFile['mcpServers']>[string];
 export type KernelJson = NonNullable<ScenarioFile['kernel']>;
 export type ModelJson = NonNullable<ScenarioFile['model']>;
 export type FaultsJson = NonNullable<ScenarioFile['faults']>;

@@ -45,9 +45,14 @@ export type RawWriteShape = 'triples' | 'notArray' | 'missingField' | 'numField'
 export type RawRecallShape =
   'keywords' | 'emptyKeywords' | 'deepDepth' | 'notArray' | 'noKeywords' | 'numKeyword' | 'notObject';
 
+/** Arguments of an MCP call: matching MCP_SCHEMA, of the wrong type, missing, or not an object. */
+export type RawMcpArgs = 'valid' | 'wrongType' | 'missing' | 'notObject';
+
 export type RawCall =
   /** `tool`: an index into TOOL_NAMES, or TOOL_NAMES.length for the unknown tool. */
   | { readonly kind: 'scenario'; readonly tool: number; readonly arg: number | null }
+  /** `tool`: an index into MCP_TOOL_NAMES, or MCP_TOOL_NAMES.length for a tool the server never lists. */
+  | { readonly kind: 'mcp'; readonly tool: number; readonly args: RawMcpArgs }
   /**
    * `declared`: the `device`-th declared output (modulo their count), when there is one; otherwise
    * `device` indexes DEVICES (declared or not), DEVICES.length naming a device never declared.
@@ -104,6 +109,18 @@ export interface RawInput {
   readonly consolidationAnswer: number;
 }
 
+/** The MCP-shaped server (docs/spec.md §12.2 `mcpServers`): one entry per MCP_TOOL_NAMES, and its downtime. */
+export interface RawMcp {
+  readonly tools: readonly {
+    readonly durationMs: RangeJson;
+    readonly isError: boolean;
+    readonly listedAt: number;
+  }[];
+  readonly parallelSafe: boolean;
+  readonly timeoutMs: number | null;
+  readonly down: { readonly at: number; readonly backAfterMs: number | null } | null;
+}
+
 export interface RawScenario {
   readonly seed: number;
   readonly webui: boolean;
@@ -137,6 +154,8 @@ export interface RawScenario {
   /** Inputchs registered at t = 0 (deduplicated by name). */
   readonly channels: readonly RawChannelDef[];
   readonly events: readonly RawEvent[];
+  /** The MCP-shaped server, or null for no `mcpServers` key. */
+  readonly mcp: RawMcp | null;
   /** A crash of the simulated process (docs/spec.md §12.2 `events[].crash`) and the journal it recovers from, or null. */
   readonly crash: {
     readonly at: number;

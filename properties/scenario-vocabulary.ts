@@ -9,6 +9,16 @@ import type { LevelJson, ReplyJson, StepJson } from './scenario-json.ts';
 export const TOOL_NAMES = ['alpha', 'beta', 'gamma', 'delta'] as const;
 /** Never declared: its calls end with the tool error "unknown tool nope" (docs/spec.md §3.8). */
 export const UNKNOWN_TOOL = 'nope';
+/** The generated MCP-shaped server and its tools, each with the arguments schema MCP_SCHEMA. */
+export const MCP_SERVER = 'srv';
+export const MCP_TOOL_NAMES = ['read', 'write', 'later'] as const;
+/** A tool the server never lists. */
+export const MCP_UNLISTED_TOOL = 'ghost';
+export const MCP_SCHEMA = {
+  type: 'object',
+  properties: { n: { type: 'integer' } },
+  required: ['n'],
+} as const;
 export const SOURCES = ['cli', 'qq', 'webui/x'] as const;
 export const LEVELS: readonly LevelJson[] = ['L1', 'L2', 'L3', 'L4'];
 export const STEPS: readonly StepJson[] = ['Prepare', 'Model', 'ToolExec'];

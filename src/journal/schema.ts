@@ -72,6 +72,13 @@ const disposal = z.strictObject({
   channels: z.enum(['release', 'keep', 'handback']).optional(),
 });
 
+const toolSpec = z.strictObject({
+  name: text,
+  description: text,
+  parameters: z.record(z.string(), z.unknown()),
+  parallelSafe: z.boolean(),
+});
+
 const kernelInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('submit'), submission }),
   z.strictObject({ type: z.literal('model.chunk'), callId: text, chunk }),
@@ -97,6 +104,7 @@ const kernelInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('child.destroy'), id: text, disposal: disposal.optional() }),
   z.strictObject({ type: z.literal('agent.stop'), agent: text }),
   z.strictObject({ type: z.literal('restart'), rerun: z.array(z.string()).optional() }),
+  z.strictObject({ type: z.literal('tools.set'), tools: z.array(toolSpec) }),
 ]);
 
 const triple = z.strictObject({ subject: text, relation: text, object: text, sentence: text.optional() });

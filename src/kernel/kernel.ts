@@ -22,6 +22,7 @@ import { resolveKernelConfig, type KernelConfig, type KernelConfigInput } from '
 import type { KernelDump, RunningView } from './agent/dump-types.ts';
 import type { Command, Fact, FeedResult, KernelInput, Submission, SubmitResult } from './protocol.ts';
 import type { Task } from './task/task.ts';
+import type { ToolSpec } from './ports/provider.ts';
 import { Tracer, type TraceSink } from './trace/vocabulary.ts';
 import { ChannelError, ChannelRegistry, type InputChannel, type RegisterInput } from './channels/registry.ts';
 import { routeInput } from './channels/routing.ts';
@@ -163,6 +164,10 @@ export class Kernel {
       case 'restart':
         for (const agent of this.tree.all()) agent.restarted(input.rerun ?? [], nowMs);
         return APPLIED;
+      case 'tools.set':
+        this.tree.setTools(input.tools);
+        this.tracer?.emit('root', nowMs, { type: 'tools.set', tools: input.tools.map((t) => t.name) });
+        return APPLIED;
       case 'submit.after': {
         const waiting = this.afterTerminal.get(input.task);
         if (waiting === undefined) this.afterTerminal.set(input.task, [input.submission]);
@@ -273,6 +278,11 @@ export class Kernel {
     return this.tree.get(agent)?.runningView(nowMs) ?? null;
   }
 
+  /** The ToolRunner's tools as the kernel offers them now: the config's, or the last `tools.set`'s. */
+  tools(): readonly ToolSpec[] {
+    return this.tree.tools();
+  }
+
   dump(): KernelDump {
     return { agents: [...this.tree.all()].map((a) => a.dump()), channels: this.registry.list() };
   }
@@ -295,6 +305,8 @@ export class Kernel {
       registry: this.registry.snapshotState(),
       agents: [...this.tree.all()].map((a) => a.snapshotState()),
       offload: this.offload.snapshotState(),
+      // Only when a `tools.set` changed them: a snapshot of a kernel that kept its start tools is as before.
+      ...(this.tree.tools() === this.config.tools ? {} : { tools: this.tree.tools() }),
     });
   }
 
@@ -319,6 +331,7 @@ export class Kernel {
     if (this.tracer === null) this.untracedSeq = s.traceSeq;
     else this.tracer.continueFrom(s.traceSeq);
     this.registry.restoreState(s.registry);
+    if (s.tools !== undefined) this.tree.setTools(s.tools);
     this.root.restoreState(rootState);
     for (const child of children) this.tree.restoreChild(child);
     const agentOf = (id: string): Agent => {

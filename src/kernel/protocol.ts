@@ -5,7 +5,7 @@
  * written there records a run completely (ARCHITECTURE "One door").
  */
 import type { InputChannel, RegisterInput } from './channels/registry.ts';
-import type { ModelChunk, ModelRequest, ToolCall, Usage } from './ports/provider.ts';
+import type { ModelChunk, ModelRequest, ToolCall, ToolSpec, Usage } from './ports/provider.ts';
 import type { TaskClass } from './scheduler/levels.ts';
 import type { ToolResult } from './ports/tool-runner.ts';
 import type { Terminal } from './task/terminal.ts';
@@ -65,6 +65,9 @@ export type Fact =
  * - `restart`: the process died and came back (docs/spec.md §13.2): every model call in flight is
  *   re-sent, every tool call in flight ends with a failed result. Recovery feeds it once, after the
  *   journal, so a replay of the journal meets it where production did.
+ * - `tools.set`: the ToolRunner's tools are now `tools` (docs/spec.md §13.3: an MCP server listed new
+ *   tools, came back or went away). Every agent offers them from its next model call; the kernel does
+ *   not know where they come from.
  */
 export type KernelInput =
   | { readonly type: 'submit'; readonly submission: Submission }
@@ -80,7 +83,8 @@ export type KernelInput =
    * The process restarted (docs/spec.md §13.2): the calls in flight are gone. The calls of the tools
    * named in `rerun` are run again; every other tool call ends failed, and model calls are re-sent.
    */
-  | { readonly type: 'restart'; readonly rerun?: readonly string[] };
+  | { readonly type: 'restart'; readonly rerun?: readonly string[] }
+  | { readonly type: 'tools.set'; readonly tools: readonly ToolSpec[] };
 
 export type KernelInputType = KernelInput['type'];
 

@@ -74,6 +74,7 @@ import { CombinedToolRunner } from '../tools/combined-tools.ts';
 import { CommandToolRunner } from '../tools/command/command-tools.ts';
 import { noticeText } from '../tools/mcp/mcp-notices.ts';
 import { McpToolRunner } from '../tools/mcp/mcp-tools.ts';
+import { OfferedTools } from '../tools/offered-tools.ts';
 import { defined } from './defined.ts';
 import { DeltaTap } from './delta-tap.ts';
 import { HostCheck } from './host-check.ts';
@@ -455,6 +456,17 @@ async function startServer(
       });
     });
 
+  // docs/spec.md §13.3: the model is offered what the MCP servers list now (after a restart too, when it
+  // differs from the journal's); each later change is a `tools.set` input, journaled like any other.
+  const offered = new OfferedTools({
+    listed: () => tools.specs(),
+    offered: () => kernel.tools(),
+    feed: (list) => runtime.feed({ type: 'tools.set', tools: list }),
+  });
+  mcp.onToolsChanged(() => {
+    if (runtime.fatal() === null) offered.sync();
+  });
+
   let pendingAtRecovery = 0;
   if (recovered !== null) {
     // The calls in flight at the crash are gone: the kernel re-sends the model calls and ends the tool
@@ -464,6 +476,7 @@ async function startServer(
     runtime.feed({ type: 'restart', ...(rerun.length === 0 ? {} : { rerun }) });
     pendingAtRecovery = board.openTasks().length;
   }
+  offered.sync();
   // A recovered tree already has the configuration's channels and residents; only new ones are made.
   const known = kernel.dump();
   for (const channel of settings.channels) {
@@ -537,6 +550,7 @@ async function startServer(
     shutdown(why) {
       shutdown ??= (async () => {
         logger.server('shutdown', why);
+        offered.stop();
         http.stopAccepting();
         timers.stop();
         terminal?.close();

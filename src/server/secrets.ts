@@ -9,7 +9,7 @@
  * Theory of operation. Text reaches the outside from two places: the kernel (replies, the
  * conversation, status, the trace, and so the journal, SSE and the log lines of trace events), and
  * serve's own lines (start, errors). The kernel is screened at its one door: every input that carries
- * text from outside — a submission, a model chunk or failure, a tool result — is redacted before the
+ * text from outside — a submission, a model chunk or failure, a tool result, an MCP tool list — is redacted before the
  * kernel or the journal sees it, so an upstream error that quotes the key it was sent never enters
  * the conversation, and a replay of the journal reproduces the redacted run exactly. Serve's own
  * lines are redacted as they are logged. The journal header records the configuration field by field
@@ -139,6 +139,22 @@ export class Redactor {
     return out;
   }
 
+  /** A JSON value with every string in it (keys too) redacted; the same value when nothing changed. */
+  private value(v: unknown): unknown {
+    if (typeof v === 'string') return this.redact(v);
+    if (Array.isArray(v)) {
+      const items = v.map((x) => this.value(x));
+      return items.every((x, i) => x === v[i]) ? v : items;
+    }
+    if (typeof v !== 'object' || v === null) return v;
+    const entries = Object.entries(v).map(([k, x]) => [this.redact(k), this.value(x)] as const);
+    const same = entries.every(([k, x], i) => {
+      const [k0, x0] = Object.entries(v)[i] ?? [];
+      return k === k0 && x === x0;
+    });
+    return same ? v : Object.fromEntries(entries);
+  }
+
   /** The input with every text from outside redacted; the same object when nothing changed. */
   input(input: KernelInput): KernelInput {
     switch (input.type) {
@@ -159,6 +175,15 @@ export class Redactor {
       case 'tool.done': {
         const output = this.redact(input.result.output);
         return output === input.result.output ? input : { ...input, result: { ...input.result, output } };
+      }
+      case 'tools.set': {
+        // An MCP server's tool list is text from outside too: descriptions and schemas reach the model.
+        const tools = input.tools.map((t) => {
+          const description = this.redact(t.description);
+          const parameters = this.value(t.parameters) as Record<string, unknown>;
+          return description === t.description && parameters === t.parameters ? t : { ...t, description, parameters };
+        });
+        return tools.every((t, i) => t === input.tools[i]) ? input : { ...input, tools };
       }
       default:
         return input;

@@ -9,7 +9,13 @@ import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ProviderConfig } from '../models/index.ts';
-import { MCP_NAME_SEPARATOR, MCP_TIMEOUT_MS_DEFAULT, type McpServerConfig } from '../tools/mcp/mcp-config.ts';
+import {
+  MCP_NAME_SEPARATOR,
+  MCP_SERVER_NAME,
+  MCP_SERVER_NAME_CHARS_MAX,
+  MCP_TIMEOUT_MS_DEFAULT,
+  type McpServerConfig,
+} from '../tools/mcp/mcp-config.ts';
 import {
   BODY_TIMEOUT_MS_DEFAULT,
   MAX_WATCHERS_DEFAULT,
@@ -183,8 +189,6 @@ export function resolveSettings(
  * An MCP server's name: the model calls its tools `<name>__<tool>`, so it holds no `__` and leaves room in
  * the 64 characters a tool name may have.
  */
-const MCP_SERVER_NAME = /^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*$/;
-const MCP_SERVER_NAME_CHARS_MAX = 32;
 
 /** The `mcpServers` entries as the tool runner takes them; a bad name or a clash is a problem. */
 function mcpServerConfigs(

@@ -52,10 +52,18 @@ export const FAULT_SITES = [
   /**
    * At an input's instant, the simulated process is set to crash a drawn CRASH_DELAY_MS later and to
    * restart a drawn CRASH_RESTART_AFTER_MS after that, recovering from its journal (docs/spec.md §13.2,
-   * crash/process.ts); at most CRASHES_MAX times a run. Last in this list, so that its coin leaves the
-   * active sets of the sites before it as they were.
+   * crash/process.ts); at most CRASHES_MAX times a run. After the sites before it, so that its coin leaves
+   * their active sets as they were.
    */
   'crash',
+  /**
+   * An MCP-shaped server (a scenario's `mcpServers`) dies during a call, at a drawn instant within it, and
+   * is back RETRY_MS_FIRST later: the call ends `stopped during the call`, its tools leave the model's list
+   * and come back (fakes/mcp.ts). After `crash`, like every site added since, so that older active sets stay.
+   */
+  'mcp-server-dies',
+  /** An MCP tool call takes MCP_SLOW_FACTOR times its drawn duration (at least MCP_SLOW_MIN_MS), up to its timeout. */
+  'mcp-slow',
 ] as const;
 
 export type FaultSite = (typeof FAULT_SITES)[number];
@@ -70,6 +78,9 @@ export const SITE_FIRE_RATE = 0.25;
  */
 export const HANG_FACTOR = 100;
 export const HANG_MIN_MS = 60_000;
+/** A slow MCP call takes this many times its drawn duration, and at least MCP_SLOW_MIN_MS. */
+export const MCP_SLOW_FACTOR = 20;
+export const MCP_SLOW_MIN_MS = 5_000;
 /** Queued inputs one flood adds. */
 export const FLOOD_SIZE = 20;
 /** Inputs one child context flood adds, and the code points of each (about 2 000 tokens apiece). */

@@ -37,6 +37,7 @@ import {
   type KernelInput,
   type KernelPorts,
   type TraceEvent,
+  type ToolRunner,
   type TraceSink,
   type Violation,
 } from '../kernel/index.ts';
@@ -46,6 +47,8 @@ import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { FakeProvider, type FakeReply } from './fakes/model.ts';
 import { FakeToolRunner, toolSpecs, type FakeToolDef } from './fakes/tools.ts';
+import { mcpSpecsAt, SimMcpServers } from './fakes/mcp.ts';
+import { OfferedTools } from '../tools/offered-tools.ts';
 import { Agenda } from './inputs/agenda.ts';
 import { TriggerEngine } from './inputs/triggers.ts';
 import { Rng } from './rng.ts';
@@ -86,7 +89,8 @@ export function scenarioKernelConfig(s: Scenario): KernelConfig {
   return resolveKernelConfig({
     ...s.kernel,
     builtinPlugins: s.builtinPlugins,
-    tools: toolSpecs(toolDefsOf(s)),
+    // The scenario's tools, then its MCP servers' as they list them at start: serve's order.
+    tools: [...toolSpecs(toolDefsOf(s)), ...mcpSpecsAt(s.mcpServers ?? [], 0)],
     outputs,
     verify: true,
   });
@@ -232,13 +236,18 @@ export class SimWorld {
       replies: (_agent, task) => repliesById.get(task) ?? [{ text: `ok ${task}` }],
       swarm: this.swarm,
     });
-    const tools = new FakeToolRunner({
+    const fakeTools = new FakeToolRunner({
       clock: this.clock,
       seed: this.seed,
       tools: toolDefsOf(scenario),
       faults: scenario.faults,
       swarm: this.swarm,
     });
+    const mcp = this.mcpServers(scenario, process);
+    const tools: ToolRunner =
+      mcp === null
+        ? fakeTools
+        : { run: (call, ctx) => (mcp.owns(call.name) ? mcp.run(call, ctx) : fakeTools.run(call, ctx)) };
     this.runtime = new Runtime(
       this.door,
       { clock: this.clock, provider: this.provider, tools },
@@ -259,6 +268,36 @@ export class SimWorld {
       swarm: this.swarm,
       process,
     });
+  }
+
+  /**
+   * The scenario's MCP-shaped servers (fakes/mcp.ts), or null without any. When what they offer changes,
+   * the kernel is offered the new list through its door, as serve does (tools/offered-tools.ts); while
+   * the simulated process is down, just after it is back.
+   */
+  private mcpServers(scenario: Scenario, process: SimProcess | null): SimMcpServers | null {
+    const defs = scenario.mcpServers ?? [];
+    if (defs.length === 0) return null;
+    const fakeSpecs = toolSpecs(toolDefsOf(scenario));
+    const offered = new OfferedTools({
+      listed: () => [...fakeSpecs, ...mcp.specs()],
+      offered: () => this.door.kernel.tools(),
+      feed: (list) => this.runtime.feed({ type: 'tools.set', tools: list }),
+    });
+    const sync = (): void => {
+      const restartAtMs = process?.isDown === true ? process.restartAtMs : null;
+      if (restartAtMs === null) offered.sync();
+      else this.clock.setTimer(Math.max(1, restartAtMs - this.clock.now() + 1), sync);
+    };
+    const mcp = new SimMcpServers({
+      clock: this.clock,
+      seed: this.seed,
+      servers: defs,
+      swarm: this.swarm,
+      onChange: sync,
+    });
+    mcp.start();
+    return mcp;
   }
 
   /** The monitors the kernel traces into now. */

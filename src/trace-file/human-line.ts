@@ -77,6 +77,8 @@ function describe(e: TraceEvent): string {
       return `${e.name} plugin=${e.plugin || '-'} owner=${e.owner || '-'}`;
     case 'channel.unregister':
       return e.name;
+    case 'tools.set':
+      return `[${e.tools.join(',')}]`;
     case 'output.sent':
       return `${e.task} on ${e.channel} ${cut(e.text)}`;
     case 'memory.commit':

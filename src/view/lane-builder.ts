@@ -113,6 +113,7 @@ export class LaneBuilder {
       case 'route.fallback':
       case 'channel.register':
       case 'channel.unregister':
+      case 'tools.set':
       case 'output.sent':
       case 'memory.commit':
       case 'memory.consolidate':

@@ -192,4 +192,32 @@ describe('secrets.ts', () => {
     expect(r.input(clean)).toBe(clean);
     expect(new Redactor([{ where: 'k', value: 'short' }]).active).toBe(false);
   });
+
+  it('redacts an MCP tool list at the door: descriptions and every string of the schemas, keys too', () => {
+    const r = new Redactor([{ where: 'k', value: 'key/12345' }]);
+    const clean = { name: 'srv__a', description: 'reads', parameters: { type: 'object' }, parallelSafe: false };
+    const leaky = {
+      name: 'srv__b',
+      description: 'uses key/12345',
+      parameters: { type: 'object', properties: { 'key/12345': { enum: ['x', 'key/12345'] } } },
+      parallelSafe: true,
+    };
+    const input = { type: 'tools.set', tools: [clean, leaky] } as const;
+    const screened = r.input(input);
+    expect(screened).toEqual({
+      type: 'tools.set',
+      tools: [
+        clean,
+        {
+          ...leaky,
+          description: 'uses [redacted]',
+          parameters: { type: 'object', properties: { '[redacted]': { enum: ['x', '[redacted]'] } } },
+        },
+      ],
+    });
+    if (screened.type !== 'tools.set') throw new Error('not a tools.set');
+    expect(screened.tools[0]).toBe(clean);
+    const untouched = { type: 'tools.set', tools: [clean] } as const;
+    expect(r.input(untouched)).toBe(untouched);
+  });
 });

@@ -10,10 +10,18 @@ import type { TraceEvent } from '../../src/kernel/index.ts';
 import type { Report } from '../../src/sim/report/index.ts';
 import { parseScenario } from '../../src/sim/scenario/index.ts';
 import { runScenario } from '../../src/sim/simulation.ts';
-import { CHILD_FLOOD_SIZE, FAULT_SITES, FLOOD_SIZE, HANG_MIN_MS, Swarm, type FaultSite } from '../../src/sim/swarm.ts';
+import {
+  CHILD_FLOOD_SIZE,
+  FAULT_SITES,
+  FLOOD_SIZE,
+  HANG_MIN_MS,
+  MCP_SLOW_MIN_MS,
+  Swarm,
+  type FaultSite,
+} from '../../src/sim/swarm.ts';
 
 /**
- * Four queued tasks that each call a tool, and three interrupts arriving 30 ms into a Model step (so
+ * Four queued tasks that each call a tool and an MCP server's tool, and three interrupts arriving 30 ms into a Model step (so
  * model calls are cancelled), beside one idle resident. Replies split into four two-letter pieces; the model call times out
  * after 3 s; the fake model drops everything at a cancel (cancelLagMs 0), so no chunk is late.
  */
@@ -23,6 +31,8 @@ const parsed = parseScenario({
   kernel: { modelTimeoutMs: 3_000, cooldownMs: 0 },
   model: { firstChunkMs: [40, 80], chunkMs: [20, 40], chunks: 4, cancelAware: true, cancelLagMs: 0 },
   tools: { lookup: { durationMs: [100, 300], result: 'found' } },
+  // An MCP-shaped server whose tool every queued task calls after `lookup`.
+  mcpServers: { srv: { tools: { fetch: { durationMs: [100, 300], result: 'fetched' } } } },
   // An idle resident with a small window: what a child context flood fills.
   residents: [{ id: 'kid', contextWindowTokens: 4_000 }],
   inputs: [
@@ -30,7 +40,7 @@ const parsed = parseScenario({
       id: `q${k}`,
       class: 'queued',
       text: `work ${k}`,
-      replies: [{ text: 'abcdefgh', tools: [{ name: 'lookup' }] }, { text: 'ABCDEFGH' }],
+      replies: [{ text: 'abcdefgh', tools: [{ name: 'lookup' }, { name: 'srv__fetch' }] }, { text: 'ABCDEFGH' }],
     })),
     ...[1, 2, 3].map((level) => ({
       id: `i${level}`,
@@ -106,6 +116,18 @@ const EVIDENCE: Record<FaultSite, (r: Run) => boolean> = {
     Object.values(r.report.tasks).some((t) => t.terminal === 'cancelled' && t.reason === 'user_stop'),
   // The process died and restarted from its journal.
   crash: (r) => (r.report.crashes ?? []).length > 0,
+  // The MCP server died during a call: the call ended with serve's text, its tools left the list and came back.
+  'mcp-server-dies': (r) =>
+    of(r.events, 'tool.end').some((e) => e.result === 'MCP server "srv" stopped during the call of srv__fetch') &&
+    of(r.events, 'tools.set').some((e) => !e.tools.includes('srv__fetch')) &&
+    of(r.events, 'tools.set').at(-1)?.tools.includes('srv__fetch') === true,
+  // A slow MCP call: it took MCP_SLOW_MIN_MS at least, or its deadline (the kernel's, 3 s here) ended it first.
+  'mcp-slow': (r) =>
+    of(r.events, 'tool.end').some(
+      (end) =>
+        end.name === 'srv__fetch' &&
+        (toolMs(r, end) >= MCP_SLOW_MIN_MS || end.result.startsWith('srv__fetch timed out')),
+    ),
 };
 
 /** Sites whose evidence another site may leave too. */

@@ -79,6 +79,7 @@ const SAMPLES: { [K in TraceType]: Extract<TraceBody, { type: K }> } = {
   'route.fallback': { type: 'route.fallback', task: 'q7', channel: 'qq/support', owner: 'gone' },
   'channel.register': { type: 'channel.register', name: 'qq/support', plugin: 'qq', owner: '' },
   'channel.unregister': { type: 'channel.unregister', name: 'qq/support' },
+  'tools.set': { type: 'tools.set', tools: ['files__read_file', 'files__write_file'] },
   'output.sent': { type: 'output.sent', task: 'q7', channel: 'qq', text: 'hello' },
   'memory.commit': { type: 'memory.commit', task: 'q7', session: 'task/q7', added: 2, skipped: 1 },
   'memory.consolidate': { type: 'memory.consolidate', task: 'root:1', added: 0, skipped: 0, malformed: 'not JSON' },
@@ -226,7 +227,7 @@ describe('formatTraceLine', () => {
       expect(line).not.toContain('undefined');
       if ('task' in e) expect(line).toContain(e.task);
     }
-    expect(seq).toBe(46); // one sample per TraceType (the mapped type above makes a missing one a compile error)
+    expect(seq).toBe(47); // one sample per TraceType (the mapped type above makes a missing one a compile error)
   });
 
   it('cuts long texts by code points and quotes them', () => {

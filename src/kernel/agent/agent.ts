@@ -47,7 +47,7 @@ import { rebasePrefix, stepPrepare } from '../steps/prepare.ts';
 import { stepToolAfter, stepToolBatch, stepToolBegin, stepToolExec, stepTurnEnd } from '../steps/tools.ts';
 import type { Task } from '../task/task.ts';
 import { TaskTable } from '../task/table.ts';
-import type { BuiltinRun } from '../builtins/builtins.ts';
+import type { BuiltinGrants, BuiltinRun } from '../builtins/builtins.ts';
 import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
 import type { ToolResult } from '../ports/tool-runner.ts';
 import type { MemoryPorts } from '../ports/graph-memory.ts';
@@ -113,6 +113,11 @@ export interface AgentOptions {
   /** The parent agent's id; null for the root. */
   readonly parent: string | null;
   readonly config: KernelConfig;
+  /**
+   * The ToolRunner's tools as the kernel knows them now (a `tools.set` input replaces them); absent:
+   * `config.tools`, the ones of the start.
+   */
+  readonly runnerTools?: readonly ToolSpec[];
   readonly env: AgentEnv;
   /** The inputch registry shared by the agent tree. */
   readonly registry: ChannelRegistry;
@@ -141,7 +146,8 @@ export class Agent implements StepHost {
   private readonly env: AgentEnv;
   private readonly tasks: TaskTable;
   private readonly intake: Intake;
-  private readonly tools: AgentTools;
+  private tools: AgentTools;
+  private readonly toolGrants: BuiltinGrants;
   private readonly calls: CallTracker;
   private current: Task | null = null;
   private state: AgentState = 'running';
@@ -165,18 +171,15 @@ export class Agent implements StepHost {
     this.cooldownTimerId = encodeTimerKey({ kind: 'cooldown', agent: agentId });
     this.tasks = new TaskTable(agentId, this.config.kernelTaskSeqBase);
     const kind = this.seat?.kind ?? null;
-    const runnerGrant = this.seat?.spec.tools;
-    this.tools = new AgentTools(
-      runnerGrant === undefined ? config.tools : config.tools.filter((t) => runnerGrant.includes(t.name)),
-      {
-        devices: config.outputs,
-        allowedOutputs,
-        hasMemory: memory !== null,
-        memoryWrites: kind?.memoryWrites ?? true,
-        childTools: kind?.parentTools ?? [],
-        residentAgents: this.control !== null,
-      },
-    );
+    this.toolGrants = {
+      devices: config.outputs,
+      allowedOutputs,
+      hasMemory: memory !== null,
+      memoryWrites: kind?.memoryWrites ?? true,
+      childTools: kind?.parentTools ?? [],
+      residentAgents: this.control !== null,
+    };
+    this.tools = this.toolsFrom(options.runnerTools ?? config.tools);
     this.core = new Scheduler(
       agentId,
       {
@@ -428,6 +431,24 @@ export class Agent implements StepHost {
 
   toolSpecs(): readonly ToolSpec[] {
     return this.tools.specs;
+  }
+
+  /**
+   * The ToolRunner's tools are now `runnerTools` (docs/spec.md §13.3: an MCP server listed new tools, came
+   * back or went away): the next model call offers them. A call already requested keeps its list; a call
+   * of a tool that is gone is refused like any unknown tool.
+   */
+  setRunnerTools(runnerTools: readonly ToolSpec[]): void {
+    this.tools = this.toolsFrom(runnerTools);
+  }
+
+  /** The runner tools this agent may call (a child's grant narrows them), plus its built-ins. */
+  private toolsFrom(runnerTools: readonly ToolSpec[]): AgentTools {
+    const grant = this.seat?.spec.tools;
+    return new AgentTools(
+      grant === undefined ? runnerTools : runnerTools.filter((t) => grant.includes(t.name)),
+      this.toolGrants,
+    );
   }
 
   toolSpec(name: string): ToolSpec | undefined {

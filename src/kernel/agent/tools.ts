@@ -1,8 +1,8 @@
 /**
  * The tools one agent may call, as its model sees them: the ToolRunner's tools plus the built-ins its
  * grants allow. Built-ins own their names — a runner tool with a built-in's name would be unreachable,
- * so it is left out. The list is fixed when the agent is created; built-ins run inside the kernel, the
- * rest leave as `tool.run` commands.
+ * so it is left out. A list is immutable: when the runner's tools change (`tools.set`), the agent makes a
+ * new one. Built-ins run inside the kernel, the rest leave as `tool.run` commands.
  */
 import type { ToolSpec } from '../ports/provider.ts';
 import { BuiltinTools, type BuiltinGrants, type BuiltinRun } from '../builtins/builtins.ts';

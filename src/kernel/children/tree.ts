@@ -20,6 +20,7 @@ import { childRole } from '../agent/role.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
 import type { KernelConfig } from '../config.ts';
 import { MemoryError, type ChildMemory, type ChildMemoryFactory, type MemoryPorts } from '../ports/graph-memory.ts';
+import type { ToolSpec } from '../ports/provider.ts';
 import type { TraceBody, Tracer } from '../trace/vocabulary.ts';
 import { CONTEXT_WINDOW_DEFAULT } from './context-full.ts';
 import { disposeChannels, type ChannelDisposition, type ResidualPolicy } from './dispositions.ts';
@@ -69,11 +70,17 @@ export class AgentTree {
   /** The live ones among them, kept as children start and stop: routing asks on every input. */
   private readonly liveOf = new Map<string, Set<string>>();
   readonly root: Agent;
+  /**
+   * The ToolRunner's tools as the kernel knows them now: the config's at start, then each `tools.set`'s.
+   * Every agent offers them (narrowed by its grant), a child created later too.
+   */
+  private runnerTools: readonly ToolSpec[];
 
   constructor(
     private readonly deps: TreeDeps,
     makeRoot: (tree: AgentTree) => Agent,
   ) {
+    this.runnerTools = deps.config.tools;
     this.root = makeRoot(this);
     this.agents.set(this.root.agentId, this.root);
   }
@@ -199,6 +206,17 @@ export class AgentTree {
     return factory.reopen(child);
   }
 
+  /** The ToolRunner's tools now. */
+  tools(): readonly ToolSpec[] {
+    return this.runnerTools;
+  }
+
+  /** The ToolRunner's tools are now `tools`: every agent, stopped ones too, offers them from its next model call. */
+  setTools(tools: readonly ToolSpec[]): void {
+    this.runnerTools = tools;
+    for (const agent of this.agents.values()) agent.setRunnerTools(tools);
+  }
+
   /** The agent of a child: its parent's configuration with the child's prompt, window and bound. */
   private makeChild(
     parent: Agent,
@@ -214,6 +232,7 @@ export class AgentTree {
       role: childRole(seat.kind.name),
       parent: parent.agentId,
       config,
+      runnerTools: this.runnerTools,
       env: this.deps.env,
       registry: this.deps.registry,
       memory:
@@ -266,7 +285,7 @@ export class AgentTree {
       if (parentGrant.length > 0 && !parentGrant.includes(name))
         return `output ${name} is not in the parent's grant (${parentGrant.join(', ')})`;
     }
-    const tools = new Set(parent.config.tools.map((t) => t.name));
+    const tools = new Set(this.runnerTools.map((t) => t.name));
     for (const name of spec.tools ?? []) {
       if (!tools.has(name))
         return `unknown tool ${JSON.stringify(name)}; the parent's tools: ${[...tools].join(', ') || 'none'}`;

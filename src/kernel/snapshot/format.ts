@@ -10,6 +10,7 @@
  */
 import type { InputChannel, OutputTarget } from '../channels/registry.ts';
 import type { KernelConfig } from '../config.ts';
+import type { ToolSpec } from '../ports/provider.ts';
 import type { Command, Submission } from '../protocol.ts';
 import type { AgentSnapshot } from './agent.ts';
 
@@ -36,6 +37,8 @@ export interface KernelSnapshot {
   /** Every agent, the root first, then the children in creation order (stopped ones included). */
   readonly agents: readonly AgentSnapshot[];
   readonly offload: OffloadSnapshot;
+  /** The ToolRunner's tools set by the last `tools.set` input; absent: the config's (none was fed). */
+  readonly tools?: readonly ToolSpec[];
 }
 
 export interface RegistrySnapshot {

@@ -255,6 +255,7 @@ export class InvariantMonitor {
       case 'route.fallback':
       case 'channel.register':
       case 'channel.unregister':
+      case 'tools.set':
       case 'output.sent':
       case 'memory.commit':
       case 'memory.consolidate':

@@ -132,6 +132,8 @@ export type TraceBody =
   | { type: 'route.fallback'; task: string; channel: string; owner: string }
   | { type: 'channel.register'; name: string; plugin: string; owner: string }
   | { type: 'channel.unregister'; name: string }
+  /** The ToolRunner's tools are now these (a `tools.set` input), by name, in the order the model sees them. */
+  | { type: 'tools.set'; tools: string[] }
   | { type: 'output.sent'; task: string; channel: string; text: string }
   | { type: 'memory.commit'; task: string; session: string; added: number; skipped: number }
   | { type: 'memory.consolidate'; task: string; added: number; skipped: number; malformed: string | null }

@@ -129,9 +129,15 @@ function buildScenario(
   const startMs = Math.min(header.startedAtMs, ...inputs.map((i) => i.nowMs));
   const at = (nowMs: number): number => Math.max(0, Math.round(nowMs - startMs));
   const ids = new IdMap();
+  // Every tool the runner offered at some moment: the start's and each `tools.set`'s (an MCP server's list
+  // that changed), so a call of a tool listed later is scripted as a runner tool's.
+  const offered = [
+    ...header.kernel.tools,
+    ...inputs.flatMap(({ input }) => (input.type === 'tools.set' ? input.tools : [])),
+  ];
   const tools = {
-    runner: new Set(header.kernel.tools.map((t) => t.name)),
-    parallelSafe: new Set(header.kernel.tools.filter((t) => t.parallelSafe === true).map((t) => t.name)),
+    runner: new Set(offered.map((t) => t.name)),
+    parallelSafe: new Set(offered.filter((t) => t.parallelSafe).map((t) => t.name)),
   };
   const scripted = scriptCalls(
     inputs.map((i) => i.input),

@@ -6,7 +6,8 @@
  *
  *   M   one model call      min(modelTimeoutMs, max firstChunkMs + (chunks − 1) × max chunkMs), or
  *                           modelTimeoutMs when a call may stall (faults.modelStallRate, swarm model-stall)
- *   D   one tool step       the longest scenario tool (stretched by the swarm's tool-hang when active)
+ *   D   one tool step       the longest scenario tool (stretched by the swarm's tool-hang when active),
+ *                           or MCP tool (stretched by mcp-slow, at most its server's timeoutMs)
  *   W   one task's work     over every reply list a task may follow: its completed calls (until the
  *                           reply that ends the task, at most maxToolTurns) × M + its tool calls × D
  *   B   a lower task's hold max(cooldownMs + D, M): the rest of a cooldown, then a critical ToolExec or
@@ -28,7 +29,7 @@
 import type { KernelConfig } from '../../kernel/index.ts';
 import type { Range } from '../rng.ts';
 import type { Reply, Scenario } from '../scenario/types.ts';
-import { HANG_FACTOR, HANG_MIN_MS, type FaultSite } from '../swarm.ts';
+import { HANG_FACTOR, HANG_MIN_MS, MCP_SLOW_FACTOR, MCP_SLOW_MIN_MS, type FaultSite } from '../swarm.ts';
 
 /** The assumed competitors: at most 3 other L4s waiting when an L4 arrives; at most 8 for an L3. */
 export const L4_COMPETITORS_MAX = 3;
@@ -80,10 +81,12 @@ export function analyzeBound(
   const stalls = scenario.faults.modelStallRate > 0 || swarm.has('model-stall');
   const modelCallMs = stalls ? config.modelTimeoutMs : Math.min(config.modelTimeoutMs, streamMs);
   const longestTool = Math.max(0, ...scenario.tools.map((t) => rangeMax(t.durationMs)));
-  const toolMs =
+  const toolMs = Math.max(
     swarm.has('tool-hang') && scenario.tools.length > 0
       ? Math.max(longestTool, HANG_MIN_MS, HANG_FACTOR * longestTool)
-      : longestTool;
+      : longestTool,
+    longestMcpCallMs(scenario, swarm.has('mcp-slow')),
+  );
   const taskMs = Math.max(...replies.map((list) => listWorkMs(list, config.maxToolTurns, modelCallMs, toolMs)));
   const parameters: BoundParameters = {
     modelCallMs,
@@ -96,6 +99,19 @@ export function analyzeBound(
     return { applicable: false, reason: 'the durations are too long to bound in integer milliseconds' };
   }
   return { applicable: true, parameters };
+}
+
+/** The longest call of a scenario MCP server's tool: its duration (stretched by mcp-slow), at most its timeout. */
+function longestMcpCallMs(scenario: Scenario, slow: boolean): number {
+  return Math.max(
+    0,
+    ...(scenario.mcpServers ?? []).flatMap((s) =>
+      s.tools.map((t) => {
+        const ms = rangeMax(t.durationMs);
+        return Math.min(s.timeoutMs, slow ? Math.max(MCP_SLOW_MIN_MS, MCP_SLOW_FACTOR * ms) : ms);
+      }),
+    ),
+  );
 }
 
 /** R4(c) or R3(c) of the file comment. */

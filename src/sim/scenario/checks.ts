@@ -12,6 +12,7 @@ import type { Issue, Segment } from './problems.ts';
 import { entries, isObj, unknownAgentMessage, unknownTaskMessage, type Obj, type TaskContext } from './refs.ts';
 import { EVENT_ACTIONS, KERNEL_TASK, TIMING_KEYS } from './schema.ts';
 import { residentIssues } from './resident-checks.ts';
+import { mcpIssues } from './mcp-checks.ts';
 
 /** Every cross-field issue of the raw document; `[]` when it is not even an object. */
 export function crossFieldIssues(raw: unknown): Issue[] {
@@ -39,6 +40,7 @@ export function crossFieldIssues(raw: unknown): Issue[] {
   });
   issues.push(...crashIssues(raw));
   issues.push(...residentIssues(raw, residents));
+  issues.push(...mcpIssues(raw));
   if (isObj(raw.expect)) issues.push(...expectIssues(raw.expect, ctx));
   return issues;
 }

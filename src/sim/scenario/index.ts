@@ -65,6 +65,9 @@ export type {
   TaskFieldExpect,
   Timing,
   ToolDef,
+  McpDowntime,
+  McpServerDef,
+  McpToolDef,
 } from './types.ts';
 
 /** Validate a parsed JSON document as a scenario; on failure, every problem of every entry. */

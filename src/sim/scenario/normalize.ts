@@ -7,6 +7,7 @@
  */
 import { assert, type Level, type TaskClass } from '../../kernel/index.ts';
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_VIRTUAL_MS } from './bounds.ts';
+import { MCP_TIMEOUT_MS_DEFAULT } from '../../tools/mcp/mcp-config.ts';
 import { isObj } from './refs.ts';
 import type { CountersIn, ExpectIn, FieldExpectIn, InputIn, ReplyIn, ScenarioIn } from './schema.ts';
 import type {
@@ -198,6 +199,26 @@ export function normalize(s: ScenarioIn): Scenario {
       panics: t.panics ?? false,
       parallelSafe: t.parallelSafe ?? false,
     })),
+    ...opt(
+      'mcpServers',
+      s.mcpServers === undefined
+        ? undefined
+        : Object.entries(s.mcpServers).map(([name, server]) => ({
+            name,
+            tools: Object.entries(server.tools).map(([tool, t]) => ({
+              name: tool,
+              description: t.description ?? `scenario MCP tool ${tool}`,
+              inputSchema: t.inputSchema ?? { type: 'object' },
+              durationMs: copyRange(t.durationMs),
+              result: t.result ?? `${tool} ok`,
+              isError: t.isError ?? false,
+              listedAt: t.listedAt ?? 0,
+            })),
+            parallelSafe: server.parallelSafe ?? false,
+            timeoutMs: server.timeoutMs ?? MCP_TIMEOUT_MS_DEFAULT,
+            down: (server.down ?? []).map((d) => ({ at: d.at, ...opt('backAfterMs', d.backAfterMs) })),
+          })),
+    ),
     channels: (s.channels ?? []).map((c) => ({
       name: c.name,
       ...opt('plugin', c.plugin),

@@ -6,6 +6,7 @@
  * resident. Like the other cross-field rules
  * it trusts nothing about the raw JSON and skips what the shape pass reports.
  */
+import { mcpToolsAtStart } from './mcp-checks.ts';
 import { DEFAULT_KERNEL_CONFIG } from '../../kernel/index.ts';
 import type { Issue } from './problems.ts';
 import { entries, isObj, unknownAgentMessage, type Obj } from './refs.ts';
@@ -19,7 +20,7 @@ export function residentIssues(raw: Obj, residents: readonly string[]): Issue[] 
   const outputs = new Set(
     entries(raw.outputs).flatMap((o) => (isObj(o) && typeof o.name === 'string' ? [o.name] : [])),
   );
-  const tools = new Set(isObj(raw.tools) ? Object.keys(raw.tools) : []);
+  const tools = new Set([...(isObj(raw.tools) ? Object.keys(raw.tools) : []), ...mcpToolsAtStart(raw)]);
   const claimed = new Map<string, string>();
   entries(raw.residents).forEach((r, i) => {
     if (!isObj(r) || typeof r.id !== 'string') return;

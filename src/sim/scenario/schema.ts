@@ -18,8 +18,11 @@ import {
   TIME_MS_MAX,
 } from './bounds.ts';
 import { INVARIANT_NAMES } from './expect-names.ts';
+import { MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS_MAX } from '../../tools/mcp/mcp-config.ts';
 import { ALLOWED_PREFIX, show } from './problems.ts';
 
+/** How deep a scenario MCP tool's input schema may nest. */
+const MCP_SCHEMA_DEPTH_MAX = 16;
 const INPUT_ID = /^[a-z0-9][a-z0-9-]*$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]+$/;
 /** A kernel task name `<agent>:<n>`; group 1 is the agent. */
@@ -166,6 +169,37 @@ const tool = strictObj({
   parallelSafe: z.boolean().optional(),
 });
 
+/**
+ * An MCP-shaped tool server (docs/spec.md §12.2 `mcpServers`, §13.3): its tools are offered as
+ * `<server>__<tool>` with their JSON Schemas, checked and answered as serve's MCP runner answers them.
+ */
+const mcpTool = strictObj({
+  description: z.string().optional(),
+  inputSchema: z
+    .record(z.string(), z.unknown())
+    .refine((v) => !nestsDeeperThan(v, MCP_SCHEMA_DEPTH_MAX), {
+      error: `must nest at most ${MCP_SCHEMA_DEPTH_MAX} levels of objects and arrays`,
+    })
+    .meta({ description: 'The JSON Schema of the arguments, as the server lists it; default {"type": "object"}.' })
+    .optional(),
+  durationMs: range,
+  result: z.string().optional(),
+  isError: z.boolean().optional(),
+  listedAt: ms.optional(),
+});
+const mcpServer = strictObj({
+  tools: z.record(z.string().regex(TOOL_NAME, { error: 'a tool name must match [A-Za-z0-9_-]+' }), mcpTool),
+  parallelSafe: z.boolean().optional(),
+  timeoutMs: positive.max(TIME_MS_MAX).optional(),
+  down: z.array(strictObj({ at: ms, backAfterMs: positive.max(TIME_MS_MAX).optional() })).optional(),
+});
+const mcpServerName = z
+  .string()
+  .max(MCP_SERVER_NAME_CHARS_MAX)
+  .regex(MCP_SERVER_NAME, {
+    error: `a server name must be letters and digits with single "_" or "-" between them (at most ${MCP_SERVER_NAME_CHARS_MAX}): its tools are called <server>__<tool>`,
+  });
+
 const channel = strictObj({
   name: nonEmpty,
   plugin: nonEmpty.optional(),
@@ -295,6 +329,7 @@ export const scenarioSchema = strictObj({
   builtinPlugins: z.array(nonEmpty).optional(),
   model: model.optional(),
   tools: z.record(z.string().regex(TOOL_NAME, { error: 'a tool name must match [A-Za-z0-9_-]+' }), tool).optional(),
+  mcpServers: z.record(mcpServerName, mcpServer).optional(),
   channels: z.array(channel).optional(),
   outputs: z.array(output).optional(),
   residents: z.array(resident).optional(),

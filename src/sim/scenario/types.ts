@@ -41,6 +41,33 @@ export interface ToolDef {
   readonly parallelSafe: boolean;
 }
 
+/** A tool of an MCP-shaped server (docs/spec.md §12.2 `mcpServers`), offered as `<server>__<tool>`. */
+export interface McpToolDef {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly durationMs: Range;
+  readonly result: string;
+  readonly isError: boolean;
+  /** The instant the server lists it: 0 at start, later as a `notifications/tools/list_changed` would. */
+  readonly listedAt: number;
+}
+
+/** When an MCP-shaped server dies, and how long until it is back (absent: it stays down). */
+export interface McpDowntime {
+  readonly at: number;
+  readonly backAfterMs?: number;
+}
+
+export interface McpServerDef {
+  readonly name: string;
+  /** In file order: the server's listing order. */
+  readonly tools: readonly McpToolDef[];
+  readonly parallelSafe: boolean;
+  readonly timeoutMs: number;
+  readonly down: readonly McpDowntime[];
+}
+
 export interface ModelConfig {
   readonly firstChunkMs: Range;
   readonly chunkMs: Range;
@@ -239,6 +266,11 @@ export interface Scenario {
   readonly model: ModelConfig;
   /** In file order (an array, not a record, so that a numeric-looking name cannot reorder them). */
   readonly tools: readonly ToolDef[];
+  /**
+   * In file order. Absent when the file has none, unlike the other lists: the report prints the
+   * scenario as its `config`, and a file without MCP servers reports as it always did.
+   */
+  readonly mcpServers?: readonly McpServerDef[];
   readonly channels: readonly ChannelDef[];
   readonly outputs: readonly OutputDef[];
   readonly residents: readonly ResidentDef[];

@@ -9,8 +9,14 @@
 export const MCP_TIMEOUT_MS_DEFAULT = 60_000;
 /** Connecting and answering `tools/list` may take this long at start before the server counts as failed. */
 export const MCP_LIST_TIMEOUT_MS = 10_000;
+/** A server that failed is tried again this long after; each failure in a row doubles it, up to RETRY_MS_MAX. */
+export const RETRY_MS_FIRST = 1000;
+export const RETRY_MS_MAX = 60_000;
 /** Between a server's name and its tool's in the name the model sees: `files__read_file`. */
 export const MCP_NAME_SEPARATOR = '__';
+/** A server's name: letters and digits with single `_` or `-` between them, so it never holds the separator. */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*$/;
+export const MCP_SERVER_NAME_CHARS_MAX = 32;
 /** A name the model is offered: what the OpenAI and Anthropic tool APIs both accept. */
 export const OFFERED_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 

@@ -17,13 +17,26 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../kernel/index.ts';
 import { SchemaCompiler, type ArgumentsValidator } from './mcp-arguments.ts';
-import { MCP_LIST_TIMEOUT_MS, OFFERED_TOOL_NAME, offeredName, type McpServerConfig } from './mcp-config.ts';
+import {
+  CONNECTION_LOST,
+  notOffered,
+  stoppedDuringCall,
+  timedOut,
+  unavailableText,
+  type CallableServer,
+} from './mcp-call.ts';
+import {
+  MCP_LIST_TIMEOUT_MS,
+  OFFERED_TOOL_NAME,
+  offeredName,
+  RETRY_MS_FIRST,
+  RETRY_MS_MAX,
+  type McpServerConfig,
+} from './mcp-config.ts';
 import type { McpNotice } from './mcp-notices.ts';
 import { toToolResult } from './mcp-result.ts';
 
-/** The first retry waits this long; each failure in a row doubles it, up to RETRY_MS_MAX. */
-export const RETRY_MS_FIRST = 1000;
-export const RETRY_MS_MAX = 60_000;
+export { RETRY_MS_FIRST, RETRY_MS_MAX };
 /** A stdio server that has not exited this long after its stdin closed is sent SIGTERM. */
 const CLOSE_GRACE_MS = 300;
 /** A stderr line is cut to this many characters, so one endless line cannot flood the log. */
@@ -55,7 +68,7 @@ export interface ConnectionOptions {
   readonly notice: (n: McpNotice) => void;
 }
 
-export class McpConnection {
+export class McpConnection implements CallableServer {
   private state: State = { kind: 'idle' };
   private generation = 0;
   private failuresInARow = 0;
@@ -65,6 +78,10 @@ export class McpConnection {
     readonly config: McpServerConfig,
     private readonly options: ConnectionOptions,
   ) {}
+
+  get name(): string {
+    return this.config.name;
+  }
 
   /** Connects and lists the tools; resolves once the server is ready or has failed (never rejects). */
   start(): Promise<void> {
@@ -81,8 +98,7 @@ export class McpConnection {
     const name = offeredName(this.config.name, tool);
     const state = this.state;
     if (state.kind !== 'ready') return { ok: false, output: this.unavailable() };
-    if (!state.tools.has(tool))
-      return { ok: false, output: `MCP server "${this.config.name}" does not offer the tool "${tool}" now` };
+    if (!state.tools.has(tool)) return { ok: false, output: `${notOffered(this.config.name, tool)} now` };
     if (signal.aborted) return { ok: false, output: 'cancelled before it started' };
     const generation = this.generation;
     try {
@@ -96,9 +112,9 @@ export class McpConnection {
     } catch (err) {
       if (signal.aborted) return { ok: false, output: `${name} cancelled` };
       if (err instanceof McpError && err.code === Number(ErrorCode.RequestTimeout))
-        return { ok: false, output: `${name} timed out after ${timeoutMs} ms` };
+        return { ok: false, output: timedOut(this.config.name, tool, timeoutMs) };
       if (err instanceof McpError && err.code === Number(ErrorCode.ConnectionClosed))
-        return { ok: false, output: `MCP server "${this.config.name}" stopped during the call of ${name}` };
+        return { ok: false, output: stoppedDuringCall(this.config.name, tool) };
       // An HTTP server that went away shows only as failed requests (no process exits): the request
       // failing below the protocol (not an McpError) marks it down, to be retried like a dead stdio server.
       if (!(err instanceof McpError) && this.config.transport.kind === 'http') this.lost(generation, errorText(err));
@@ -111,7 +127,7 @@ export class McpConnection {
     const s = this.state;
     const why =
       s.kind === 'down' ? `it failed: ${s.error}` : s.kind === 'closed' ? 'serve is stopping' : 'it is starting';
-    return `MCP server "${this.config.name}" is not available (${why}); serve retries it, try again later`;
+    return unavailableText(this.config.name, why);
   }
 
   /** Stops the server (stdio) or leaves it (HTTP); nothing is retried after. */
@@ -129,7 +145,7 @@ export class McpConnection {
     const generation = this.generation;
     const transport = this.transport();
     const client = new Client({ name: 'homeagent', version: this.options.clientVersion }, { capabilities: {} });
-    client.onclose = () => this.lost(generation, 'the connection closed (the server exited or hung up)');
+    client.onclose = () => this.lost(generation, CONNECTION_LOST);
     client.onerror = (err) => {
       if (generation === this.generation && this.state.kind === 'ready')
         this.options.notice({ type: 'error', server: this.config.name, error: errorText(err) });

@@ -30,7 +30,7 @@ export function noticeText(n: McpNotice): string {
     case 'tools.changed':
       return (
         `MCP server "${n.server}" changed its tools (added: ${n.added.join(', ') || 'none'}; removed: ${n.removed.join(', ') || 'none'}); ` +
-        'removed tools answer an error, and tools added after start are offered to the model from the next start'
+        'the model is offered the new list from its next call'
       );
     case 'tool.skipped':
       return `MCP server "${n.server}": the tool "${n.tool}" is not offered: ${n.why}`;

@@ -31,6 +31,8 @@ let dir: string;
 let web: HttpMcpServer;
 let runner: McpToolRunner;
 const notices: McpNotice[] = [];
+/** What `specs()` offered each time the runner said its tools changed, by offered name. */
+const changes: string[][] = [];
 const call = (name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> =>
   runner.run({ id: 'c', name, args: typeof args === 'string' ? args : JSON.stringify(args) }, ctx(signal));
 
@@ -51,6 +53,7 @@ beforeAll(async () => {
     { clientVersion: 'test', notice: (n) => notices.push(n) },
   );
   await runner.start();
+  runner.onToolsChanged(() => changes.push(runner.specs().map((t) => t.name)));
 }, 30_000);
 
 afterAll(async () => {
@@ -171,6 +174,7 @@ describe('MCP tools: calls', () => {
     await waitFor(() => notices.some((n) => n.type === 'tools.changed' && n.server === 'web'));
     expect(notices).toContainEqual({ type: 'tools.changed', server: 'web', added: ['late'], removed: [] });
     expect(await call('web__late', {})).toEqual({ ok: true, output: 'late' });
+    expect(changes.at(-1)).toContain('web__late');
   });
 });
 
@@ -190,6 +194,9 @@ describe('MCP tools: servers that fail', () => {
     expect((await call('crashy__echo', { text: 'x' })).output).toMatch(/^MCP server "crashy" is not available/);
     await waitFor(() => notices.filter((n) => n.type === 'ready' && n.server === 'crashy').length === 2, 8000);
     expect(await call('crashy__echo', { text: 'after' })).toEqual({ ok: true, output: 'after' });
+    // Serve was told twice: the dead server's tools left what specs() offers, then came back.
+    const crashy = changes.map((names) => names.includes('crashy__echo'));
+    expect(crashy.slice(-2)).toEqual([false, true]);
   }, 15_000);
 
   it('an HTTP server that goes away fails the call, is logged and retried', async () => {
