@@ -204,6 +204,7 @@ export class SpanBuilder {
       case 'memory.commit':
       case 'memory.consolidate':
       case 'invariant.violation':
+      case 'tools.set':
         // Told by the task's own span and its calls, or not about one task.
         return;
       default:
