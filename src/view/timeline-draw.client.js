@@ -3,7 +3,7 @@
  * The timeline's drawing, shared by the two pages that draw lanes: the `sim view` page
  * (timeline.client.js) and serve's live page, whose strip draws the last minutes of the running server
  * (src/server/live-strip.client.js). Each page inlines this file before its own script, in the same
- * `<script>` element; it defines one global, `timelineDrawing`, and touches nothing else.
+ * script element; it defines one global, `timelineDrawing`, and touches nothing else.
  *
  * A drawing is made for a frame — the visible time window, the plot's width in pixels and the end of
  * the data — that its page owns and changes between renders; every function reads the frame when it

@@ -52,6 +52,23 @@ async function openLive(url: string): Promise<{ page: Page; errors: string[] }> 
   return { page, errors };
 }
 
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The time span (ms since the epoch) of every rectangle the selector finds on the strip, by start. */
+async function spans(page: Page, selector: string): Promise<Span[]> {
+  const found: Span[] = [];
+  for (const rect of await page.locator(selector).all()) {
+    found.push({
+      start: Number(await rect.getAttribute('data-start')),
+      end: Number(await rect.getAttribute('data-end')),
+    });
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
 /** Every model call streams one chunk, then holds until `release(task)` (or its abort). */
 class HoldingProvider implements Provider {
   private readonly held = new Map<string, () => void>();
@@ -152,7 +169,7 @@ describe('the live page of serve --model demo', () => {
 });
 
 describe('the live page of serve --model demo at a human pace', () => {
-  it("shows a preemption and a resume, local clock times, durations, and each task's input and reply", async () => {
+  it("shows a preemption and a resume in its lists and on its timeline strip, local clock times, durations, and each task's input and reply", async () => {
     const serve = await spawnServe(300, 'paced');
     try {
       const { page, errors } = await openLive(serve.url);
@@ -182,6 +199,28 @@ describe('the live page of serve --model demo at a human pace', () => {
       expect(await page.textContent('#log .line.task-resume')).toMatch(
         /^\d\d:\d\d:\d\d\.\d{3} #\d+ root {2}task\.resume/,
       );
+
+      // The strip draws the same: the arrow from the interrupt to the task it preempted, the task in
+      // stack slot 1 while the interrupt runs, and running again after it, from its resume on.
+      const strip = '#strip .lane[data-agent="root"] svg.sched';
+      // At this scale the arrow is upright (armed and carried out within a few ms): no width to be visible.
+      await page.waitForSelector(`${strip} line.arrow[data-by="http-2"][data-victim="http-1"][data-slot="1"]`, {
+        state: 'attached',
+      });
+      const suspended = await spans(page, `${strip} rect.susp[data-task="http-1"][data-slot="1"]`);
+      expect(suspended).toHaveLength(1);
+      const l3Runs = await spans(page, `${strip} rect.run.L3[data-task="http-2"]`);
+      expect(l3Runs).toHaveLength(1);
+      const runs = await spans(page, `${strip} rect.run.L0[data-task="http-1"]`);
+      expect(runs).toHaveLength(2);
+      const [before, after] = runs as [Span, Span];
+      const [suspension] = suspended as [Span];
+      const [l3] = l3Runs as [Span];
+      expect(before.end).toBe(suspension.start);
+      expect(l3.start).toBe(suspension.start);
+      expect(after.start).toBe(suspension.end);
+      expect(after.start).toBe(l3.end);
+      expect(await page.textContent('#strip svg.axis text')).toMatch(/^\d\d:\d\d:\d\d(\.\d{3})?$/);
       expect(errors).toEqual([]);
       await page.close();
     } finally {

@@ -1,6 +1,6 @@
 /**
- * The browser programs (src/view/timeline.client.js, src/server/live.client.js, and the drawing both
- * pages share, src/view/timeline-draw.client.js) reach their pages as written: each page inlines the
+ * The browser programs (src/view/timeline.client.js; src/server/live.client.js with the strip it
+ * feeds, live-strip.client.js; and the drawing both pages share, src/view/timeline-draw.client.js) reach their pages as written: each page inlines the
  * drawing and its own file byte for byte, in one `<script>` element, the live page's policy allows exactly that
  * text, and a file that could end its `<script>` element early is refused when it is read.
  */
@@ -40,8 +40,12 @@ describe('the browser programs in their pages', () => {
     );
   });
 
-  it('the live page inlines live.client.js whole, and its policy hash is of that text', () => {
-    const script = source('server/live.client.js');
+  it('the live page inlines the drawing, the strip and live.client.js whole, and its policy hash is of that text', () => {
+    const script = [
+      source('view/timeline-draw.client.js'),
+      source('server/live-strip.client.js'),
+      source('server/live.client.js'),
+    ].join('\n');
     expect(LIVE_PAGE_HTML).toContain(`<script>${script}</script>`);
     expect(LIVE_PAGE_HTML.match(/<script>/g)).toHaveLength(1);
     let headers: Record<string, string | number> = {};
