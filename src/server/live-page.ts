@@ -39,7 +39,7 @@ export const LIVE_PAGE_HTML = [
   '<form id="login" hidden><label for="token">Bearer token</label> <input id="token" type="password" autocomplete="off"> <button type="submit">connect</button><p id="login-message"></p></form>',
   `<p class="legend">${LEVEL_NAMES.map((name, i) => `<span class="task lv${i}">${name}</span>`).join(' ')}</p>`,
   '<main id="agents"></main>',
-  `<section id="strip" data-marker-kinds="${MARKER_KINDS.join(' ')}"><h2>timeline (the last 3 minutes, local time)</h2>`,
+  `<section id="strip" data-marker-kinds="${MARKER_KINDS.join(' ')}"><h2>timeline (the last 3 minutes at most, local time)</h2>`,
   '<p class="key">solid: running · tinted and outlined: suspended · arrow: preempting → preempted · stack k: the suspend stack\'s slot k</p>',
   '<svg class="axis" height="24"></svg><div class="lanes"></div></section>',
   '<section id="recent"><h2>ended tasks (newest first)</h2><ol id="ended"></ol></section>',

@@ -28,8 +28,13 @@ var liveStrip = (function () {
    * }} LaneState
    */
 
-  /** The strip shows this much of the past, up to the server's present. */
+  /**
+   * The strip shows this much of the past, up to the server's present; less while the page has seen
+   * less (from its first event on), but never under WINDOW_MIN_MS, so that a page just opened is not a
+   * few slivers at the right edge of an empty three minutes.
+   */
   var WINDOW_MS = 3 * 60 * 1000;
+  var WINDOW_MIN_MS = 10 * 1000;
   /** The most spans, preemptions, markers or steps one list of a lane keeps, however busy the window. */
   var LIST_MAX = 5000;
   /** The strip redraws at least this often while nothing happens, so that the window moves on. */
@@ -350,11 +355,14 @@ var liveStrip = (function () {
     var svgs = new Map();
     /** The server's clock minus the viewer's, from the latest event. */
     var offsetMs = 0;
+    /** @type {number | null} The time of the first event the page saw, or null before it. */
+    var firstMs = null;
     var pending = false;
 
     /** @param {StripEvent} e */
     function push(e) {
       offsetMs = e.t - Date.now();
+      if (firstMs === null) firstMs = e.t;
       var lane = lanes.get(e.agent);
       if (lane === undefined) {
         lane = newLane(e.agent);
@@ -415,7 +423,8 @@ var liveStrip = (function () {
 
     function render() {
       var t1 = Date.now() + offsetMs;
-      var t0 = t1 - WINDOW_MS;
+      var seenMs = firstMs === null ? 0 : t1 - firstMs;
+      var t0 = t1 - Math.min(WINDOW_MS, Math.max(WINDOW_MIN_MS, seenMs));
       frame.view.t0 = t0;
       frame.view.t1 = t1;
       frame.endMs = t1;

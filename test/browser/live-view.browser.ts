@@ -9,18 +9,16 @@
  * preempted onto the suspend stack by an L2 interrupt, and resumed. No timing is asserted: every
  * check waits for a selector.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../cli/run-bin.ts';
 import type { ModelChunk, ModelRequest, Provider } from '../../src/kernel/index.ts';
 import { postJson, startTestServer } from '../server/support.ts';
 import { launchChromium, type Browser } from './chromium.ts';
+import { spawnServe as spawnDemo, type Serve } from './serve-demo.ts';
 
 const TOKEN = 'live-browser-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -97,42 +95,8 @@ async function releaseWhenHeld(provider: HoldingProvider, task: string): Promise
   while (!provider.release(task)) await sleep(10);
 }
 
-interface Serve {
-  readonly url: string;
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-}
-
 function spawnServe(demoChunkMs = 0, dataDir = 'data'): Promise<Serve> {
-  const child = spawn(
-    process.execPath,
-    [
-      'bin/homeagent.js',
-      'serve',
-      '--model',
-      'demo',
-      '--demo-chunk-ms',
-      String(demoChunkMs),
-      '--port',
-      '0',
-      '--no-terminal',
-      '--data-dir',
-      join(tmp, dataDir),
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, HOMEAGENT_TOKEN: TOKEN },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    createInterface({ input: child.stdout ?? process.stdin }).on('line', (line) => {
-      const m = /^listening on (http:\/\/\S+)$/.exec(line);
-      if (m !== null) resolve({ url: m[1] ?? '', child, exited });
-    });
-  });
+  return spawnDemo({ token: TOKEN, dataDir: join(tmp, dataDir), demoChunkMs });
 }
 
 describe('the live page of serve --model demo', () => {
