@@ -273,6 +273,9 @@ var liveStrip = (function () {
       lane.endedAtMs.delete(task);
       lane.levels.delete(task);
     });
+    // A task whose end the page never saw (its events came while the stream was down) is forgotten
+    // oldest first.
+    while (lane.levels.size > LIST_MAX) lane.levels.delete(lane.levels.keys().next().value || '');
     while (lane.armed.size > LIST_MAX) lane.armed.delete(lane.armed.keys().next().value || '');
   }
 
