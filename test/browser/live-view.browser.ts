@@ -4,12 +4,14 @@
  * are posted over HTTP as any client would, and the page must show what the kernel does.
  *
  * Two servers: `homeagent serve --model demo`, spawned as a user runs it (its tasks end at once, so
- * the page shows them ending, a reload keeps the token, and SIGTERM ends the stream); and the
+ * the page shows them ending, a reload keeps the token, and SIGTERM ends the stream; at a human pace,
+ * the page's timeline strip shows the preemption and draws the spans `sim view` draws of serve's own
+ * `--trace` file); and the
  * in-process server with a provider that holds every stream until the test lets it go, so that a task is seen running,
  * preempted onto the suspend stack by an L2 interrupt, and resumed. No timing is asserted: every
  * check waits for a selector.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +19,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelChunk, ModelRequest, Provider } from '../../src/kernel/index.ts';
 import { postJson, startTestServer } from '../server/support.ts';
-import { launchChromium, type Browser } from './chromium.ts';
+import { renderTimeline } from '../../src/view/index.ts';
+import { launchChromium, openTimeline, type Browser } from './chromium.ts';
 import { spawnServe as spawnDemo, type Serve } from './serve-demo.ts';
 
 const TOKEN = 'live-browser-token';
@@ -95,8 +98,25 @@ async function releaseWhenHeld(provider: HoldingProvider, task: string): Promise
   while (!provider.release(task)) await sleep(10);
 }
 
-function spawnServe(demoChunkMs = 0, dataDir = 'data'): Promise<Serve> {
-  return spawnDemo({ token: TOKEN, dataDir: join(tmp, dataDir), demoChunkMs });
+function spawnServe(demoChunkMs = 0, dataDir = 'data', trace?: string): Promise<Serve> {
+  return spawnDemo({
+    token: TOKEN,
+    dataDir: join(tmp, dataDir),
+    demoChunkMs,
+    ...(trace === undefined ? {} : { trace }),
+  });
+}
+
+/** The spans of the running row and the stack slots a lane draws, as `task state slot start–end`, by start. */
+async function schedSpans(page: Page, sched: string, offsetMs: number): Promise<string[]> {
+  const found: { start: number; text: string }[] = [];
+  for (const rect of await page.locator(`${sched} rect[data-task]`).all()) {
+    const start = Number(await rect.getAttribute('data-start')) + offsetMs;
+    const end = Number(await rect.getAttribute('data-end')) + offsetMs;
+    const what = `${await rect.getAttribute('data-task')} ${await rect.getAttribute('data-state')} ${(await rect.getAttribute('data-slot')) ?? 'run'}`;
+    found.push({ start, text: `${what} ${start}–${end}` });
+  }
+  return found.sort((a, b) => a.start - b.start || a.text.localeCompare(b.text)).map((s) => s.text);
 }
 
 describe('the live page of serve --model demo', () => {
@@ -134,7 +154,8 @@ describe('the live page of serve --model demo', () => {
 
 describe('the live page of serve --model demo at a human pace', () => {
   it("shows a preemption and a resume in its lists and on its timeline strip, local clock times, durations, and each task's input and reply", async () => {
-    const serve = await spawnServe(300, 'paced');
+    const tracePath = join(tmp, 'paced.jsonl');
+    const serve = await spawnServe(300, 'paced', tracePath);
     try {
       const { page, errors } = await openLive(serve.url);
       const root = '.agent[data-agent="root"]';
@@ -185,7 +206,21 @@ describe('the live page of serve --model demo at a human pace', () => {
       expect(after.start).toBe(suspension.end);
       expect(after.start).toBe(l3.end);
       expect(await page.textContent('#strip svg.axis text')).toMatch(/^\d\d:\d\d:\d\d(\.\d{3})?$/);
-      expect(errors).toEqual([]);
+
+      // The strip, built in the page from the stream, draws the spans that `sim view` draws of the
+      // server's own trace file.
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      const htmlPath = join(tmp, 'paced.html');
+      writeFileSync(htmlPath, renderTimeline(readFileSync(tracePath, 'utf8'), 'paced.jsonl').html);
+      const view = await openTimeline(browser, htmlPath);
+      const wallStartMs = Number(await view.page.evaluate('window.homeagentTimeline.data.wallStartMs'));
+      const drawn = await schedSpans(view.page, '.lane[data-agent="root"] svg.sched', wallStartMs);
+      expect(drawn.length).toBeGreaterThanOrEqual(4);
+      expect(await schedSpans(page, strip, 0)).toEqual(drawn);
+      await view.page.close();
+      // The page retries the stream of the server that went away.
+      expect(errors.filter((e) => !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
       await page.close();
     } finally {
       serve.child.kill('SIGTERM');

@@ -13,7 +13,13 @@ export interface Serve {
   readonly exited: Promise<number | null>;
 }
 
-export function spawnServe(opts: { token: string; dataDir: string; demoChunkMs: number }): Promise<Serve> {
+export function spawnServe(opts: {
+  token: string;
+  dataDir: string;
+  demoChunkMs: number;
+  /** A file for `--trace`. */
+  trace?: string;
+}): Promise<Serve> {
   const child = spawn(
     process.execPath,
     [
@@ -28,6 +34,7 @@ export function spawnServe(opts: { token: string; dataDir: string; demoChunkMs: 
       '--no-terminal',
       '--data-dir',
       opts.dataDir,
+      ...(opts.trace === undefined ? [] : ['--trace', opts.trace]),
     ],
     {
       cwd: REPO_ROOT,
