@@ -6,13 +6,13 @@
  * preempting to the preempted task and the markers — on an axis of the viewer's local clock time.
  *
  * Theory of operation: each trace event moves a task the way src/view/lane-builder.ts moves it (read
- * that file for the rules; the two must agree, and the browser tests compare them), but the spans are
+ * that file for the rules; the two must agree: the strip draws the spans `sim view` draws of the same
+ * trace), but the spans are
  * kept as they happen and a render cuts them to the window. What ended before the window is dropped at
  * every render, and every list has a bound, so the page holds the window's events and the open state
  * (running task, suspended tasks, waiting tasks), whatever the server's uptime. Event types that move
  * no task and mark nothing the strip draws are ignored; the page's trace list shows them.
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
 var liveStrip = (function () {
   'use strict';
   /**

@@ -12,7 +12,6 @@
  * 1.5 px, step charts reduced to one value per pixel column, markers and arrows at most one per few
  * pixels. The output is SVG markup, as strings; the classes are styled by drawing-style.ts.
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
 var timelineDrawing = (function () {
   'use strict';
   /**
