@@ -41,7 +41,7 @@ const TOKEN = 'screenshot-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 async function liveShot(browser: Browser, dir: string, out: string): Promise<void> {
-  const serve = await spawnServe({ token: TOKEN, dataDir: join(dir, 'data'), demoChunkMs: 300 });
+  const serve = await spawnServe({ token: TOKEN, dataDir: join(dir, 'data'), demoChunkMs: 600 });
   try {
     const page = await browser.newPage();
     await page.goto(`${serve.url}/`);
