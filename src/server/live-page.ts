@@ -1,7 +1,8 @@
 /**
  * `GET /`: one static, self-contained page — inline CSS and script, nothing
  * fetched but `/v1/events` from its own origin — that asks for the token and then shows the agents,
- * their suspend stacks, queues and running tasks, live (live-script.ts).
+ * their suspend stacks, queues and running tasks, and a strip of the timeline view of the last
+ * minutes, drawn as `sim view` draws a trace, live (live-script.ts).
  *
  * The page itself holds no secret and no state, so it is served without the token, like `/healthz`;
  * everything it shows comes from `/v1/events`, which needs the token. Its Content-Security-Policy
@@ -10,6 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { DRAWING_CSS } from '../view/drawing-style.ts';
+import { MARKER_KINDS } from '../view/model.ts';
 import { LEVEL_COLOURS, LEVEL_NAMES } from '../view/palette.ts';
 import { LIVE_SCRIPT } from './live-script.ts';
 
@@ -36,6 +39,9 @@ export const LIVE_PAGE_HTML = [
   '<form id="login" hidden><label for="token">Bearer token</label> <input id="token" type="password" autocomplete="off"> <button type="submit">connect</button><p id="login-message"></p></form>',
   `<p class="legend">${LEVEL_NAMES.map((name, i) => `<span class="task lv${i}">${name}</span>`).join(' ')}</p>`,
   '<main id="agents"></main>',
+  `<section id="strip" data-marker-kinds="${MARKER_KINDS.join(' ')}"><h2>timeline (the last 3 minutes at most, local time)</h2>`,
+  '<p class="key">solid: running · tinted and outlined: suspended · arrow: preempting → preempted · stack k: the suspend stack\'s slot k</p>',
+  '<svg class="axis" height="24"></svg><div class="lanes"></div></section>',
   '<section id="recent"><h2>ended tasks (newest first)</h2><ol id="ended"></ol></section>',
   '<section id="trace"><h2>trace (the last 300 events)</h2><div id="log"></div></section>',
   `<script>${LIVE_SCRIPT}</script>`,
@@ -76,5 +82,9 @@ function css(): string {
     '.input::before{content:"› ";color:#9aa3af}.reply::before{content:"‹ ";color:#9aa3af}',
     '#log{font-family:ui-monospace,monospace;font-size:12px;white-space:pre;max-height:360px;overflow:auto;background:#f6f8fa;padding:6px}',
     '.line.invariant-violation{color:#e0002a;font-weight:600}',
+    '#strip .key{color:#5b6574;font-size:12px;margin:0}',
+    '#strip svg{display:block;width:100%}#strip h3{font-size:13px;margin:4px 0 0}',
+    '#strip .axis text{font-size:11px;fill:#3c4454}#strip .axis line{stroke:#9aa3b2}',
+    DRAWING_CSS,
   ].join('\n');
 }

@@ -1,14 +1,16 @@
 // @ts-check
 /*
- * The live page's script, inlined whole into the page by live-script.ts. It reads `GET /v1/events`
+ * The live page's program, inlined whole into the page by live-script.ts, after the drawing and the
+ * strip it feeds. It reads `GET /v1/events`
  * with `fetch` and a stream reader, because EventSource cannot send an `Authorization` header. The
  * token lives in a variable and in sessionStorage (a reload of the tab keeps it, closing the tab
  * forgets it), never in the URL. A dropped stream is reopened with `Last-Event-ID`. Every text from
  * the server is set with textContent: trace lines carry user input. Type-checked against the DOM by
  * tsconfig.client.json.
  *
- * Times are shown as the viewer's local clock time, and an ended task with how long it lived (from its
- * `task.submitted` to its `task.terminal`). An ended task shows its input and its reply, each cut to a
+ * Every trace event also goes to the strip of the timeline view (live-strip.client.js), which draws
+ * the last minutes with the timeline's drawing. Times are shown as the viewer's local clock time, and
+ * an ended task with how long it lived (from its `task.submitted` to its `task.terminal`). An ended task shows its input and its reply, each cut to a
  * line with the whole text on hover: the reply comes with its `task.terminal`; the input from the
  * conversation in the status snapshots, where the task's turn is committed (a task that committed
  * none — cancelled, dropped — shows no input).
@@ -71,6 +73,10 @@
     if (!(node instanceof HTMLInputElement)) throw new Error('live page: #' + id + ' is not an input');
     return node;
   }
+
+  /** The strip of the timeline view of the last minutes (live-strip.client.js). */
+  var stripEl = $('strip');
+  var strip = liveStrip.create(stripEl, (stripEl.dataset.markerKinds || '').split(' '));
 
   /**
    * @param {string} tag
@@ -219,31 +225,11 @@
   }
 
   /**
-   * A number with leading zeros to `width` digits.
-   * @param {number} n
-   * @param {number} width
-   */
-  function pad(n, width) {
-    var text = String(n);
-    while (text.length < width) text = '0' + text;
-    return text;
-  }
-
-  /**
    * A time as the viewer's local clock shows it, to the millisecond.
    * @param {number} t
    */
   function clockTime(t) {
-    var d = new Date(t);
-    return (
-      pad(d.getHours(), 2) +
-      ':' +
-      pad(d.getMinutes(), 2) +
-      ':' +
-      pad(d.getSeconds(), 2) +
-      '.' +
-      pad(d.getMilliseconds(), 3)
-    );
+    return timelineDrawing.clockLabel(t, 1);
   }
 
   /** @param {number} ms */
@@ -310,6 +296,7 @@
   /** @param {TraceEvent} e */
   function onTrace(e) {
     setSeq(e.seq);
+    strip.push(e);
     var log = $('log');
     var line = el('div', 'line ' + e.type.replace(/\./g, '-'), readable(e));
     line.dataset.seq = String(e.seq);

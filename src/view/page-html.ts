@@ -7,15 +7,8 @@
 import type { TimelineModel } from './model.ts';
 import { pageData, scriptJson } from './page-data.ts';
 import { CLIENT_SCRIPT } from './page-script.ts';
-import {
-  LEVEL_COLOURS,
-  LEVEL_NAMES,
-  MARKER_COLOURS,
-  PAGE_BACKGROUND,
-  SUSPENDED_TINT,
-  WAITING_TINT,
-  tint,
-} from './palette.ts';
+import { DRAWING_CSS } from './drawing-style.ts';
+import { LEVEL_NAMES, MARKER_COLOURS, PAGE_BACKGROUND } from './palette.ts';
 
 export function timelineHtml(model: TimelineModel): string {
   return [
@@ -77,17 +70,6 @@ function legendHtml(): string {
 }
 
 function css(): string {
-  const levelRules = LEVEL_COLOURS.map((c, i) =>
-    [
-      `.run.L${i}{fill:${c}}`,
-      `.susp.L${i}{fill:${tint(c, SUSPENDED_TINT)};stroke:${c};stroke-width:1}`,
-      `.wait.L${i}{fill:${tint(c, WAITING_TINT)}}`,
-      `.dense.L${i}{fill:${c};opacity:.75}`,
-    ].join(''),
-  ).join('');
-  const markerRules = Object.entries(MARKER_COLOURS)
-    .map(([kind, c]) => `.mk.${kind}{fill:${c};stroke:${c}}`)
-    .join('');
   return `
 *{box-sizing:border-box}
 body{margin:0;font:13px/1.35 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;background:${PAGE_BACKGROUND}}
@@ -115,19 +97,7 @@ svg.sched,svg.tracks{width:100%;cursor:grab;user-select:none}
 .dragging svg.sched,.dragging svg.tracks{cursor:grabbing}
 .tracks-box{position:relative;max-height:45vh;overflow-y:auto;border-top:1px solid #eef0f4}
 .tracks-box svg{position:sticky;top:0}
-.gutter{font-size:11px;fill:#5b6475}
-.rowbg{fill:#f7f8fa}
-.grid{stroke:#e3e6ec}
-.bound{stroke:#c23;stroke-dasharray:3 3}
-.chart{fill:#9aa8bf;stroke:#56657f;stroke-width:1}
-.chart.waiting{fill:#d9c9a3;stroke:#8d7440}
-.lbl{font-size:10px;fill:#fff;pointer-events:none}
-.susp+.lbl,.lbl.dark{fill:#1d2330}
-.arrow{stroke:#1d2330;stroke-width:1.2;fill:none;marker-end:url(#arrowhead)}
-.vline{stroke:#e0002a;stroke-width:1.5;opacity:.8}
-.term{stroke-width:1.6;fill:none}
-.term.failed{stroke:#c0392b}.term.cancelled{stroke:#555}.term.dropped{stroke:#8e44ad}.term.skipped,.term.superseded{stroke:#888}
-${levelRules}${markerRules}
+${DRAWING_CSS}
 aside{position:fixed;left:0;right:0;bottom:0;max-height:36vh;overflow:auto;background:#fbfbfd;border-top:2px solid #c9ced8;padding:4px 12px;z-index:4}
 aside.pinned{border-top-color:#2f6fdb}
 #hover-head{font-weight:600;margin-bottom:2px}

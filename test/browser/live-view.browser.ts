@@ -4,23 +4,24 @@
  * are posted over HTTP as any client would, and the page must show what the kernel does.
  *
  * Two servers: `homeagent serve --model demo`, spawned as a user runs it (its tasks end at once, so
- * the page shows them ending, a reload keeps the token, and SIGTERM ends the stream); and the
+ * the page shows them ending, a reload keeps the token, and SIGTERM ends the stream; at a human pace,
+ * the page's timeline strip shows the preemption and draws the spans `sim view` draws of serve's own
+ * `--trace` file); and the
  * in-process server with a provider that holds every stream until the test lets it go, so that a task is seen running,
  * preempted onto the suspend stack by an L2 interrupt, and resumed. No timing is asserted: every
  * check waits for a selector.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../cli/run-bin.ts';
 import type { ModelChunk, ModelRequest, Provider } from '../../src/kernel/index.ts';
 import { postJson, startTestServer } from '../server/support.ts';
-import { launchChromium, type Browser } from './chromium.ts';
+import { renderTimeline } from '../../src/view/index.ts';
+import { launchChromium, openTimeline, type Browser } from './chromium.ts';
+import { spawnServe as spawnDemo, type Serve } from './serve-demo.ts';
 
 const TOKEN = 'live-browser-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -52,6 +53,23 @@ async function openLive(url: string): Promise<{ page: Page; errors: string[] }> 
   return { page, errors };
 }
 
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The time span (ms since the epoch) of every rectangle the selector finds on the strip, by start. */
+async function spans(page: Page, selector: string): Promise<Span[]> {
+  const found: Span[] = [];
+  for (const rect of await page.locator(selector).all()) {
+    found.push({
+      start: Number(await rect.getAttribute('data-start')),
+      end: Number(await rect.getAttribute('data-end')),
+    });
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
 /** Every model call streams one chunk, then holds until `release(task)` (or its abort). */
 class HoldingProvider implements Provider {
   private readonly held = new Map<string, () => void>();
@@ -80,42 +98,25 @@ async function releaseWhenHeld(provider: HoldingProvider, task: string): Promise
   while (!provider.release(task)) await sleep(10);
 }
 
-interface Serve {
-  readonly url: string;
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
+function spawnServe(demoChunkMs = 0, dataDir = 'data', trace?: string): Promise<Serve> {
+  return spawnDemo({
+    token: TOKEN,
+    dataDir: join(tmp, dataDir),
+    demoChunkMs,
+    ...(trace === undefined ? {} : { trace }),
+  });
 }
 
-function spawnServe(demoChunkMs = 0, dataDir = 'data'): Promise<Serve> {
-  const child = spawn(
-    process.execPath,
-    [
-      'bin/homeagent.js',
-      'serve',
-      '--model',
-      'demo',
-      '--demo-chunk-ms',
-      String(demoChunkMs),
-      '--port',
-      '0',
-      '--no-terminal',
-      '--data-dir',
-      join(tmp, dataDir),
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, HOMEAGENT_TOKEN: TOKEN },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    createInterface({ input: child.stdout ?? process.stdin }).on('line', (line) => {
-      const m = /^listening on (http:\/\/\S+)$/.exec(line);
-      if (m !== null) resolve({ url: m[1] ?? '', child, exited });
-    });
-  });
+/** The spans of the running row and the stack slots a lane draws, as `task state slot start–end`, by start. */
+async function schedSpans(page: Page, sched: string, offsetMs: number): Promise<string[]> {
+  const found: { start: number; text: string }[] = [];
+  for (const rect of await page.locator(`${sched} rect[data-task]`).all()) {
+    const start = Number(await rect.getAttribute('data-start')) + offsetMs;
+    const end = Number(await rect.getAttribute('data-end')) + offsetMs;
+    const what = `${await rect.getAttribute('data-task')} ${await rect.getAttribute('data-state')} ${(await rect.getAttribute('data-slot')) ?? 'run'}`;
+    found.push({ start, text: `${what} ${start}–${end}` });
+  }
+  return found.sort((a, b) => a.start - b.start || a.text.localeCompare(b.text)).map((s) => s.text);
 }
 
 describe('the live page of serve --model demo', () => {
@@ -152,8 +153,9 @@ describe('the live page of serve --model demo', () => {
 });
 
 describe('the live page of serve --model demo at a human pace', () => {
-  it("shows a preemption and a resume, local clock times, durations, and each task's input and reply", async () => {
-    const serve = await spawnServe(300, 'paced');
+  it("shows a preemption and a resume in its lists and on its timeline strip, local clock times, durations, and each task's input and reply", async () => {
+    const tracePath = join(tmp, 'paced.jsonl');
+    const serve = await spawnServe(300, 'paced', tracePath);
     try {
       const { page, errors } = await openLive(serve.url);
       const root = '.agent[data-agent="root"]';
@@ -182,7 +184,43 @@ describe('the live page of serve --model demo at a human pace', () => {
       expect(await page.textContent('#log .line.task-resume')).toMatch(
         /^\d\d:\d\d:\d\d\.\d{3} #\d+ root {2}task\.resume/,
       );
-      expect(errors).toEqual([]);
+
+      // The strip draws the same: the arrow from the interrupt to the task it preempted, the task in
+      // stack slot 1 while the interrupt runs, and running again after it, from its resume on.
+      const strip = '#strip .lane[data-agent="root"] svg.sched';
+      // At this scale the arrow is upright (armed and carried out within a few ms): no width to be visible.
+      await page.waitForSelector(`${strip} line.arrow[data-by="http-2"][data-victim="http-1"][data-slot="1"]`, {
+        state: 'attached',
+      });
+      const suspended = await spans(page, `${strip} rect.susp[data-task="http-1"][data-slot="1"]`);
+      expect(suspended).toHaveLength(1);
+      const l3Runs = await spans(page, `${strip} rect.run.L3[data-task="http-2"]`);
+      expect(l3Runs).toHaveLength(1);
+      const runs = await spans(page, `${strip} rect.run.L0[data-task="http-1"]`);
+      expect(runs).toHaveLength(2);
+      const [before, after] = runs as [Span, Span];
+      const [suspension] = suspended as [Span];
+      const [l3] = l3Runs as [Span];
+      expect(before.end).toBe(suspension.start);
+      expect(l3.start).toBe(suspension.start);
+      expect(after.start).toBe(suspension.end);
+      expect(after.start).toBe(l3.end);
+      expect(await page.textContent('#strip svg.axis text')).toMatch(/^\d\d:\d\d:\d\d(\.\d{3})?$/);
+
+      // The strip, built in the page from the stream, draws the spans that `sim view` draws of the
+      // server's own trace file.
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      const htmlPath = join(tmp, 'paced.html');
+      writeFileSync(htmlPath, renderTimeline(readFileSync(tracePath, 'utf8'), 'paced.jsonl').html);
+      const view = await openTimeline(browser, htmlPath);
+      const wallStartMs = Number(await view.page.evaluate('window.homeagentTimeline.data.wallStartMs'));
+      const drawn = await schedSpans(view.page, '.lane[data-agent="root"] svg.sched', wallStartMs);
+      expect(drawn.length).toBeGreaterThanOrEqual(4);
+      expect(await schedSpans(page, strip, 0)).toEqual(drawn);
+      await view.page.close();
+      // The page retries the stream of the server that went away.
+      expect(errors.filter((e) => !e.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
       await page.close();
     } finally {
       serve.child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 /**
- * The two browser programs (src/view/timeline.client.js, src/server/live.client.js) reach their pages
- * as written: each page inlines its file byte for byte, the live page's policy allows exactly that
+ * The browser programs (src/view/timeline.client.js; src/server/live.client.js with the strip it
+ * feeds, live-strip.client.js; and the drawing both pages share, src/view/timeline-draw.client.js) reach their pages as written: each page inlines the
+ * drawing and its own file byte for byte, in one `<script>` element, the live page's policy allows exactly that
  * text, and a file that could end its `<script>` element early is refused when it is read.
  */
 import { createHash } from 'node:crypto';
@@ -21,7 +22,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const source = (path: string): string => readFileSync(new URL(`../../src/${path}`, import.meta.url), 'utf8');
 
 describe('the browser programs in their pages', () => {
-  it('the timeline page inlines timeline.client.js whole', () => {
+  it('the timeline page inlines the drawing and timeline.client.js whole', () => {
     const { html } = renderTimeline(
       lines({
         t: 0,
@@ -34,11 +35,17 @@ describe('the browser programs in their pages', () => {
         channel: 'cli',
       }),
     );
-    expect(html).toContain(`<script>${source('view/timeline.client.js')}</script>`);
+    expect(html).toContain(
+      `<script>${source('view/timeline-draw.client.js')}\n${source('view/timeline.client.js')}</script>`,
+    );
   });
 
-  it('the live page inlines live.client.js whole, and its policy hash is of that text', () => {
-    const script = source('server/live.client.js');
+  it('the live page inlines the drawing, the strip and live.client.js whole, and its policy hash is of that text', () => {
+    const script = [
+      source('view/timeline-draw.client.js'),
+      source('server/live-strip.client.js'),
+      source('server/live.client.js'),
+    ].join('\n');
     expect(LIVE_PAGE_HTML).toContain(`<script>${script}</script>`);
     expect(LIVE_PAGE_HTML.match(/<script>/g)).toHaveLength(1);
     let headers: Record<string, string | number> = {};
