@@ -160,14 +160,26 @@ export class SimWorld {
       attach: (stamp) => this.monitors.attach(stamp),
     };
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
-    this.mainMemory = new LazyGraphStore(() => this.mainPath(), { synchronous: 'normal' });
+    // Nothing reads these files after the run, so SQLite never syncs them.
+    this.mainMemory = new LazyGraphStore(() => this.mainPath(), { synchronous: 'off' });
     // Each resident's temp store lives beside main, under residents/<id>/, and goes with its child; a
-    // kernel restored from a snapshot (a snapshot cut) is given back the stores its children had.
+    // kernel restored from a snapshot (a snapshot cut) is given back the stores its children had. Main
+    // is created only when a child's store is first opened: most residents never touch memory.
     const childStores = new Map<string, ChildMemory>();
+    const childDirs = (): ChildMemoryDir => {
+      const mainPath = this.mainPath();
+      return new ChildMemoryDir(
+        this.memoryDir as string,
+        () => {
+          this.mainMemory.ensureOpen();
+          return mainPath;
+        },
+        { tempSynchronous: 'off', mainAt: 'first-use' },
+      );
+    };
     const childMemory: ChildMemoryFactory = {
       create: (child) => {
-        this.mainMemory.ensureOpen();
-        const store = new ChildMemoryDir(this.memoryDir as string, () => this.mainPath()).create(child);
+        const store = childDirs().create(child);
         childStores.set(child, store);
         return store;
       },
