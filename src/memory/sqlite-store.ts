@@ -171,8 +171,9 @@ export class SqliteGraphStore implements GraphMemory {
     const db = openDatabase(path, 'main', { timeout: busyTimeoutMs });
     try {
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      db.pragma('journal_mode = WAL');
+      // Before the switch to WAL, which writes the file: that write already follows this setting.
       db.pragma(`synchronous = ${SYNCHRONOUS_PRAGMA[options.synchronous ?? 'full']}`);
+      db.pragma('journal_mode = WAL');
       db.pragma('foreign_keys = ON');
       const version = db.pragma('user_version', { simple: true });
       if (version !== 0 && version !== SCHEMA_VERSION) {
