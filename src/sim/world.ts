@@ -41,6 +41,7 @@ import {
   type Violation,
 } from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
+import { CancelToken } from './cancel-token.ts';
 import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { Runtime } from '../runtime/runtime.ts';
@@ -253,7 +254,7 @@ export class SimWorld {
     });
     this.runtime = new Runtime(
       this.door,
-      { clock: this.clock, provider: this.provider, tools },
+      { clock: this.clock, provider: this.provider, tools, cancellation: () => new CancelToken() },
       // Every reaction runs under the determinism trip-wire: ambient time or randomness reached from
       // inside the kernel throws at its call site and fails the run as FATAL.
       opts.onInput === undefined
