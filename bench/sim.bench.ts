@@ -16,13 +16,21 @@
  *                          and the VirtualClock's own cost per timer (setTimer + runNext): together the
  *                          fixed cost the simulator pays per timer.
  *   sweep                  `homeagent sim sweep` of E4 over a range of seeds on 1 and on 2 workers:
- *                          runs per second.
+ *                          runs per second and trace events per second (the sweep's own
+ *                          `eventsPerSecond`); E3 (the resident tree, with graph memory) on 1 worker,
+ *                          and its cost per event relative to E4's.
+ *   DES loop               a one-await discrete-event loop (binary heap, 64 agents, des-baseline.ts):
+ *                          events per second, and the E4 one-worker sweep's events per second as a
+ *                          fraction of it.
+ *   allocation per E4 run  bytes allocated by one warm `runScenario` of E4 (allocation.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import { macrotaskDrainer } from './drain.ts';
+import { allocatedBytesPer } from './allocation.ts';
+import { DES_AGENTS, runDesLoop } from './des-baseline.ts';
 import { VirtualClock } from '../src/clock/index.ts';
 import { Kernel } from '../src/kernel/kernel.ts';
 import { Runtime } from '../src/runtime/runtime.ts';
@@ -34,6 +42,9 @@ import { runScenario } from '../src/sim/simulation.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const E4 = resolve(ROOT, 'scenarios/e4-priority-stress.json');
+const E3 = resolve(ROOT, 'scenarios/e3-resident-flagship.json');
+const DES_EVENTS_PER_ITERATION = 100_000;
+const ALLOCATION_RUNS = 20;
 const DRAINS_PER_ITERATION = 1000;
 const TIMERS_PER_ITERATION = 1000;
 const SWEEP_SEEDS = '1..200';
@@ -49,7 +60,17 @@ export interface SimBenchResult {
   readonly eventsPerSec: number;
   readonly drainUs: number;
   readonly timerUs: number;
-  readonly sweep: readonly { readonly workers: number; readonly runsPerSecond: number; readonly hashes: number }[];
+  readonly sweep: readonly SweepRate[];
+  readonly e3Sweep: SweepRate;
+  readonly desEventsPerSec: number;
+  readonly e4AllocatedBytes: number;
+}
+
+interface SweepRate {
+  readonly workers: number;
+  readonly runsPerSecond: number;
+  readonly eventsPerSecond: number;
+  readonly hashes: number;
 }
 
 function loadE4(): Scenario {
@@ -85,8 +106,14 @@ export async function runSimBench(): Promise<SimBenchResult> {
     while (clock.runNext());
     if (fired !== TIMERS_PER_ITERATION) throw new Error('timers lost');
   });
+  bench.add(`DES loop x${DES_EVENTS_PER_ITERATION}`, async () => {
+    await runDesLoop(DES_EVENTS_PER_ITERATION);
+  });
   await bench.run();
   close();
+  const e4AllocatedBytes = await allocatedBytesPer(ALLOCATION_RUNS, async () => {
+    await runScenario(scenario);
+  });
 
   const median = (name: string): number => {
     const task = bench.tasks.find((t) => t.name === name);
@@ -107,7 +134,10 @@ export async function runSimBench(): Promise<SimBenchResult> {
     eventsPerSec: (events / e4MedianMs) * 1000,
     drainUs: (median(`drain x${DRAINS_PER_ITERATION}`) * 1000) / DRAINS_PER_ITERATION,
     timerUs: (median(`virtual timer x${TIMERS_PER_ITERATION}`) * 1000) / TIMERS_PER_ITERATION,
-    sweep: [1, 2].map((workers) => sweepRate(workers)),
+    sweep: [1, 2].map((workers) => sweepRate(E4, workers)),
+    e3Sweep: sweepRate(E3, 1),
+    desEventsPerSec: (DES_EVENTS_PER_ITERATION / median(`DES loop x${DES_EVENTS_PER_ITERATION}`)) * 1000,
+    e4AllocatedBytes,
   };
 }
 
@@ -141,19 +171,33 @@ async function runtimePipeline(drain: () => Promise<void>): Promise<number> {
   return hasher.events;
 }
 
-/** Times the real CLI sweep; the runs/s it reports exclude process start-up. */
-function sweepRate(workers: number): { workers: number; runsPerSecond: number; hashes: number } {
+/** Times the real CLI sweep; the rates it reports exclude process start-up. */
+function sweepRate(file: string, workers: number): SweepRate {
   const out = spawnSync(
     process.execPath,
-    ['bin/homeagent.js', 'sim', 'sweep', E4, '--seeds', SWEEP_SEEDS, '--workers', String(workers), '--json'],
+    ['bin/homeagent.js', 'sim', 'sweep', file, '--seeds', SWEEP_SEEDS, '--workers', String(workers), '--json'],
     { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   if (out.status !== 0) throw new Error(`sweep failed (exit ${String(out.status)}): ${out.stderr}`);
-  const doc = JSON.parse(out.stdout) as { runsPerSecond: number; hashes: Record<string, string> };
-  return { workers, runsPerSecond: doc.runsPerSecond, hashes: Object.keys(doc.hashes).length };
+  const doc = JSON.parse(out.stdout) as {
+    runsPerSecond: number;
+    eventsPerSecond: number;
+    hashes: Record<string, string>;
+  };
+  return {
+    workers,
+    runsPerSecond: doc.runsPerSecond,
+    eventsPerSecond: doc.eventsPerSecond,
+    hashes: Object.keys(doc.hashes).length,
+  };
+}
+
+function perSecond(x: number): string {
+  return Math.round(x).toLocaleString('en-US');
 }
 
 export function formatSimTable(r: SimBenchResult): string {
+  const e4One = r.sweep.find((s) => s.workers === 1) as SweepRate;
   const lines = [
     '| measure | value |',
     '|:--|--:|',
@@ -167,8 +211,14 @@ export function formatSimTable(r: SimBenchResult): string {
     `| drain (MessageChannel ping) | ${r.drainUs.toFixed(2)} µs |`,
     `| VirtualClock setTimer + runNext | ${r.timerUs.toFixed(3)} µs |`,
     ...r.sweep.map(
-      (s) => `| sweep E4, seeds ${SWEEP_SEEDS}, ${s.workers} worker(s) | ${s.runsPerSecond.toFixed(1)} runs/s |`,
+      (s) =>
+        `| sweep E4, seeds ${SWEEP_SEEDS}, ${s.workers} worker(s) | ${s.runsPerSecond.toFixed(1)} runs/s, ${perSecond(s.eventsPerSecond)} events/s |`,
     ),
+    `| sweep E3, seeds ${SWEEP_SEEDS}, 1 worker | ${r.e3Sweep.runsPerSecond.toFixed(1)} runs/s, ${perSecond(r.e3Sweep.eventsPerSecond)} events/s |`,
+    `| E3 cost per event ÷ E4's (1-worker sweeps) | ${(e4One.eventsPerSecond / r.e3Sweep.eventsPerSecond).toFixed(2)}x |`,
+    `| one-await DES loop, binary heap, ${DES_AGENTS} agents | ${perSecond(r.desEventsPerSec)} events/s |`,
+    `| E4 sweep events/s ÷ DES loop events/s (1 worker) | ${(e4One.eventsPerSecond / r.desEventsPerSec).toFixed(3)} |`,
+    `| allocated per E4 run (warm) | ${(r.e4AllocatedBytes / 1e6).toFixed(2)} MB |`,
   ];
   return lines.join('\n');
 }

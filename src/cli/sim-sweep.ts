@@ -16,7 +16,8 @@
  * simulated-to-wall ratio (Σ virtualMs / Σ wallMs of the runs) and the wall time. With `--json`, the
  * summary document of sweep-summary.ts: `{ scenario, seeds: {from, to}, shard: {index, count}, workers,
  * runs, failures: [{seed, firstFailure, traceHash, command}], runsPerSecond, simulatedToWall, hashes:
- * {seed: hash}, summaryVersion, shuffleTies, wallMs, virtualMs, runsWallMs, mergedFrom, reached }`, where
+ * {seed: hash}, summaryVersion, shuffleTies, wallMs, virtualMs, runsWallMs, mergedFrom, reached, events,
+ * eventsPerSecond }`, where
  * `scenario` is the scenario's name (as in the run report), `workers` the number of workers actually
  * used (never more than the seeds to run; 1 means the main thread) and a crashed seed's hash is null;
  * `reached` counts the runs that reached each listed interesting state (sim/report/reached.ts), and the

@@ -19,6 +19,8 @@ export interface SeedResult {
   readonly traceHash: string | null;
   readonly virtualMs: number;
   readonly wallMs: number;
+  /** Trace events of the run; 0 for a crashed run. */
+  readonly events: number;
   /** The first unexpected violation "INV: message", else the first failed expectation; null when ok. */
   readonly firstFailure: string | null;
   /** The active fault sites under `--swarm`, else null. */
@@ -62,6 +64,7 @@ export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResu
     traceHash: null,
     virtualMs: 0,
     wallMs: roundMs(performance.now() - started),
+    events: 0,
     firstFailure: oneLine(what),
     swarm: null,
     reached: [],
@@ -83,6 +86,7 @@ export async function runSeed(setup: SweepSetup, seed: number): Promise<SeedResu
       traceHash: report.traceHash,
       virtualMs: report.virtualMs,
       wallMs: report.wallMs,
+      events: report.events,
       firstFailure: firstFailure(setup.scenario, report),
       swarm: report.swarm === undefined ? null : [...report.swarm.sites],
       reached: reachedStates(report, record.events),

@@ -38,6 +38,8 @@ export const sweepSummarySchema = z.object({
   mergedFrom: count.min(1),
   swarm: z.boolean(),
   reached: z.record(z.enum(REACHED_STATES), count),
+  events: count,
+  eventsPerSecond: ms,
 });
 
 /** Keys the schema checks; zod's output is the value the type describes. */

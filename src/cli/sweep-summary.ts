@@ -56,6 +56,10 @@ export interface SweepSummary {
   readonly swarm: boolean;
   /** For every listed interesting state (report/reached.ts), in list order: how many runs reached it. */
   readonly reached: Readonly<Record<ReachedState, number>>;
+  /** Σ trace events of the runs. */
+  readonly events: number;
+  /** events × 1000 / wallMs. */
+  readonly eventsPerSecond: number;
 }
 
 /** What a sweep knows besides its results. */
@@ -67,11 +71,13 @@ export type SweepIdentity = Pick<SweepSummary, 'scenario' | 'seeds' | 'shard' | 
 export function buildSummary(id: SweepIdentity, results: readonly SeedResult[], elapsedMs: number): SweepSummary {
   let virtualMs = 0;
   let runsWallMs = 0;
+  let events = 0;
   const hashes: Record<string, string | null> = {};
   const reached = noneReached();
   for (const r of results) {
     for (const state of r.reached) reached[state] += 1;
     virtualMs += r.virtualMs;
+    events += r.events;
     runsWallMs += r.wallMs;
     hashes[String(r.seed)] = r.traceHash;
   }
@@ -103,6 +109,8 @@ export function buildSummary(id: SweepIdentity, results: readonly SeedResult[], 
     mergedFrom: 1,
     swarm: id.swarm,
     reached,
+    events,
+    eventsPerSecond: rate(events, wallMs),
   };
 }
 
@@ -122,6 +130,7 @@ export function mergeSummaries(parts: readonly SweepSummary[]): MergeResult {
   let wallMs = 0;
   let virtualMs = 0;
   let runsWallMs = 0;
+  let events = 0;
   const failures: SummaryFailure[] = [];
   const hashes: Record<string, string | null> = {};
   const reached = noneReached();
@@ -132,6 +141,7 @@ export function mergeSummaries(parts: readonly SweepSummary[]): MergeResult {
     wallMs += p.wallMs;
     virtualMs += p.virtualMs;
     runsWallMs += p.runsWallMs;
+    events += p.events;
     failures.push(...p.failures);
     Object.assign(hashes, p.hashes);
   }
@@ -158,6 +168,8 @@ export function mergeSummaries(parts: readonly SweepSummary[]): MergeResult {
       mergedFrom: sorted.reduce((n, p) => n + p.mergedFrom, 0),
       swarm: first.swarm,
       reached,
+      events,
+      eventsPerSecond: rate(events, wallMs),
     },
   };
 }

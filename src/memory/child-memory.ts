@@ -8,11 +8,24 @@ import { join } from 'node:path';
 import { CHILD_ID_PATTERN, MemoryError, type ChildMemory, type ChildMemoryFactory } from '../kernel/index.ts';
 import { LightMemory } from './light-memory.ts';
 
+export interface ChildMemoryDirOptions {
+  /** SQLite's `synchronous` for each child's temp store (LightMemoryPaths.tempSynchronous). */
+  readonly tempSynchronous?: 'normal' | 'off';
+  /**
+   * 'creation' (the default): `mainPath` is called, and the main file must exist, when a child is
+   * created, so a creation with no main to read is refused whole (M2). 'first-use': only when the
+   * child's store is first opened, for a main that can always be created (the simulator's), so that a
+   * tree whose children never touch memory never makes a main file.
+   */
+  readonly mainAt?: 'creation' | 'first-use';
+}
+
 export class ChildMemoryDir implements ChildMemoryFactory {
   constructor(
     private readonly dir: string,
     /** The parent's main file; called at each creation, so a lazily created main can be made to exist. */
     private readonly mainPath: () => string,
+    private readonly options: ChildMemoryDirOptions = {},
   ) {}
 
   create(child: string): ChildMemory {
@@ -35,9 +48,14 @@ export class ChildMemoryDir implements ChildMemoryFactory {
       );
     }
     const childDir = join(this.dir, 'residents', child);
-    const mainPath = this.mainPath();
+    const existingMain = (): string => {
+      const path = this.mainPath();
+      if (!existsSync(path)) throw new MemoryError(`cannot open main graph memory ${path}: it does not exist`);
+      return path;
+    };
     // Refused now, not at the first call: a creation with no main to read is refused whole (M2).
-    if (!existsSync(mainPath)) throw new MemoryError(`cannot open main graph memory ${mainPath}: it does not exist`);
+    const mainAtCreation = this.options.mainAt === 'first-use' ? null : existingMain();
+    const tempSynchronous = this.options.tempSynchronous ?? 'normal';
     // A store left by a process that did not end cleanly belongs to no live child: start empty.
     if (which === 'new') rmSync(childDir, { recursive: true, force: true });
     // The stores open at the first call that needs them: most children never touch memory, and
@@ -49,7 +67,11 @@ export class ChildMemoryDir implements ChildMemoryFactory {
       if (memory !== null) return memory;
       mkdirSync(childDir, { recursive: true });
       try {
-        memory = LightMemory.open({ tempPath: join(childDir, 'graph.db'), mainPath });
+        memory = LightMemory.open({
+          tempPath: join(childDir, 'graph.db'),
+          mainPath: mainAtCreation ?? existingMain(),
+          tempSynchronous,
+        });
       } catch (err) {
         rmSync(childDir, { recursive: true, force: true });
         throw err;

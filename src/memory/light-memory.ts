@@ -41,6 +41,8 @@ export interface LightMemoryPaths {
   readonly tempPath: string;
   /** The parent's main file; it must already exist (it is opened read-only). */
   readonly mainPath: string;
+  /** SQLite's `synchronous` for the temp store: 'normal' (the default), or 'off' for a file deleted with its process. */
+  readonly tempSynchronous?: 'normal' | 'off';
 }
 
 /** Files SQLite keeps beside a database in WAL or rollback mode. */
@@ -56,7 +58,10 @@ export class LightMemory implements GraphMemory {
     const main = SqliteGraphStore.openReadOnly(paths.mainPath, busy);
     try {
       // The temp store dies with the child: durability against a power cut buys nothing here.
-      return new LightMemory(SqliteGraphStore.openMain(paths.tempPath, { ...busy, synchronous: 'normal' }), main);
+      return new LightMemory(
+        SqliteGraphStore.openMain(paths.tempPath, { ...busy, synchronous: paths.tempSynchronous ?? 'normal' }),
+        main,
+      );
     } catch (err) {
       main.close();
       throw err;

@@ -121,12 +121,16 @@ export interface OpenOptions {
    * SQLite's `synchronous` for the main (read-write) handle. 'full' (the default) syncs the WAL at
    * every commit: a commit that returned survives a power cut. 'normal' syncs only at checkpoints:
    * still never corrupt and safe against a crash of the process, but a power cut may lose the last
-   * commits. Ignored by read-only handles, which never write.
+   * commits. 'off' never syncs: a crash of the machine may corrupt the file, so it is only for files
+   * nothing reads after the process ends (the simulator's, deleted with its run). Ignored by read-only
+   * handles, which never write.
    */
-  readonly synchronous?: 'full' | 'normal';
+  readonly synchronous?: 'full' | 'normal' | 'off';
 }
 
 type Mode = 'main' | 'read-only';
+
+const SYNCHRONOUS_PRAGMA = { full: 'FULL', normal: 'NORMAL', off: 'OFF' } as const;
 
 interface EntityRow {
   readonly id: number;
@@ -167,8 +171,9 @@ export class SqliteGraphStore implements GraphMemory {
     const db = openDatabase(path, 'main', { timeout: busyTimeoutMs });
     try {
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      // Before the switch to WAL, which writes the file: that write already follows this setting.
+      db.pragma(`synchronous = ${SYNCHRONOUS_PRAGMA[options.synchronous ?? 'full']}`);
       db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       db.pragma('foreign_keys = ON');
       const version = db.pragma('user_version', { simple: true });
       if (version !== 0 && version !== SCHEMA_VERSION) {

@@ -44,7 +44,20 @@ export interface RuntimePorts {
   readonly tools: ToolRunner;
   /** Output devices; absent where sends are only traced (the simulator reads them from the trace). */
   readonly outputs?: OutputPort;
+  /**
+   * Makes the cancellation of each model and tool call; absent: an AbortController, whose signal any
+   * adapter (an SDK, `fetch`) accepts. The simulator's fakes take a lighter token.
+   */
+  readonly cancellation?: () => Cancellation;
 }
+
+/** What the Runtime needs of an AbortController: the signal it hands to a port, and `abort`. */
+export interface Cancellation {
+  readonly signal: AbortSignal;
+  abort(reason: unknown): void;
+}
+
+const newAbortController = (): Cancellation => new AbortController();
 
 export interface OutputPort {
   /** Delivers text on an output channel. Must not throw: a device failure is the device's to report. */
@@ -98,8 +111,8 @@ type InboxItem = Fact | { readonly type: 'stop' };
 export class Runtime {
   private readonly inbox: InboxItem[] = [];
   private processing = false;
-  private readonly streams = new Map<string, AbortController>();
-  private readonly toolCalls = new Map<string, AbortController>();
+  private readonly streams = new Map<string, Cancellation>();
+  private readonly toolCalls = new Map<string, Cancellation>();
   private readonly timers = new Map<string, { readonly handle: TimerId; readonly atMs: number }>();
   private readonly waiters = new Map<string, (terminal: Terminal) => void>();
   private streamsOpened = 0;
@@ -108,12 +121,15 @@ export class Runtime {
   private halted = false;
   /** Counts `abandon` calls: a call started in an earlier life delivers nothing. */
   private life = 0;
+  private readonly newCancellation: () => Cancellation;
 
   constructor(
     private readonly kernel: KernelDoor,
     private readonly ports: RuntimePorts,
     private readonly hooks: RuntimeHooks = {},
-  ) {}
+  ) {
+    this.newCancellation = ports.cancellation ?? newAbortController;
+  }
 
   /**
    * Submits an input now. Must not be called from inside a kernel reaction (a reply hook, say):
@@ -297,7 +313,7 @@ export class Runtime {
   }
 
   private startStream(callId: string, request: Parameters<Provider['stream']>[0]): void {
-    const controller = new AbortController();
+    const controller = this.newCancellation();
     this.streams.set(callId, controller);
     this.streamsOpened += 1;
     let iterator: AsyncIterator<ModelChunk>;
@@ -315,7 +331,7 @@ export class Runtime {
   private async consume(
     callId: string,
     iterator: AsyncIterator<ModelChunk>,
-    controller: AbortController,
+    controller: Cancellation,
     life: number,
   ): Promise<void> {
     const signal = controller.signal;
@@ -348,14 +364,14 @@ export class Runtime {
   }
 
   /** Forgets the stream, unless it was abandoned (its id may since belong to a call of a recovered kernel). */
-  private endStream(callId: string, controller: AbortController): void {
+  private endStream(callId: string, controller: Cancellation): void {
     if (this.streams.get(callId) !== controller) return;
     this.streams.delete(callId);
     this.streamsClosed += 1;
   }
 
   private startTool(command: Extract<Command, { type: 'tool.run' }>): void {
-    const controller = new AbortController();
+    const controller = this.newCancellation();
     this.toolCalls.set(command.callId, controller);
     const ctx = { agent: command.agent, task: command.task, signal: controller.signal, deadlineMs: command.deadlineMs };
     let pending: Promise<Fact>;

@@ -4,10 +4,12 @@
  * Theory of operation
  * -------------------
  * Every stream is named by a key, the run seed and a path of parts joined by '|'
- * (`Rng.derive(7, 'model', 'root', 'q1', 0, 1)` is the stream `7|model|root|q1|0|1`), and is a
- * seedrandom Alea generator seeded with that key (Alea rather than seedrandom's default ARC4: the
- * fakes derive a fresh stream per model and tool call, and ARC4's key schedule was a visible share
- * of a simulated run). A stream therefore depends only on its name:
+ * (`Rng.derive(7, 'model', 'root', 'q1', 0, 1)` is the stream `7|model|root|q1|0|1`), and is an
+ * Alea generator seeded with that key, drawing exactly what seedrandom's `alea(key)` draws (Alea
+ * rather than seedrandom's default ARC4: the fakes derive a fresh stream per model and tool call, and
+ * ARC4's key schedule was a visible share of a simulated run). It is written out here because the
+ * part of seeding that does not depend on the key (three hashes of ' ') is the same for every stream
+ * and is computed once, and a stream is one small object instead of five closures. A stream therefore depends only on its name:
  * how many draws another stream made, or in which order calls happened, cannot shift it. That is
  * what lets the fakes derive one stream per call at call time ("timer-first", ARCHITECTURE
  * "Simulator recipe" rule 3) and keeps a run reproducible across compile targets.
@@ -15,16 +17,70 @@
  * `fork(name)` derives a child stream from the parent's key (not from its position), so forking
  * is also independent of the draws made so far; forking the same name twice gives the same stream.
  */
-import seedrandom from 'seedrandom';
+/** 2^-32. */
+const UNIT = 2.3283064365386963e-10;
+
+/** Alea's Mash hash: feeds `data` into the hash state `n` and returns the new state. */
+function mash(n: number, data: string): number {
+  for (let i = 0; i < data.length; i++) {
+    n += data.charCodeAt(i);
+    let h = 0.02519603282416938 * n;
+    n = h >>> 0;
+    h -= n;
+    h *= n;
+    n = h >>> 0;
+    h -= n;
+    n += h * 0x100000000;
+  }
+  return n;
+}
+
+/** Alea's seeding before the key: its initial Mash state hashed with ' ' three times. */
+const SEEDING = ((): { readonly s: readonly [number, number, number]; readonly n: number } => {
+  const n0 = mash(0xefc8249d, ' ');
+  const n1 = mash(n0, ' ');
+  const n2 = mash(n1, ' ');
+  return { s: [(n0 >>> 0) * UNIT, (n1 >>> 0) * UNIT, (n2 >>> 0) * UNIT], n: n2 };
+})();
+
+/** Alea (Johannes Baagøe), seeded as seedrandom's `alea(key)` seeds it. */
+class Alea {
+  private s0: number;
+  private s1: number;
+  private s2: number;
+  private c = 1;
+
+  constructor(key: string) {
+    const n0 = mash(SEEDING.n, key);
+    const n1 = mash(n0, key);
+    const n2 = mash(n1, key);
+    this.s0 = wrapUnit(SEEDING.s[0] - (n0 >>> 0) * UNIT);
+    this.s1 = wrapUnit(SEEDING.s[1] - (n1 >>> 0) * UNIT);
+    this.s2 = wrapUnit(SEEDING.s[2] - (n2 >>> 0) * UNIT);
+  }
+
+  next(): number {
+    const t = 2091639 * this.s0 + this.c * UNIT;
+    this.s0 = this.s1;
+    this.s1 = this.s2;
+    this.c = t | 0;
+    this.s2 = t - this.c;
+    return this.s2;
+  }
+}
+
+function wrapUnit(x: number): number {
+  return x < 0 ? x + 1 : x;
+}
 
 /** Integer milliseconds: a fixed value, or `[min, max]` drawn uniformly, both ends included. */
 export type Range = number | readonly [number, number];
 
 export class Rng {
-  private readonly prng: seedrandom.PRNG;
+  private readonly prng: Alea;
 
   private constructor(readonly key: string) {
-    this.prng = seedrandom.alea(key);
+    this.prng = new Alea(key);
   }
 
   /** The stream named `${seed}|${parts[0]}|${parts[1]}|…`. */
@@ -34,7 +90,7 @@ export class Rng {
 
   /** Uniform in [0, 1). */
   next(): number {
-    return this.prng();
+    return this.prng.next();
   }
 
   /** Uniform integer in [min, max], both included. */

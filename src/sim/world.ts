@@ -42,6 +42,7 @@ import {
   type Violation,
 } from '../kernel/index.ts';
 import { LazyGraphStore } from '../memory/lazy-store.ts';
+import { CancelToken } from './cancel-token.ts';
 import { memoryPorts } from '../memory/parsers.ts';
 import { ChildMemoryDir } from '../memory/child-memory.ts';
 import { Runtime } from '../runtime/runtime.ts';
@@ -164,14 +165,26 @@ export class SimWorld {
       attach: (stamp) => this.monitors.attach(stamp),
     };
     // The root's main graph memory: an empty SQLite file of this run, deleted when the run ends.
-    this.mainMemory = new LazyGraphStore(() => this.mainPath(), { synchronous: 'normal' });
+    // Nothing reads these files after the run, so SQLite never syncs them.
+    this.mainMemory = new LazyGraphStore(() => this.mainPath(), { synchronous: 'off' });
     // Each resident's temp store lives beside main, under residents/<id>/, and goes with its child; a
-    // kernel restored from a snapshot (a snapshot cut) is given back the stores its children had.
+    // kernel restored from a snapshot (a snapshot cut) is given back the stores its children had. Main
+    // is created only when a child's store is first opened: most residents never touch memory.
     const childStores = new Map<string, ChildMemory>();
+    const childDirs = (): ChildMemoryDir => {
+      const mainPath = this.mainPath();
+      return new ChildMemoryDir(
+        this.memoryDir as string,
+        () => {
+          this.mainMemory.ensureOpen();
+          return mainPath;
+        },
+        { tempSynchronous: 'off', mainAt: 'first-use' },
+      );
+    };
     const childMemory: ChildMemoryFactory = {
       create: (child) => {
-        this.mainMemory.ensureOpen();
-        const store = new ChildMemoryDir(this.memoryDir as string, () => this.mainPath()).create(child);
+        const store = childDirs().create(child);
         childStores.set(child, store);
         return store;
       },
@@ -250,7 +263,7 @@ export class SimWorld {
         : { run: (call, ctx) => (mcp.owns(call.name) ? mcp.run(call, ctx) : fakeTools.run(call, ctx)) };
     this.runtime = new Runtime(
       this.door,
-      { clock: this.clock, provider: this.provider, tools },
+      { clock: this.clock, provider: this.provider, tools, cancellation: () => new CancelToken() },
       // Every reaction runs under the determinism trip-wire: ambient time or randomness reached from
       // inside the kernel throws at its call site and fails the run as FATAL.
       opts.onInput === undefined

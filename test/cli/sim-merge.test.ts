@@ -14,8 +14,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The fields a merge must reproduce exactly; rates and wall times differ from run to run. */
 function totals(doc: Record<string, unknown>): Record<string, unknown> {
-  const { scenario, seeds, shard, runs, failures, hashes, shuffleTies, virtualMs, reached } = doc;
-  return { scenario, seeds, shard, runs, failures, hashes, shuffleTies, virtualMs, reached };
+  const { scenario, seeds, shard, runs, failures, hashes, shuffleTies, virtualMs, reached, events } = doc;
+  return { scenario, seeds, shard, runs, failures, hashes, shuffleTies, virtualMs, reached, events };
 }
 
 async function sweepTo(name: string, args: readonly string[]): Promise<{ path: string; doc: Record<string, unknown> }> {

@@ -143,6 +143,7 @@ describe('junitReport', () => {
     ok: true,
     traceHash: 'ab'.repeat(32),
     virtualMs: 100,
+    events: 10,
     wallMs: 1.5,
     firstFailure: null,
     swarm: null,

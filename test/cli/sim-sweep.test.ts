@@ -23,6 +23,8 @@ interface SweepDocument {
     readonly traceHash: string | null;
   }[];
   readonly runsPerSecond: number;
+  readonly events: number;
+  readonly eventsPerSecond: number;
   readonly simulatedToWall: number | null;
   readonly hashes: Readonly<Record<string, string | null>>;
   readonly reached: Readonly<Record<string, number>>;
@@ -60,6 +62,9 @@ describe.concurrent('homeagent sim sweep', () => {
       expect(two.doc.failures).toEqual(one.doc.failures);
       expect(two.doc.reached).toEqual(one.doc.reached);
       expect(one.doc.runsPerSecond).toBeGreaterThan(0);
+      expect(one.doc.events).toBeGreaterThan(0);
+      expect(two.doc.events).toBe(one.doc.events);
+      expect(one.doc.eventsPerSecond).toBeGreaterThan(0);
       // E5 nests to the bound on every seed, and its L1 and L2 are boosted by their preemptions.
       expect(one.doc.reached).toEqual({
         'depth-4': 6,

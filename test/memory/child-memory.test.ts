@@ -92,3 +92,29 @@ describe("children's light memories (docs/spec.md §9, §10.2)", () => {
     expect(() => new ChildMemoryDir(dir, mainPath).create('../escape')).toThrow(/cannot name a memory directory/);
   });
 });
+
+describe('ChildMemoryDir options', () => {
+  it("mainAt 'first-use' asks for main only when the child's store is first opened", () => {
+    let asked = 0;
+    const kid = new ChildMemoryDir(
+      dir,
+      () => {
+        asked += 1;
+        return mainPath();
+      },
+      { mainAt: 'first-use', tempSynchronous: 'off' },
+    ).create('kid');
+    expect(asked).toBe(0);
+    expect(kid.exportTriples(0)).toEqual([]);
+    expect(asked).toBe(0);
+    expect(kid.recall(['alice'], 1).entities.map((e) => e.name)).toContain('alice');
+    expect(asked).toBe(1);
+    kid.discard();
+  });
+
+  it("mainAt 'first-use' refuses the first use when main does not exist", () => {
+    const kid = new ChildMemoryDir(dir, () => join(dir, 'missing.sqlite'), { mainAt: 'first-use' }).create('kid');
+    expect(() => kid.recall(['alice'], 1)).toThrow(MemoryError);
+    kid.discard();
+  });
+});

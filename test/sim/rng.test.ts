@@ -14,6 +14,15 @@ describe('Rng.derive', () => {
     expect(draws(rng, 5)).toEqual([reference(), reference(), reference(), reference(), reference()]);
   });
 
+  it("draws what seedrandom's Alea draws for any key (ASCII, non-ASCII, long, empty parts)", () => {
+    for (let k = 0; k < 2000; k += 1) {
+      const parts = [k % 7 === 0 ? '' : 'model', `r${k % 13}`, `é😀-${'x'.repeat(k % 50)}`, k % 5, k];
+      const rng = Rng.derive(k * 7919, ...parts);
+      const reference = seedrandom.alea(rng.key);
+      expect(draws(rng, 8)).toEqual(Array.from({ length: 8 }, () => reference()));
+    }
+  });
+
   it('gives the same stream for the same name, whatever other streams drew', () => {
     const a = Rng.derive(1, 'tool', 'x');
     draws(Rng.derive(1, 'other'), 100);

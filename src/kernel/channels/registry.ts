@@ -74,6 +74,8 @@ export function compareNames(a: string, b: string): number {
 
 export class ChannelRegistry {
   private readonly channels = new Map<string, InputChannel>();
+  /** `list`'s order, kept until the next change: a big tree lists far more often than it registers. */
+  private sorted: readonly InputChannel[] | null = null;
   private readonly targets = new Map<string, OutputTarget>();
 
   /**
@@ -96,6 +98,7 @@ export class ChannelRegistry {
       policy,
     });
     this.channels.set(record.name, record);
+    this.sorted = null;
     return record;
   }
 
@@ -105,6 +108,7 @@ export class ChannelRegistry {
    */
   unregister(name: string): boolean {
     if (!this.channels.delete(name)) return false;
+    this.sorted = null;
     for (const [output, target] of [...this.targets]) {
       const boundHere = target.inputch === name || (target.inputch === '' && output === name);
       if (boundHere) this.targets.delete(output);
@@ -126,6 +130,7 @@ export class ChannelRegistry {
     requireCapacity(capacity);
     const record = freezeChannel({ ...old, owner: agent, capacity: capacity > 0 ? capacity : old.capacity });
     this.channels.set(name, record);
+    this.sorted = null;
     return record;
   }
 
@@ -139,7 +144,8 @@ export class ChannelRegistry {
   }
 
   list(): InputChannel[] {
-    return [...this.channels.values()].sort((a, b) => compareNames(a.name, b.name));
+    this.sorted ??= [...this.channels.values()].sort((a, b) => compareNames(a.name, b.name));
+    return [...this.sorted];
   }
 
   /** The inputchs owned by `agent`; '' lists the unassigned ones. Sorted like `list`. */
@@ -184,6 +190,7 @@ export class ChannelRegistry {
   restoreState(s: { readonly channels: readonly InputChannel[]; readonly targets: readonly OutputTarget[] }): void {
     assert(this.channels.size === 0 && this.targets.size === 0, 'SNAPSHOT: the registry is already in use');
     for (const c of s.channels) this.channels.set(c.name, freezeChannel(c));
+    this.sorted = null;
     for (const t of s.targets) this.targets.set(t.output, Object.freeze({ ...t }));
   }
 

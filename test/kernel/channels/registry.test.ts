@@ -87,6 +87,19 @@ describe('inputch registry (docs/spec.md §8.1)', () => {
     expect(r.listByOwner('nobody')).toEqual([]);
   });
 
+  it('list follows every change: register, assign, unregister, and a list emptied by its caller', () => {
+    const r = new ChannelRegistry();
+    r.register({ name: 'b' });
+    r.list().pop();
+    expect(r.list().map((c) => `${c.name}:${c.owner}`)).toEqual(['b:']);
+    r.register({ name: 'a' });
+    expect(r.list().map((c) => `${c.name}:${c.owner}`)).toEqual(['a:', 'b:']);
+    r.assign('b', 'r1');
+    expect(r.list().map((c) => `${c.name}:${c.owner}`)).toEqual(['a:', 'b:r1']);
+    r.unregister('a');
+    expect(r.list().map((c) => `${c.name}:${c.owner}`)).toEqual(['b:r1']);
+  });
+
   it('records are immutable snapshots: callers cannot change the registry through them', () => {
     const r = new ChannelRegistry();
     const c = r.register({ name: 'a', policy: { noMemory: true } });
