@@ -59,7 +59,7 @@ import { junitReport } from './sweep-junit.ts';
 import { outputFileProblem } from './output-file.ts';
 import { formatSweepSummary } from './sweep-summary-text.ts';
 import { htmlDirProblem, writeFailureTimelines } from './sweep-timelines.ts';
-import { shrinkDir, shrinkFailingSeed, shrinkLines } from './sweep-shrink.ts';
+import type { ShrinkOutcome } from './sweep-shrink.ts';
 import { REGRESSIONS_DIR } from '../sim/shrink/regression.ts';
 
 /** Seeds in one sweep (A..B before sharding). */
@@ -183,13 +183,16 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
   const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines(setup, failingSeeds, flags.htmlDir);
   const dir = shrinkDir(flags.shrink);
   const first = failingSeeds[0];
-  const shrunk =
-    dir === null || first === undefined
-      ? null
-      : await shrinkFailingSeed(file, { seed: first, swarm, shuffleTies }, dir);
+  let shrunk: ShrinkOutcome | null = null;
+  let shrunkText = '';
+  if (dir !== null && first !== undefined) {
+    // The shrinker and fast-check load here: a sweep that does not shrink starts without them.
+    const { shrinkFailingSeed, shrinkLines } = await import('./sweep-shrink.ts');
+    shrunk = await shrinkFailingSeed(file, { seed: first, swarm, shuffleTies }, dir);
+    shrunkText = shrinkLines(shrunk);
+  }
   if (json) await writeJson(shrunk === null ? summary : { ...summary, shrunk });
-  else
-    await writeStdout(formatSweepSummary(summary) + timelines + (shrunk === null ? '' : shrinkLines(shrunk)) + junit);
+  else await writeStdout(formatSweepSummary(summary) + timelines + shrunkText + junit);
   return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -250,6 +253,12 @@ function runnersFor(workers: number | 'auto'): AutoRunners {
     runners: parallelism,
     notice: `homeagent sim sweep: --workers ${workers} capped to ${parallelism}, this machine's available parallelism`,
   };
+}
+
+/** The directory `--shrink` writes to: its value, or the default when given without one. */
+function shrinkDir(flag: string | boolean | undefined): string | null {
+  if (flag === undefined || flag === false) return null;
+  return flag === true ? REGRESSIONS_DIR : flag;
 }
 
 function parseSeeds(text: string, problems: Problem[]): { from: number; to: number } | null {
