@@ -6,7 +6,10 @@
  * and of the whole process's wall time. Repetitions are interleaved across checkouts and worker
  * counts, so that load from elsewhere spreads over all of them. Nothing is asserted.
  *
- *   npx tsx bench/sweep-scaling.ts [--repeat R] [--seeds 200,2000] [checkout …]
+ * `--workers` lists the settings to compare (default 1,2; `auto` follows the free CPUs), and each row
+ * after the first setting gives its runs/s as a multiple of the first's.
+ *
+ *   npx tsx bench/sweep-scaling.ts [--repeat R] [--seeds 200,2000] [--workers 1,2,auto] [checkout …]
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -15,14 +18,18 @@ import { fileURLToPath } from 'node:url';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { repeat: { type: 'string', default: '1' }, seeds: { type: 'string', default: '200,2000' } },
+  options: {
+    repeat: { type: 'string', default: '1' },
+    seeds: { type: 'string', default: '200,2000' },
+    workers: { type: 'string', default: '1,2' },
+  },
 });
 const repeat = Number(values.repeat);
 const seedCounts = values.seeds.split(',').map(Number);
 const checkouts = (positionals.length > 0 ? positionals : [fileURLToPath(new URL('..', import.meta.url))]).map((p) =>
   resolve(p),
 );
-const WORKERS = [1, 2];
+const WORKERS = values.workers.split(',');
 
 interface Sample {
   readonly runsPerSecond: number;
@@ -30,7 +37,7 @@ interface Sample {
   readonly workersUsed: number;
 }
 
-function sweepOnce(root: string, seeds: number, workers: number): Sample {
+function sweepOnce(root: string, seeds: number, workers: string): Sample {
   const args = [
     'bin/homeagent.js',
     'sim',
@@ -39,7 +46,7 @@ function sweepOnce(root: string, seeds: number, workers: number): Sample {
     '--seeds',
     `1..${seeds}`,
     '--workers',
-    String(workers),
+    workers,
     '--json',
   ];
   const started = performance.now();
@@ -60,7 +67,9 @@ function median(xs: readonly number[]): number {
 }
 
 console.log(`node ${process.version} (${process.platform} ${process.arch}), medians of ${repeat}`);
-console.log('| checkout | seeds | workers | runs/s | process wall s |\n|---|---:|---:|---:|---:|');
+console.log(
+  '| checkout | seeds | --workers | used | runs/s | × first setting | process wall s |\n|---|---:|---|---:|---:|---:|---:|',
+);
 for (const seeds of seedCounts) {
   const samples = new Map<string, Sample[]>();
   for (let i = 0; i < repeat; i += 1) {
@@ -72,11 +81,12 @@ for (const seeds of seedCounts) {
     }
   }
   for (const [key, list] of samples) {
-    const [root] = key.split('\t');
+    const [root = '', workers = ''] = key.split('\t');
     const rate = median(list.map((s) => s.runsPerSecond));
+    const first = median((samples.get(`${root}\t${WORKERS[0] ?? ''}`) ?? []).map((s) => s.runsPerSecond));
     const wall = median(list.map((s) => s.wallS));
     console.log(
-      `| ${root ?? ''} | ${seeds} | ${list[0]?.workersUsed ?? 0} | ${rate.toFixed(1)} | ${wall.toFixed(2)} |`,
+      `| ${root} | ${seeds} | ${workers} | ${list[0]?.workersUsed ?? 0} | ${rate.toFixed(1)} | ${(rate / first).toFixed(2)} | ${wall.toFixed(2)} |`,
     );
   }
 }

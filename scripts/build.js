@@ -16,14 +16,34 @@
 //
 // The browser programs (src/**/*.client.js, inlined into the pages; src/view/page-script.ts says why
 // they are JavaScript) are not compiled: they are copied into dist/ beside the modules that read them.
+//
+// The command itself (dist/cli/main.js, and the sweep worker it starts, dist/cli/sweep-worker.js) is
+// then bundled in place by esbuild, with its pure-JavaScript dependencies: one file to read instead of
+// about 300 modules, which is most of the command's start-up. The parts only some commands use (serve
+// and its SDKs, OpenTelemetry) stay behind their `import()` in chunks of their own; the packages with
+// native code or their own loading (better-sqlite3, the model SDKs, MCP, OpenTelemetry, ajv) stay
+// external. The bundled code sits in dist/cli/, so the files it reads relative to itself are there too:
+// the browser programs are copied beside it, and ../../package.json is the package's. The library
+// (dist/index.js, dist/testing/) stays one module per source file. Without esbuild the command runs the
+// unbundled output, only slower to start.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isBuildCurrent, sourceFingerprint, writeStamp } from '../bin/build-stamp.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** Dependencies the command's bundle leaves to Node: native code, or loaded only by some commands. */
+const BUNDLE_EXTERNAL = [
+  'better-sqlite3',
+  'openai',
+  '@anthropic-ai/sdk',
+  '@modelcontextprotocol/sdk',
+  '@opentelemetry/*',
+  'ajv',
+  'tsx',
+];
 /** A relative module specifier ending `.ts` in an import, export or `import()` type of a declaration file. */
 const TS_SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]*)\.ts\2/g;
 const prepare = process.argv.includes('--prepare');
@@ -35,6 +55,7 @@ const fingerprint = sourceFingerprint(root);
 let status = compile();
 if (status === 0) status = copyClientScripts();
 if (status === 0) status = rewriteDeclarationSpecifiers();
+if (status === 0) status = await bundleCommand();
 if (status === 0) {
   writeStamp(root, fingerprint);
 } else if (prepare) {
@@ -88,6 +109,43 @@ function rewriteDeclarationSpecifiers() {
     process.stderr.write(
       `homeagent: cannot rewrite the declarations' import specifiers: ${err instanceof Error ? err.message : String(err)}\n`,
     );
+    return 1;
+  }
+}
+
+async function bundleCommand() {
+  let esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    process.stderr.write('homeagent: esbuild is not installed; the command runs unbundled (slower to start)\n');
+    return 0;
+  }
+  const cli = join(root, 'dist', 'cli');
+  try {
+    await esbuild.build({
+      entryPoints: { main: join(cli, 'main.js'), 'sweep-worker': join(cli, 'sweep-worker.js') },
+      outdir: cli,
+      allowOverwrite: true,
+      bundle: true,
+      splitting: true,
+      chunkNames: 'chunk-[hash]',
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      external: BUNDLE_EXTERNAL,
+      // The CommonJS dependencies bundled in call require() for Node's built-in modules.
+      banner: {
+        js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);",
+      },
+      logLevel: 'warning',
+    });
+    for (const file of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })) {
+      if (file.endsWith('.client.js')) copyFileSync(join(root, 'src', file), join(cli, basename(file)));
+    }
+    return 0;
+  } catch (err) {
+    process.stderr.write(`homeagent: cannot bundle the command: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
 }

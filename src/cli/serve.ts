@@ -12,20 +12,8 @@
  * (SIGINT, SIGTERM, SIGHUP), the shell's convention; a kernel failure shuts down and exits 1.
  */
 import type { Command } from 'commander';
-import { createServer, StartError, type RunningServer } from '../server/create-server.ts';
-import {
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  DEMO_CHUNK_MS_DEFAULT,
-  resolveSettings,
-  TOKEN_ENV,
-  type ServeFlags,
-} from '../server/settings.ts';
-import { EXIT_FAILED, EXIT_UNUSABLE, formatProblems, writeStdout, type ExitCode } from './cli-io.ts';
-import { beforeSignalExit } from './shutdown.ts';
-
-/** How long the open connections get to take their answers before the process exits. */
-const CONNECTIONS_WAIT_MS = 500;
+import { DEFAULT_HOST, DEFAULT_PORT, DEMO_CHUNK_MS_DEFAULT, TOKEN_ENV } from '../server/serve-defaults.ts';
+import type { ServeFlags } from '../server/settings.ts';
 
 const EXAMPLES = `
 Examples:
@@ -59,54 +47,9 @@ export function registerServe(program: Command): void {
     .option('--no-terminal', 'no interactive terminal channel on stdin')
     .addHelpText('after', EXAMPLES)
     .action(async (flags: ServeFlags) => {
+      // The server, its model SDKs, MCP client and SQLite load here, when `serve` runs: every other
+      // command starts without them.
+      const { serve } = await import('./serve-run.ts');
       process.exitCode = await serve(flags);
     });
-}
-
-export async function serve(flags: ServeFlags): Promise<ExitCode> {
-  const resolved = resolveSettings(flags, process.env, process.stderr.isTTY === true);
-  if (!resolved.ok) {
-    process.stderr.write(`${formatProblems('homeagent serve', resolved.problems)}\n`);
-    return EXIT_UNUSABLE;
-  }
-  let running: RunningServer | null = null;
-  let server: RunningServer;
-  try {
-    server = await createServer(resolved.settings, {
-      log: (line) => process.stderr.write(`${line}\n`),
-      logStream: process.stderr,
-      stdin: process.stdin,
-      stdout: process.stdout,
-      env: process.env,
-      // A failure while starting (a channel registration, say) has no server to stop yet: the start fails.
-      onFatal: () =>
-        setImmediate(
-          () =>
-            void (running === null
-              ? process.exit(EXIT_FAILED)
-              : stopAndExit(running, 'the kernel failed', EXIT_FAILED)),
-        ),
-    });
-  } catch (err) {
-    if (!(err instanceof StartError)) throw err;
-    process.stderr.write(`homeagent serve: ${err.message}\n`);
-    return EXIT_UNUSABLE;
-  }
-  running = server;
-  beforeSignalExit(() => shutDown(server, 'signal'));
-  if (server.recovered !== null) await writeStdout(`${server.recovered}\n`);
-  await writeStdout(`listening on ${server.url}\n`);
-  // Runs until a signal: shutdown.ts exits once the hook above has answered everyone.
-  return new Promise<ExitCode>(() => undefined);
-}
-
-async function shutDown(server: RunningServer, why: string): Promise<void> {
-  const result = await server.shutdown(why);
-  await writeStdout(`trace ${result.traceHash} (${result.events} events)\n`);
-  await server.closeConnections(CONNECTIONS_WAIT_MS);
-}
-
-async function stopAndExit(server: RunningServer, why: string, code: ExitCode): Promise<void> {
-  await shutDown(server, why);
-  process.exit(code);
 }

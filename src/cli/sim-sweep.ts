@@ -25,6 +25,8 @@
  * one sweep (sim-merge.ts). `--workers` above
  * the machine's parallelism is capped to it, with a notice on stderr: threads beyond the cores only add
  * start-up time and memory (64 workers on 2 cores once took 114 s and 2.7 GB for a 1.25 s sweep).
+ * `--workers auto` starts as many runners as CPUs are free (sweep-runners.ts), with a notice on stderr
+ * when the load leaves fewer than the parallelism.
  * `--shrink [dir]` shrinks the first failing seed's scenario and writes it as a regression file
  * (sweep-shrink.ts); with `--json` the document then has a `shrunk` entry. `--junit` is checked with the
  * other flags, before any seed runs, and written as soon as the summary is known; the readable output
@@ -33,7 +35,7 @@
  */
 import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import type { Problem, Scenario } from '../sim/scenario/index.ts';
 import { loadScenarioFile } from '../sim/scenario/index.ts';
 import { unsupportedFeatures } from '../sim/simulation.ts';
@@ -51,13 +53,14 @@ import {
 } from './cli-io.ts';
 import { ProgressBar } from './sweep-progress.ts';
 import { runSeeds } from './sweep-pool.ts';
+import { autoRunners, type AutoRunners } from './sweep-runners.ts';
 import type { SeedResult } from './sweep-seed.ts';
 import { buildSummary, type SweepSummary } from './sweep-summary.ts';
 import { junitReport } from './sweep-junit.ts';
 import { outputFileProblem } from './output-file.ts';
 import { formatSweepSummary } from './sweep-summary-text.ts';
 import { htmlDirProblem, writeFailureTimelines } from './sweep-timelines.ts';
-import { shrinkDir, shrinkFailingSeed, shrinkLines } from './sweep-shrink.ts';
+import type { ShrinkOutcome } from './sweep-shrink.ts';
 import { REGRESSIONS_DIR } from '../sim/shrink/regression.ts';
 
 /** Seeds in one sweep (A..B before sharding). */
@@ -98,7 +101,7 @@ export function registerSimSweep(sim: Command): void {
     .requiredOption('--seeds <A..B>', `seeds A..B inclusive, non-negative integers, at most ${SWEEP_SEEDS_MAX}`)
     .option(
       '--workers <n>',
-      'threads that run seeds (the main thread and n-1 workers); 0 or "auto" = available parallelism',
+      'threads that run seeds (the main thread and n-1 workers); 0 or "auto" = the CPUs free now',
       '1',
     )
     .option('--shard <i/n>', 'run only the seeds whose index in A..B is i-1 modulo n', '1/1')
@@ -181,13 +184,16 @@ export async function simSweep(file: string, flags: SimSweepFlags): Promise<Exit
   const timelines = flags.htmlDir === undefined ? '' : await writeFailureTimelines(setup, failingSeeds, flags.htmlDir);
   const dir = shrinkDir(flags.shrink);
   const first = failingSeeds[0];
-  const shrunk =
-    dir === null || first === undefined
-      ? null
-      : await shrinkFailingSeed(file, { seed: first, swarm, shuffleTies }, dir);
+  let shrunk: ShrinkOutcome | null = null;
+  let shrunkText = '';
+  if (dir !== null && first !== undefined) {
+    // The shrinker and fast-check load here: a sweep that does not shrink starts without them.
+    const { shrinkFailingSeed, shrinkLines } = await import('./sweep-shrink.ts');
+    shrunk = await shrinkFailingSeed(file, { seed: first, swarm, shuffleTies }, dir);
+    shrunkText = shrinkLines(shrunk);
+  }
   if (json) await writeJson(shrunk === null ? summary : { ...summary, shrunk });
-  else
-    await writeStdout(formatSweepSummary(summary) + timelines + (shrunk === null ? '' : shrinkLines(shrunk)) + junit);
+  else await writeStdout(formatSweepSummary(summary) + timelines + shrunkText + junit);
   return summary.failures.length === 0 ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -229,16 +235,31 @@ function plan(file: string, flags: SimSweepFlags): Planned {
 
   const seeds: number[] = [];
   for (let seed = range.from + shard.index - 1; seed <= range.to; seed += shard.count) seeds.push(seed);
-  const parallelism = availableParallelism();
-  const used = Math.max(1, Math.min(workers, parallelism, seeds.length));
-  const workersNotice =
-    workers > parallelism
-      ? `homeagent sim sweep: --workers ${workers} capped to ${parallelism}, this machine's available parallelism`
-      : null;
+  const runners = runnersFor(workers);
+  const used = Math.max(1, Math.min(runners.runners, seeds.length));
+  // Fewer seeds than runners is the reason then, not the machine.
+  const workersNotice = used < runners.runners ? null : runners.notice;
   return {
     ok: true,
     value: { scenario: loaded.scenario, from: range.from, to: range.to, shard, seeds, workers: used, workersNotice },
   };
+}
+
+/** The runners `--workers` asks for, capped to the machine's parallelism, or for `auto` to its free CPUs. */
+function runnersFor(workers: number | 'auto'): AutoRunners {
+  const parallelism = availableParallelism();
+  if (workers === 'auto') return autoRunners(parallelism, loadavg()[0] ?? 0);
+  if (workers <= parallelism) return { runners: workers, notice: null };
+  return {
+    runners: parallelism,
+    notice: `homeagent sim sweep: --workers ${workers} capped to ${parallelism}, this machine's available parallelism`,
+  };
+}
+
+/** The directory `--shrink` writes to: its value, or the default when given without one. */
+function shrinkDir(flag: string | boolean | undefined): string | null {
+  if (flag === undefined || flag === false) return null;
+  return flag === true ? REGRESSIONS_DIR : flag;
 }
 
 function parseSeeds(text: string, problems: Problem[]): { from: number; to: number } | null {
@@ -259,7 +280,7 @@ function parseSeeds(text: string, problems: Problem[]): { from: number; to: numb
   return { from, to };
 }
 
-function parseWorkers(text: string, problems: Problem[]): number | null {
+function parseWorkers(text: string, problems: Problem[]): number | 'auto' | null {
   const n = text === 'auto' ? 0 : parseNonNegativeInt(text);
   if (n === null || n > SWEEP_WORKERS_MAX) {
     problems.push({
@@ -268,7 +289,7 @@ function parseWorkers(text: string, problems: Problem[]): number | null {
     });
     return null;
   }
-  return n === 0 ? availableParallelism() : n;
+  return n === 0 ? 'auto' : n;
 }
 
 function parseShard(text: string, problems: Problem[]): { index: number; count: number } | null {

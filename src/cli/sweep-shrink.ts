@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { planSize, type Json } from '../sim/shrink/plan.ts';
-import { REGRESSIONS_DIR, regressionDocument, writeRegression } from '../sim/shrink/regression.ts';
+import { regressionDocument, writeRegression } from '../sim/shrink/regression.ts';
 import { shrinkScenario, type RunFlags } from '../sim/shrink/shrink.ts';
 
 export interface ShrinkOutcome {
@@ -20,12 +20,6 @@ export interface ShrinkOutcome {
   readonly runs: number;
   readonly before: ReturnType<typeof planSize>;
   readonly after: ReturnType<typeof planSize> | null;
-}
-
-/** The directory `--shrink` writes to: its value, or the default when given without one. */
-export function shrinkDir(flag: string | boolean | undefined): string | null {
-  if (flag === undefined || flag === false) return null;
-  return flag === true ? REGRESSIONS_DIR : flag;
 }
 
 export async function shrinkFailingSeed(file: string, flags: RunFlags, dir: string): Promise<ShrinkOutcome> {

@@ -30,12 +30,9 @@ import { otlpTarget, type OtlpTarget } from '../telemetry/index.ts';
 import { defaultLogFormat, type LogFormat } from './logger.ts';
 import { outputTargetProblems } from './output-targets.ts';
 import { check, type FieldProblem } from './zod-problems.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, DEMO_CHUNK_MS_DEFAULT, TOKEN_ENV } from './serve-defaults.ts';
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 8787;
-export const TOKEN_ENV = 'HOMEAGENT_TOKEN';
-/** The demo model's pause before each chunk (`--demo-chunk-ms`): a human reading pace, so a preemption shows. */
-export const DEMO_CHUNK_MS_DEFAULT = 80;
+export { DEFAULT_HOST, DEFAULT_PORT, DEMO_CHUNK_MS_DEFAULT, TOKEN_ENV };
 const DEMO_CHUNK_MS_MAX = 10_000;
 
 /** The flags as commander hands them over (values unvalidated). `terminal` is false for --no-terminal. */
