@@ -4,7 +4,11 @@
  * a crash-like `abandon` abort the model call and the tool call in flight; the stop button aborts the
  * model call but lets a tool call (a critical step) complete, and a preemption aborts no tool call.
  */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SystemClock } from '../../src/clock/system-clock.ts';
 import { VirtualClock } from '../../src/clock/virtual-clock.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
 import type { ModelChunk, ModelRequest, Provider, ToolCall } from '../../src/kernel/ports/provider.ts';
@@ -12,6 +16,7 @@ import type { ToolRunner } from '../../src/kernel/ports/tool-runner.ts';
 import type { Submission } from '../../src/kernel/protocol.ts';
 import { TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
+import { CommandToolRunner } from '../../src/tools/command/command-tools.ts';
 import { TEST_TOOLS } from '../support/kernel-world.ts';
 
 const DONE: ModelChunk = { type: 'done', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2 } };
@@ -125,3 +130,65 @@ describe('Runtime: which calls in flight a cancellation aborts', () => {
     expect(seen.finished.length).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('Runtime: an agent stop during a command tool', () => {
+  it('the command tool process is gone after an agent stop (Runtime.stop) during the call', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'homeagent-cancel-'));
+    const pidFile = join(dir, 'pid');
+    try {
+      const clock = new SystemClock();
+      const provider: Provider = {
+        async *stream(request: ModelRequest): AsyncGenerator<ModelChunk> {
+          await Promise.resolve();
+          if (request.replyIndex === 0) {
+            yield { type: 'tool_call', index: 0, id: 'c1', name: 'search', argsDelta: '{}' };
+            yield { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 3, outputTokens: 2 } };
+          } else {
+            yield { type: 'text', text: 'done' };
+            yield DONE;
+          }
+        },
+      };
+      const tools = new CommandToolRunner([
+        {
+          name: 'search',
+          description: 'look something up',
+          parameters: { type: 'object' },
+          command: ['sh', '-c', `echo $$ > '${pidFile}'; exec sleep 30`],
+        },
+      ]);
+      const kernel = new Kernel({ verify: true, tools: TEST_TOOLS }, new TraceRecorder());
+      const runtime = new Runtime(kernel, { clock, provider, tools }, {});
+      runtime.submit(queued('q1'));
+      const pid = await waitFor(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : null));
+      expect(alive(pid)).toBe(true);
+      runtime.stop();
+      await waitFor(() => (alive(pid) ? null : true));
+      expect(alive(pid)).toBe(false);
+    } finally {
+      // A process the runtime failed to stop must not outlive the test.
+      const left = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : NaN;
+      if (Number.isInteger(left) && alive(left)) process.kill(left, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `probe` every 10 ms for up to 3 s; fails when it never answers. */
+async function waitFor<T>(probe: () => T | null): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const value = probe();
+    if (value !== null && !(typeof value === 'number' && Number.isNaN(value))) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('waited 3 s in vain');
+}
