@@ -87,5 +87,6 @@ export {
   type Violation,
 } from './trace/monitors.ts';
 export { MonitoredSink, type MonitoredSinkSnapshot } from './trace/monitor-sink.ts';
+export { CheckedMonitor, type CheckedMonitorOptions, type CheckedMonitorSnapshot } from './trace/cooldown-monitor.ts';
 
 export { assert, AssertionError, assertNever } from './assert.ts';

@@ -44,7 +44,7 @@ import {
   syncDirectory,
 } from '../journal/index.ts';
 import {
-  InvariantMonitor,
+  CheckedMonitor,
   Kernel,
   MonitoredSink,
   resolveKernelConfig,
@@ -285,7 +285,10 @@ async function startServer(
       snapshots?.counted();
     },
   };
-  const monitored = new MonitoredSink(traceSink, new InvariantMonitor({ builtinPlugins: config.builtinPlugins }));
+  const monitored = new MonitoredSink(
+    traceSink,
+    new CheckedMonitor({ builtinPlugins: config.builtinPlugins, cooldownMs: config.cooldownMs }),
+  );
   const store = new LazyGraphStore(() => join(settings.dataDir, 'memory.sqlite'));
   const record = (line: JournalMemory): void => journal.memory(line);
   const liveMemory = journal.empty ? store : new RecordingMemory(store, MAIN_STORE, record);

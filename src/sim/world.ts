@@ -27,7 +27,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { VirtualClock } from '../clock/index.ts';
 import {
-  InvariantMonitor,
+  CheckedMonitor,
   Kernel,
   MemoryError,
   type ChildMemory,
@@ -155,7 +155,7 @@ export class SimWorld {
     const newMonitors = (): SimMonitors =>
       new SimMonitors(
         record,
-        new InvariantMonitor({ builtinPlugins: scenario.builtinPlugins }),
+        new CheckedMonitor({ builtinPlugins: scenario.builtinPlugins, cooldownMs: this.config.cooldownMs }),
         ResponseMonitor.forRun(scenario, this.config, this.swarm === null ? null : this.swarm.active),
       );
     this.monitors = newMonitors();

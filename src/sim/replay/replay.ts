@@ -22,9 +22,10 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
-  InvariantMonitor,
+  CheckedMonitor,
   Kernel,
   MonitoredSink,
+  resolveKernelConfig,
   type KernelConfigInput,
   type TraceEvent,
   type TraceSink,
@@ -272,7 +273,13 @@ class ReplayMachine {
 
   /** A fresh kernel, or the one of a snapshot with the monitors' state beside it. */
   constructor(header: JournalHeader, snapshot: ServeSnapshot | null = null) {
-    this.monitored = new MonitoredSink(this.sink, new InvariantMonitor({ builtinPlugins: header.builtinPlugins }));
+    this.monitored = new MonitoredSink(
+      this.sink,
+      new CheckedMonitor({
+        builtinPlugins: header.builtinPlugins,
+        cooldownMs: resolveKernelConfig(header.kernel as KernelConfigInput).cooldownMs,
+      }),
+    );
     const ports = { memory: memoryPorts(this.memory.main), childMemory: this.memory.childMemory() };
     if (snapshot !== null) {
       this.monitored.restore(snapshot.monitor);
