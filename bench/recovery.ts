@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createServer } from '../src/server/create-server.ts';
 import { DEFAULT_JOURNAL_POLICY } from '../src/server/journal-policy.ts';
-import type { ServeSettings } from '../src/server/settings.ts';
+import { resolveSettings } from '../src/server/settings.ts';
 import { loadInputs, startServeProcess, type ServeProcess } from './serve-process.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -91,30 +91,13 @@ async function treeSnapshot(n: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'homeagent-bench-tree-'));
   const logs: string[] = [];
   const residents = Array.from({ length: n }, (_, i) => ({ id: `r${i + 1}`, inputChs: [`ch${i + 1}`] }));
-  const settings: ServeSettings = {
-    model: { kind: 'demo' },
-    host: '127.0.0.1',
-    port: 0,
-    token: null,
-    bodyTimeoutMs: 10_000,
-    maxWatchers: 16,
-    allowedHosts: [],
-    dataDir: join(dir, 'data'),
-    durable: true,
-    journalPolicy: DEFAULT_JOURNAL_POLICY,
-    journal: null,
-    trace: null,
-    logFormat: 'json',
-    terminal: false,
-    tools: [],
-    mcpServers: [],
-    timers: [],
-    builtinPlugins: [],
-    kernel: {},
-    channels: residents.map((r) => ({ name: r.inputChs[0] ?? '' })),
-    outputs: [],
-    residents,
-  };
+  // Through the resolver serve itself uses: the flags and a config file with the tree.
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ residents, channels: residents.map((r) => ({ name: r.inputChs[0] })) }));
+  const flags = { config, model: 'demo', demoChunkMs: '0', port: '0', dataDir: join(dir, 'data'), terminal: false };
+  const resolved = resolveSettings(flags, {});
+  if (!resolved.ok) throw new Error(JSON.stringify(resolved.problems));
+  const settings = resolved.settings;
   try {
     const server = await createServer(settings, {
       log: (line) => logs.push(line),

@@ -689,7 +689,7 @@ export class Agent implements StepHost {
         continue;
       }
       this.trace(nowMs, { type: 'tool.start', task: task.id, callId: call.id, name: call.name, args: call.args });
-      this.calls.rerunTool(callId, task, call, nowMs);
+      this.calls.sendTool(callId, task, call, nowMs);
     }
     this.flushEffects();
   }

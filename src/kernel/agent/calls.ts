@@ -147,14 +147,7 @@ export class CallTracker {
     } else {
       this.waiting = { kind: 'tool', task, callId };
     }
-    this.ports.command({
-      type: 'tool.run',
-      callId,
-      agent: this.agentId,
-      task: task.id,
-      call,
-      deadlineMs: nowMs + this.modelTimeoutMs,
-    });
+    this.sendTool(callId, task, call, nowMs);
   }
 
   /**
@@ -169,8 +162,11 @@ export class CallTracker {
     return [...w.remaining].map(([callId, index]) => ({ callId, task: w.task, call: callAt(w.task.frame, index) }));
   }
 
-  /** A call lost with the process is sent to the ToolRunner again, under its id, with a new deadline. */
-  rerunTool(callId: string, task: Task, call: ToolCall, nowMs: number): void {
+  /**
+   * Sends call `callId` to the ToolRunner, with its deadline from now: a new call, or one lost with the
+   * process sent again under its id (a restart).
+   */
+  sendTool(callId: string, task: Task, call: ToolCall, nowMs: number): void {
     this.ports.command({
       type: 'tool.run',
       callId,
