@@ -49,8 +49,9 @@ export const PER_LEVEL_COUNTERS: ReadonlySet<string> = new Set(
 );
 
 /**
- * The invariants a run can report: the monitors' names, plus the two the simulator adds itself
- * (`RUNTIME`: the simulated runtime left something open; `LIMIT`: a run limit of `limits` ended it).
+ * The invariants a run can report: the monitors' names (with the checked monitor's `COOLDOWN` and
+ * `LATE`), plus the two the simulator adds itself (`RUNTIME`: the simulated runtime left something
+ * open; `LIMIT`: a run limit of `limits` ended it).
  */
 export const INVARIANT_NAMES = [
   'I1',
@@ -65,10 +66,12 @@ export const INVARIANT_NAMES = [
   'DRAIN',
   'BALANCE',
   'CHILD',
+  'COOLDOWN',
+  'LATE',
   'DURABLE',
   'RUNTIME',
   'LIMIT',
-] as const satisfies readonly (InvariantName | 'DURABLE' | 'RUNTIME' | 'LIMIT')[];
+] as const satisfies readonly (InvariantName | 'COOLDOWN' | 'LATE' | 'DURABLE' | 'RUNTIME' | 'LIMIT')[];
 // The compiler proves INVARIANT_NAMES lists every monitor invariant: this line breaks when one is added.
 const invariantsComplete: [Exclude<InvariantName, (typeof INVARIANT_NAMES)[number]>] extends [never] ? true : false =
   true;

@@ -13,7 +13,7 @@ import {
   SEED_MAX,
   TIME_MS_MAX,
 } from '../../../src/sim/scenario/index.ts';
-import { doc, ok, problems } from './helpers.ts';
+import { doc, ok, paths, problems } from './helpers.ts';
 
 /** The messages of the problems at `path`; [] when the file parses or has none there. */
 function messagesAt(json: unknown, path: string): string[] {
@@ -120,6 +120,12 @@ function everyKey(): Record<string, unknown> {
 }
 
 describe('scenario shape (docs/spec.md §12.2): the keys', () => {
+  it('expect.violations names every invariant a run reports, the checked monitor and the simulator ones too', () => {
+    const names = ['COOLDOWN', 'LATE', 'DURABLE', 'RUNTIME', 'LIMIT', 'CHILD'];
+    expect(ok(doc({ expect: { violations: names } })).expect.violations).toEqual(names);
+    expect(paths(doc({ expect: { violations: ['RESPONSE'] } }))).toEqual(['expect.violations[0]']);
+  });
+
   it('accepts a file that uses every key of every section', () => {
     const s = ok(everyKey());
     expect(s.kernel.offload).toEqual({ enabled: true, busyAfterMs: 5, minPending: 2, maxHelpers: 2 });
