@@ -32,6 +32,7 @@ import {
 } from '../../tools/mcp/mcp-call.ts';
 import { offeredName, RETRY_MS_FIRST } from '../../tools/mcp/mcp-config.ts';
 import { toToolResult } from '../../tools/mcp/mcp-result.ts';
+import { settleAfter } from './settle-after.ts';
 import { Rng } from '../rng.ts';
 import type { McpServerDef, McpToolDef } from '../scenario/types.ts';
 import { MCP_SLOW_FACTOR, MCP_SLOW_MIN_MS, type Swarm } from '../swarm.ts';
@@ -230,21 +231,6 @@ export class SimMcpServers {
 
   /** A refusal answered through a 0 ms timer, as the fake tools answer an unknown tool. */
   private answerNow(result: ToolResult, signal: AbortSignal): Promise<ToolResult> {
-    const { clock } = this.opts;
-    return new Promise<ToolResult>((resolve, reject) => {
-      if (signal.aborted) {
-        reject(abortError(signal));
-        return;
-      }
-      const onAbort = (): void => {
-        clock.clearTimer(id);
-        reject(abortError(signal));
-      };
-      const id = clock.setTimer(0, () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      });
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    return settleAfter(this.opts.clock, 0, signal, { kind: 'result', result });
   }
 }

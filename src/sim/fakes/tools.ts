@@ -20,9 +20,10 @@
  * - On abort the timer is cleared and the promise rejects with an AbortError; the abort listener is
  *   removed whenever the call settles, so a long-lived signal never accumulates listeners.
  */
-import { abortError, type Clock, type TimerId } from '../../clock/index.ts';
+import type { Clock, TimerId } from '../../clock/index.ts';
 import type { ToolCall, ToolContext, ToolResult, ToolRunner, ToolSpec } from '../../kernel/index.ts';
 import { Rng, type Range } from '../rng.ts';
+import { settleAfter, type FakeOutcome } from './settle-after.ts';
 import { HANG_FACTOR, HANG_MIN_MS, type FaultSite, type Swarm } from '../swarm.ts';
 
 export interface FakeToolDef {
@@ -47,9 +48,6 @@ export interface FakeToolRunnerOptions {
   readonly swarm?: Swarm | null;
 }
 
-type Outcome =
-  { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'panic'; readonly error: Error };
-
 export class FakeToolRunner implements ToolRunner {
   private readonly calls = new Map<string, number>();
   private readonly timers = new Set<TimerId>();
@@ -59,26 +57,7 @@ export class FakeToolRunner implements ToolRunner {
   run(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
     const { delayMs, outcome } = this.plan(call, ctx);
     const { clock } = this.opts;
-    const signal = ctx.signal;
-    return new Promise<ToolResult>((resolve, reject) => {
-      if (signal.aborted) {
-        reject(abortError(signal));
-        return;
-      }
-      const onAbort = (): void => {
-        clock.clearTimer(id);
-        this.timers.delete(id);
-        reject(abortError(signal));
-      };
-      const id = clock.setTimer(delayMs, () => {
-        this.timers.delete(id);
-        signal.removeEventListener('abort', onAbort);
-        if (outcome.kind === 'result') resolve(outcome.result);
-        else reject(outcome.error);
-      });
-      this.timers.add(id);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    return settleAfter(clock, delayMs, ctx.signal, outcome, this.timers);
   }
 
   /** Clock timers of calls still running. */
@@ -86,7 +65,7 @@ export class FakeToolRunner implements ToolRunner {
     return this.timers.size;
   }
 
-  private plan(call: ToolCall, ctx: ToolContext): { delayMs: number; outcome: Outcome } {
+  private plan(call: ToolCall, ctx: ToolContext): { delayMs: number; outcome: FakeOutcome } {
     const { tools, faults, seed } = this.opts;
     const def = Object.hasOwn(tools, call.name) ? tools[call.name] : undefined;
     if (def === undefined) {
