@@ -389,10 +389,8 @@ async function startServer(
         every: settings.journalPolicy.snapshotEvery,
         keepSegments: settings.journalPolicy.keepSegments,
         version: HOMEAGENT_VERSION,
-        sinceLast:
-          recovered === null || snapshot === null
-            ? (recovered?.link.events ?? 0)
-            : recovered.link.events - snapshot.hash.events,
+        // The events the start replayed: after the snapshot it began from, or all of them.
+        sinceLast: (recovered?.link.events ?? 0) - (snapshot?.hash.events ?? 0),
       },
       {
         kernel: () => kernel.snapshot(),
