@@ -1,211 +1,198 @@
 /**
  * The swarm campaign: the long fault-swarm check that `npm test` does not run (scripts/swarm-campaign.sh
- * starts it; README "Swarm campaign").
+ * starts it; docs/testing.md "Swarm campaign").
  *
- *   npx tsx scripts/swarm-campaign.ts [--seeds N] [--workers W] [--part e4|generated|both] [--out DIR]
+ *   npx tsx scripts/swarm-campaign.ts [--seeds N] [--scenario-seeds S] [--workers W]
+ *                                     [--part e4,scenarios,generated,residents] [--out DIR]
  *
- * Two parts, each over N seeds (10 000 unless told):
- *  - e4: `homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..N --swarm --json` on W
- *    workers; every failing seed is run again here for its whole report.
- *  - generated: the generated-scenario property's scenarios (properties/scenario-arbitrary.ts), each
- *    run under the swarm. Scenario i (1..N) is the i-th value of `fc.sample(scenarioJsonArb, {seed: GENERATED_SEED})`
- *    with its `seed` set to i, so the swarm's active sites are those of seed i. With W > 1 the indices
- *    are split over W processes of this script (index ≡ k mod W).
+ * Four parts, every one under the swarm:
+ *  - e4: `homeagent sim sweep scenarios/e4-priority-stress.json --seeds 1..N --swarm --json` on W workers;
+ *    every failing seed is run again here for its whole report.
+ *  - scenarios: every scenario file under scenarios/ and scenarios/regressions/, at seeds 1..S each.
+ *  - generated: N generated root scenarios (stops, tools, MCP servers, crashes; swarm-campaign/runs.ts).
+ *  - residents: N generated scenarios with resident and rt children.
+ * The last three run in this process, or on W processes of this script that each take every W-th run.
  *
- * A run passes when it has no violation and every submitted task has exactly one terminal event (the
- * `oneTerminal` verdict of a `--swarm` run). The summary counts runs, the runs that failed, the
- * violations by invariant, the lost tasks (submitted without exactly one terminal), runs/s and wall
- * time; each failure is written to DIR as a scenario file with the command that reproduces it. Exit 0
- * when nothing failed, 1 otherwise.
+ * A run passes when it has no violation its scenario does not expect and every submitted task has exactly
+ * one terminal event (the `oneTerminal` verdict of a `--swarm` run). The summary counts, per part, runs,
+ * failed runs, violations by invariant, lost tasks, runs/s and wall time, and how many runs reached each
+ * listed "sometimes" state (src/sim/report/reached.ts; per file for the scenarios part). Each failing
+ * generated scenario is written to DIR with the command that reproduces it. Exit 0 when no run failed and
+ * every listed state was reached somewhere in the campaign, 1 otherwise.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import fc from 'fast-check';
-import { loadScenarioFile, type Scenario } from '../src/sim/scenario/index.ts';
-import type { Report } from '../src/sim/report/index.ts';
-import { runScenario } from '../src/sim/simulation.ts';
-import { Swarm } from '../src/sim/swarm.ts';
-import { scenarioJsonArb } from '../properties/scenario-arbitrary.ts';
-import type { ScenarioJson } from '../properties/scenario-json.ts';
-import { parsed } from '../properties/scenario-checks.ts';
+import { loadScenarioFile } from '../src/sim/scenario/index.ts';
+import type { ReachedState } from '../src/sim/report/index.ts';
+import {
+  failed,
+  itemName,
+  runItems,
+  runOne,
+  scenarioFiles,
+  ScenarioSource,
+  type InProcessPart,
+} from './swarm-campaign/runs.ts';
+import {
+  addRun,
+  formatPart,
+  mergeTallies,
+  neverReached,
+  noneReached,
+  summarize,
+  type Failure,
+  type PartSummary,
+  type PartTally,
+} from './swarm-campaign/tally.ts';
 
-/** The fast-check seed of the generated scenarios: fixed, so a campaign is the same every time. */
-const GENERATED_SEED = 20_251_111;
 const E4 = 'scenarios/e4-priority-stress.json';
+const PARTS = ['e4', 'scenarios', 'generated', 'residents'] as const;
+type Part = (typeof PARTS)[number];
+const IN_PROCESS: readonly InProcessPart[] = ['scenarios', 'generated', 'residents'];
 
 interface Options {
   readonly seeds: number;
+  readonly scenarioSeeds: number;
   readonly workers: number;
-  readonly part: 'e4' | 'generated' | 'both';
+  readonly parts: readonly Part[];
   readonly out: string;
-  /** Internal: run only the generated indices ≡ index (mod count) and print their results as JSON. */
+  /** Internal: run only the in-process runs ≡ index (mod count) and print their tallies as JSON. */
   readonly shard: { readonly index: number; readonly count: number } | null;
 }
 
-/** One run's verdict, as the campaign counts it. */
-interface RunVerdict {
-  readonly seed: number;
-  readonly violations: readonly { readonly invariant: string; readonly message: string }[];
-  /** Submitted tasks without exactly one terminal event. */
-  readonly lost: readonly string[];
-  readonly sites: readonly string[];
-}
+// ---------------------------------------------------------------- the E4 sweep
 
-interface PartSummary {
-  readonly part: string;
+interface SweepSummary {
   readonly runs: number;
-  readonly failedRuns: number;
-  readonly violations: number;
-  readonly violationsByInvariant: Readonly<Record<string, number>>;
-  readonly lostTasks: number;
-  readonly runsPerSecond: number;
-  readonly wallMs: number;
-  readonly failures: readonly (RunVerdict & { readonly command: string })[];
-}
-
-/** The swarm verdicts of one report: its violations and the tasks `oneTerminal` names. */
-function verdictOf(report: Report): RunVerdict {
-  const oneTerminal = report.expectations.find((x) => x.name === 'oneTerminal');
-  const lost = Array.isArray(oneTerminal?.actual) ? (oneTerminal.actual as string[]) : [];
-  return {
-    seed: report.seed,
-    violations: report.violations.map((v) => ({ invariant: v.invariant, message: v.message })),
-    lost,
-    sites: report.swarm?.sites ?? [],
-  };
-}
-
-/** One --swarm run's verdict; a run that throws (a kernel assertion, say) is a CRASH violation. */
-async function swarmVerdict(scenario: Scenario, seed: number): Promise<RunVerdict> {
-  try {
-    const outcome = await runScenario(scenario, { seed, swarm: true });
-    if (outcome.kind !== 'report') throw new Error(`unusable scenario: ${JSON.stringify(outcome.problems)}`);
-    return verdictOf(outcome.report);
-  } catch (err) {
-    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    return { seed, violations: [{ invariant: 'CRASH', message }], lost: [], sites: Swarm.forSeed(seed).active };
-  }
-}
-
-function failed(v: RunVerdict): boolean {
-  return v.violations.length > 0 || v.lost.length > 0;
-}
-
-function summarize(part: string, runs: number, wallMs: number, failures: PartSummary['failures']): PartSummary {
-  const byInvariant: Record<string, number> = {};
-  for (const f of failures)
-    for (const v of f.violations) byInvariant[v.invariant] = (byInvariant[v.invariant] ?? 0) + 1;
-  return {
-    part,
-    runs,
-    failedRuns: failures.length,
-    violations: failures.reduce((n, f) => n + f.violations.length, 0),
-    violationsByInvariant: byInvariant,
-    lostTasks: failures.reduce((n, f) => n + f.lost.length, 0),
-    runsPerSecond: Math.round((runs * 1000 * 10) / Math.max(wallMs, 1)) / 10,
-    wallMs: Math.round(wallMs),
-    failures,
-  };
-}
-
-// ---------------------------------------------------------------- part 1: the E4 sweep
-
-interface SweepFailure {
-  readonly seed: number;
-  readonly firstFailure: string | null;
+  readonly failures: readonly { readonly seed: number }[];
+  readonly reached: Record<ReachedState, number>;
 }
 
 async function e4Part(opts: Options): Promise<PartSummary> {
   const started = performance.now();
-  const args = [
-    'bin/homeagent.js',
-    'sim',
-    'sweep',
-    E4,
-    '--seeds',
-    `1..${opts.seeds}`,
-    '--swarm',
-    '--workers',
-    String(opts.workers),
-    '--json',
-  ];
-  const { stdout, code } = await capture(process.execPath, args);
+  const args = ['bin/homeagent.js', 'sim', 'sweep', E4, '--seeds', `1..${opts.seeds}`, '--swarm'];
+  const { stdout, code } = await capture(process.execPath, [...args, '--workers', String(opts.workers), '--json']);
   if (code !== 0 && code !== 1) throw new Error(`sim sweep exited ${String(code)}`);
-  const summary = JSON.parse(stdout) as { runs: number; failures: SweepFailure[] };
+  const sweep = JSON.parse(stdout) as SweepSummary;
   const wallMs = performance.now() - started;
   const loaded = loadScenarioFile(E4);
   if (!loaded.ok) throw new Error(`${E4}: ${JSON.stringify(loaded.problems)}`);
-  const failures = [];
-  for (const f of summary.failures) {
-    const verdict = await swarmVerdict(loaded.scenario, f.seed);
+  const failures: Failure[] = [];
+  for (const f of sweep.failures) {
+    const { reached: _reached, ...verdict } = await runOne(
+      { part: 'scenarios', file: E4, seed: f.seed },
+      loaded.scenario,
+    );
     failures.push({ ...verdict, command: `npx homeagent sim run ${E4} --seed ${f.seed} --swarm` });
   }
-  return summarize('e4 sweep', summary.runs, wallMs, failures);
-}
-
-// ---------------------------------------------------------------- part 2: generated scenarios
-
-/** The generated scenario of index i (1-based), its seed set to i. */
-function generatedScenarios(count: number): ScenarioJson[] {
-  return fc
-    .sample(scenarioJsonArb, { seed: GENERATED_SEED, numRuns: count })
-    .map((json, k) => ({ ...json, seed: k + 1 }));
-}
-
-async function generatedShard(
-  seeds: number,
-  index: number,
-  count: number,
-  out: string,
-): Promise<{ runs: number; failures: PartSummary['failures'] }> {
-  const all = generatedScenarios(seeds);
-  const failures = [];
-  let runs = 0;
-  for (let i = index; i <= seeds; i += count) {
-    const json = all[i - 1] as ScenarioJson;
-    const verdict = await swarmVerdict(parsed(json), i);
-    runs += 1;
-    if (!failed(verdict)) continue;
-    mkdirSync(out, { recursive: true });
-    const file = join(out, `generated-${i}.json`);
-    writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-    failures.push({ ...verdict, command: `npx homeagent sim run ${file} --swarm` });
-  }
-  return { runs, failures };
-}
-
-async function generatedPart(opts: Options): Promise<PartSummary> {
-  const started = performance.now();
-  if (opts.workers <= 1) {
-    const { runs, failures } = await generatedShard(opts.seeds, 1, 1, opts.out);
-    return summarize('generated', runs, performance.now() - started, failures);
-  }
-  const shards = await Promise.all(
-    Array.from({ length: opts.workers }, async (_, k) => {
-      const args = [
-        '--import',
-        'tsx',
-        'scripts/swarm-campaign.ts',
-        '--seeds',
-        String(opts.seeds),
-        '--out',
-        opts.out,
-        '--shard',
-        `${k + 1}/${opts.workers}`,
-      ];
-      const { stdout, code } = await capture(process.execPath, args);
-      if (code !== 0) throw new Error(`generated shard ${k + 1}/${opts.workers} exited ${String(code)}`);
-      return JSON.parse(stdout) as { runs: number; failures: PartSummary['failures'] };
-    }),
-  );
-  const failures = shards.flatMap((s) => s.failures).sort((a, b) => a.seed - b.seed);
+  // `sim sweep` runs on W workers; its wall time stands for its runs' time on one worker.
+  const runMs = wallMs * opts.workers;
   return summarize(
-    'generated',
-    shards.reduce((n, s) => n + s.runs, 0),
-    performance.now() - started,
-    failures,
+    { part: 'e4', runs: sweep.runs, runMs, failures, reached: { ...noneReached(), ...sweep.reached }, byScenario: {} },
+    wallMs,
   );
+}
+
+// ---------------------------------------------------------------- the in-process parts
+
+type MutableTally = {
+  part: string;
+  runs: number;
+  runMs: number;
+  failures: Failure[];
+  reached: Record<ReachedState, number>;
+  byScenario: Record<string, ReachedState[]>;
+};
+
+/** The runs ≡ index (mod count) of the in-process parts asked for, tallied per part. */
+async function shard(opts: Options, index: number, count: number): Promise<PartTally[]> {
+  const wanted = (p: InProcessPart): boolean => opts.parts.includes(p);
+  const files = wanted('scenarios') ? scenarioFiles('scenarios') : [];
+  const generated = wanted('generated') ? opts.seeds : 0;
+  const residents = wanted('residents') ? opts.seeds : 0;
+  const source = new ScenarioSource(generated, residents);
+  const tallies = new Map<InProcessPart, MutableTally>(
+    IN_PROCESS.filter(wanted).map((p) => [
+      p,
+      { part: p, runs: 0, runMs: 0, failures: [], reached: noneReached(), byScenario: {} },
+    ]),
+  );
+  const items = runItems(files, opts.scenarioSeeds, generated, residents);
+  for (let i = index - 1; i < items.length; i += count) {
+    const item = items[i];
+    if (item === undefined) break;
+    const scenario = source.scenario(item);
+    const startedMs = performance.now();
+    const verdict = await runOne(item, scenario);
+    const runMs = performance.now() - startedMs;
+    const tally = tallies.get(item.part);
+    if (tally === undefined) continue;
+    const failure = failed(verdict) ? { ...withoutReached(verdict), command: reproduce(opts.out, source, item) } : null;
+    addRun(tally, verdict, runMs, failure, item.part === 'scenarios');
+  }
+  return [...tallies.values()];
+}
+
+function withoutReached<T extends { reached: unknown }>(v: T): Omit<T, 'reached'> {
+  const { reached: _reached, ...rest } = v;
+  return rest;
+}
+
+/** The command that runs a failing run again; a generated scenario is written to DIR first. */
+function reproduce(out: string, source: ScenarioSource, item: Parameters<ScenarioSource['json']>[0]): string {
+  const json = source.json(item);
+  if (json === null)
+    return `npx homeagent sim run ${itemName(item)} --seed ${item.part === 'scenarios' ? item.seed : 0} --swarm`;
+  mkdirSync(out, { recursive: true });
+  const file = join(out, `${itemName(item)}.json`);
+  writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+  return `npx homeagent sim run ${file} --swarm`;
+}
+
+async function inProcessParts(opts: Options): Promise<PartSummary[]> {
+  const started = performance.now();
+  let shards: PartTally[][];
+  if (opts.workers <= 1) shards = [await shard(opts, 1, 1)];
+  else
+    shards = await Promise.all(
+      Array.from({ length: opts.workers }, async (_, k) => {
+        const args = [
+          '--import',
+          'tsx',
+          'scripts/swarm-campaign.ts',
+          ...passOn(opts),
+          '--shard',
+          `${k + 1}/${opts.workers}`,
+        ];
+        const { stdout, code } = await capture(process.execPath, args);
+        if (code !== 0) throw new Error(`shard ${k + 1}/${opts.workers} exited ${String(code)}`);
+        return JSON.parse(stdout) as PartTally[];
+      }),
+    );
+  const wallMs = performance.now() - started;
+  return IN_PROCESS.filter((p) => opts.parts.includes(p)).map((p) =>
+    summarize(
+      mergeTallies(
+        p,
+        shards.map((s) => s.find((t) => t.part === p)).filter((t) => t !== undefined),
+      ),
+      wallMs,
+    ),
+  );
+}
+
+function passOn(opts: Options): string[] {
+  return [
+    '--seeds',
+    String(opts.seeds),
+    '--scenario-seeds',
+    String(opts.scenarioSeeds),
+    '--part',
+    opts.parts.join(','),
+    '--out',
+    opts.out,
+  ];
 }
 
 // ---------------------------------------------------------------- the command
@@ -234,54 +221,45 @@ function parseOptions(argv: readonly string[]): Options {
     if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer, got ${String(text)}`);
     return n;
   };
-  const part = value('--part') ?? 'both';
-  if (part !== 'e4' && part !== 'generated' && part !== 'both')
-    throw new Error(`--part must be e4, generated or both, got ${part}`);
+  const parts = (value('--part') ?? PARTS.join(',')).split(',');
+  for (const p of parts)
+    if (!(PARTS as readonly string[]).includes(p))
+      throw new Error(`--part takes a list of ${PARTS.join(', ')}; got ${p}`);
   const shardText = value('--shard');
   const m = shardText === undefined ? null : /^([0-9]+)\/([0-9]+)$/.exec(shardText);
-  const shard = m === null ? null : { index: Number(m[1]), count: Number(m[2]) };
   return {
     seeds: int('--seeds', 10_000),
+    scenarioSeeds: int('--scenario-seeds', 200),
     workers: int('--workers', 1),
-    part,
+    parts: parts as Part[],
     out: value('--out') ?? 'reports/swarm-campaign',
-    shard,
+    shard: m === null ? null : { index: Number(m[1]), count: Number(m[2]) },
   };
-}
-
-function formatPart(s: PartSummary): string {
-  const lines = [
-    `${s.part}: ${s.runs} runs, ${s.failedRuns} failed, ${s.violations} violation(s), ${s.lostTasks} lost task(s); ` +
-      `${s.runsPerSecond} runs/s, wall ${(s.wallMs / 1000).toFixed(1)} s`,
-  ];
-  const by = Object.entries(s.violationsByInvariant);
-  if (by.length > 0) lines.push(`  violations by invariant: ${by.map(([k, n]) => `${k} ${n}`).join(', ')}`);
-  for (const f of s.failures.slice(0, 20)) {
-    const first = f.violations[0];
-    const what = first !== undefined ? `${first.invariant}: ${first.message}` : `lost tasks ${f.lost.join(', ')}`;
-    lines.push(`  seed ${f.seed} [${f.sites.join(', ')}] ${what}`, `    ${f.command}`);
-  }
-  if (s.failures.length > 20) lines.push(`  … and ${s.failures.length - 20} more (see the JSON summary)`);
-  return lines.join('\n');
 }
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2));
   if (opts.shard !== null) {
-    const result = await generatedShard(opts.seeds, opts.shard.index, opts.shard.count, opts.out);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.stdout.write(`${JSON.stringify(await shard(opts, opts.shard.index, opts.shard.count))}\n`);
     return 0;
   }
   const parts: PartSummary[] = [];
-  if (opts.part !== 'generated') parts.push(await e4Part(opts));
-  if (opts.part !== 'e4') parts.push(await generatedPart(opts));
+  if (opts.parts.includes('e4')) parts.push(await e4Part(opts));
+  if (IN_PROCESS.some((p) => opts.parts.includes(p))) parts.push(...(await inProcessParts(opts)));
+  const never = neverReached(parts);
   mkdirSync(opts.out, { recursive: true });
-  writeFileSync(
-    join(opts.out, 'summary.json'),
-    `${JSON.stringify({ seeds: opts.seeds, workers: opts.workers, parts }, null, 2)}\n`,
-  );
-  process.stdout.write(`${parts.map(formatPart).join('\n')}\nsummary: ${join(opts.out, 'summary.json')}\n`);
-  return parts.every((p) => p.failedRuns === 0) ? 0 : 1;
+  const summary = {
+    seeds: opts.seeds,
+    scenarioSeeds: opts.scenarioSeeds,
+    workers: opts.workers,
+    neverReached: never,
+    parts,
+  };
+  writeFileSync(join(opts.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  const verdict =
+    never.length === 0 ? 'every listed state was reached' : `never reached in the whole campaign: ${never.join(', ')}`;
+  process.stdout.write(`${parts.map(formatPart).join('\n')}\n${verdict}\nsummary: ${join(opts.out, 'summary.json')}\n`);
+  return parts.every((p) => p.failedRuns === 0) && never.length === 0 ? 0 : 1;
 }
 
 process.exitCode = await main();
