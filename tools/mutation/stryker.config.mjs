@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * `npm run mutation` (tools/mutation/run.js): StrykerJS over the kernel. Stryker lives in
- * tools/mutation/, installed on first use, so that `npm ci` and the `homeagent` start-up stay light.
+ * `npm run mutation` (tools/mutation/run.js): StrykerJS over the kernel and the production code around
+ * it. Stryker lives in tools/mutation/, installed on first use, so that `npm ci` and the `homeagent` start-up stay light.
  * The runner starts Stryker in the repository root, and Stryker resolves every path below from there.
  *
  * perTest coverage runs only the tests that reach a mutant; incremental mode reuses the verdicts in
@@ -19,20 +19,33 @@ const config = {
   vitest: { configFile: 'tools/mutation/vitest.config.ts' },
   coverageAnalysis: 'perTest',
   checkers: ['typescript'],
-  // The checker compiles only the mutated folders and what they import (the kernel, src/clock, and
-  // for the simulator's report and scenario reader a few simulator and boundary modules): a mutant
-  // that does not type-check is discarded before any test runs, and work in progress elsewhere in
-  // the tree cannot fail the check.
-  tsconfigFile: 'tools/mutation/tsconfig.kernel.json',
-  // The kernel, then the two public formats the simulator owns: the report it writes (docs/spec.md §12.3)
-  // and the scenario file it reads (docs/spec.md §12.1). The index files only re-export.
+  // The checker compiles src/ alone, not the tests: a mutant that does not type-check is discarded
+  // before any test runs, and work in progress in a test cannot fail the check.
+  tsconfigFile: 'tools/mutation/tsconfig.src.json',
+  // The kernel; the two public formats the simulator owns, the report it writes (docs/spec.md §12.3) and
+  // the scenario file it reads (docs/spec.md §12.1); and everything production adds around the kernel:
+  // the server, the model adapters, the Runtime, memory, the journal, tools, the trace file, telemetry
+  // and the timeline's pure model (lanes, tracks, page data; the browser programs themselves are
+  // JavaScript inlined into pages, tested by test/view/ and the browser suite). The index files only
+  // re-export. Each room can be run alone (`npm run mutation -- --mutate 'src/journal/**/*.ts'`) and
+  // is recorded in scores.json when a run covered it whole.
   mutate: [
     'src/kernel/**/*.ts',
-    '!src/kernel/index.ts',
     'src/sim/report/**/*.ts',
-    '!src/sim/report/index.ts',
     'src/sim/scenario/**/*.ts',
-    '!src/sim/scenario/index.ts',
+    'src/server/**/*.ts',
+    'src/models/**/*.ts',
+    'src/runtime/**/*.ts',
+    'src/memory/**/*.ts',
+    'src/journal/**/*.ts',
+    'src/tools/**/*.ts',
+    'src/trace-file/**/*.ts',
+    'src/telemetry/**/*.ts',
+    'src/view/lane-builder.ts',
+    'src/view/tracks.ts',
+    'src/view/model.ts',
+    'src/view/page-data.ts',
+    '!src/**/index.ts',
   ],
   // A static mutant (a module-level constant) forces a reload and the whole suite per mutant; the
   // kernel's module-level values are tables and defaults that the unit tests pin anyway.
