@@ -13,67 +13,18 @@ import { describe, expect, it } from 'vitest';
 import { SystemClock } from '../../src/clock/system-clock.ts';
 import { VirtualClock } from '../../src/clock/virtual-clock.ts';
 import type { Clock } from '../../src/clock/index.ts';
-import { Kernel } from '../../src/kernel/kernel.ts';
-import type { ModelChunk, ModelRequest, Provider, ToolCall } from '../../src/kernel/ports/provider.ts';
-import type { ToolResult, ToolRunner } from '../../src/kernel/ports/tool-runner.ts';
-import type { Command, KernelInput, Submission } from '../../src/kernel/protocol.ts';
-import type { Terminal } from '../../src/kernel/task/terminal.ts';
-import { TraceRecorder, type TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
-import { Runtime, type KernelDoor } from '../../src/runtime/runtime.ts';
+import type { ToolCall } from '../../src/kernel/ports/provider.ts';
+import type { ToolRunner } from '../../src/kernel/ports/tool-runner.ts';
+import type { Command } from '../../src/kernel/protocol.ts';
 import { CommandToolRunner } from '../../src/tools/command/command-tools.ts';
-import { TEST_TOOLS } from '../support/kernel-world.ts';
+import { alive, create, job, KERNEL_CANCEL, reasonOf, waitFor, world, type Seen, type World } from './cancel-world.ts';
 
-const USAGE = { inputTokens: 3, outputTokens: 2 };
 /** A root's model call answers after this long: its `resident_agents` call comes quickly. */
 const ROOT_MODEL_MS = 100;
 /** A child's model call answers after this long. */
 const CHILD_MODEL_MS = 1_000;
 /** Every fake tool call runs this long. */
 const TOOL_MS = 1_000;
-/** The Runtime's abort reason for every cancellation the kernel asks for. */
-const KERNEL_CANCEL = 'cancelled by the kernel';
-
-/** What the ports saw: each aborted call with its abort reason, and each tool call that settled. */
-interface Seen {
-  readonly aborted: { readonly call: string; readonly agent: string; readonly reason: string }[];
-  readonly settled: { readonly call: string; readonly result: ToolResult }[];
-}
-
-function reasonOf(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason.message : String(reason);
-}
-
-/**
- * The model, scripted by the task's first user message: `use <tool>` asks for that tool once, then
- * answers; `reclaim <id>` / `destroy <id>` has the root call `resident_agents`; anything else is
- * answered, after `latencyMs` of the agent.
- */
-function scriptedProvider(clock: Clock, seen: Seen, latencyMs: (agent: string) => number): Provider {
-  return {
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-      signal.addEventListener(
-        'abort',
-        () => seen.aborted.push({ call: `model ${request.task}`, agent: request.agent, reason: reasonOf(signal) }),
-        { once: true },
-      );
-      await clock.sleep(latencyMs(request.agent), signal);
-      const said = request.messages.find((m) => m.role === 'user')?.content ?? '';
-      const use = /^use (\S+)/.exec(said);
-      const control = /^(reclaim|destroy) (\S+)/.exec(said);
-      if (request.replyIndex === 0 && (use !== null || control !== null)) {
-        const name = use !== null ? (use[1] ?? '') : 'resident_agents';
-        const args = control !== null ? JSON.stringify({ action: control[1], id: control[2] }) : '{}';
-        yield { type: 'tool_call', index: 0, id: `call-${request.task}`, name, argsDelta: args };
-        yield { type: 'done', finishReason: 'tool_calls', usage: USAGE };
-        return;
-      }
-      yield { type: 'text', text: `did ${said}` };
-      yield { type: 'done', finishReason: 'stop', usage: USAGE };
-    },
-  };
-}
-
 /** The virtual worlds' model latencies: the children's calls are slow, the root's quick. */
 const virtualLatency = (agent: string): number => (agent === 'root' ? ROOT_MODEL_MS : CHILD_MODEL_MS);
 
@@ -91,73 +42,6 @@ function sleepingTools(clock: Clock, seen: Seen): ToolRunner {
     },
   };
 }
-
-/** Records what every tool call of `inner` settled with. */
-function recording(inner: ToolRunner, seen: Seen): ToolRunner {
-  return {
-    async run(call, ctx) {
-      const result = await inner.run(call, ctx);
-      seen.settled.push({ call: `tool ${ctx.task}`, result });
-      return result;
-    },
-  };
-}
-
-interface World {
-  readonly runtime: Runtime;
-  readonly trace: TraceEvent[];
-  /** Every command the kernel left, in order. */
-  readonly commands: Command[];
-  readonly replies: Map<string, Terminal>;
-  readonly seen: Seen;
-  /** Kernel errors (bugs): none is expected. */
-  readonly fatal: unknown[];
-}
-
-interface WorldOptions {
-  readonly tools: (seen: Seen) => ToolRunner;
-  readonly toolSpecs?: typeof TEST_TOOLS;
-  readonly latencyMs?: (agent: string) => number;
-}
-
-function world(clock: Clock, options: WorldOptions): World {
-  const seen: Seen = { aborted: [], settled: [] };
-  const rec = new TraceRecorder();
-  const kernel = new Kernel({ verify: true, tools: options.toolSpecs ?? TEST_TOOLS }, rec);
-  const commands: Command[] = [];
-  // The kernel's door as the Runtime sees it, with every command it hands over written down.
-  const door: KernelDoor = {
-    feed: (input: KernelInput, nowMs: number) => kernel.feed(input, nowMs),
-    takeCommands: () => {
-      const taken = kernel.takeCommands();
-      commands.push(...taken);
-      return taken;
-    },
-  };
-  const replies = new Map<string, Terminal>();
-  const fatal: unknown[] = [];
-  const provider = scriptedProvider(clock, seen, options.latencyMs ?? virtualLatency);
-  const runtime = new Runtime(
-    door,
-    { clock, provider, tools: recording(options.tools(seen), seen) },
-    { onReply: (task, terminal) => replies.set(task, terminal), onFatal: (err) => fatal.push(err) },
-  );
-  return { runtime, trace: rec.events, commands, replies, seen, fatal };
-}
-
-function create(w: World, id: string, parent?: string): void {
-  const input: KernelInput =
-    parent === undefined ? { type: 'child.create', spec: { id } } : { type: 'child.create', parent, spec: { id } };
-  expect(w.runtime.feed(input)).toEqual({ kind: 'created' });
-}
-
-const job = (id: string, agent: string, text: string): Submission => ({
-  id,
-  cls: 'queued',
-  text,
-  source: 'user',
-  agent,
-});
 
 function flush(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -217,7 +101,7 @@ const IN_CHILD_TOOL_MS = CHILD_MODEL_MS + 200;
 describe('Runtime: a child destroyed or reclaimed with a call in flight', () => {
   it.each(REMOVALS)('$name aborts the child’s model call at the port, traced model.cancel', async ({ by, remove }) => {
     const clock = new VirtualClock();
-    const w = world(clock, { tools: (seen) => sleepingTools(clock, seen) });
+    const w = world(clock, { tools: (seen) => sleepingTools(clock, seen), latencyMs: virtualLatency });
     create(w, 'c1');
     w.runtime.submit(job('job', 'c1', 'hold on'));
     clock.setTimer(IN_CHILD_MODEL_MS, () => remove(w, 'c1'));
@@ -251,7 +135,7 @@ describe('Runtime: a child destroyed or reclaimed with a call in flight', () => 
     '$name aborts the child’s tool call at the port, which never ends in the trace',
     async ({ by, remove }) => {
       const clock = new VirtualClock();
-      const w = world(clock, { tools: (seen) => sleepingTools(clock, seen) });
+      const w = world(clock, { tools: (seen) => sleepingTools(clock, seen), latencyMs: virtualLatency });
       create(w, 'c1');
       w.runtime.submit(job('job', 'c1', 'use search'));
       clock.setTimer(IN_CHILD_TOOL_MS, () => remove(w, 'c1'));
@@ -275,7 +159,7 @@ describe('Runtime: a child destroyed or reclaimed with a call in flight', () => 
 
   it.each(REMOVALS)('$name of a parent aborts its child’s tool call and its own model call', async ({ remove }) => {
     const clock = new VirtualClock();
-    const w = world(clock, { tools: (seen) => sleepingTools(clock, seen) });
+    const w = world(clock, { tools: (seen) => sleepingTools(clock, seen), latencyMs: virtualLatency });
     create(w, 'c1');
     create(w, 'g1', 'c1');
     w.runtime.submit(job('leaf', 'g1', 'use fetch'));
@@ -333,7 +217,7 @@ describe('Runtime: a command-line tool of a child that goes away', () => {
         },
       ]);
       // The model answers at once: only the tool takes time.
-      const w = world(new SystemClock(), { tools: () => runner, toolSpecs: runner.specs(), latencyMs: () => 0 });
+      const w = world(new SystemClock(), { tools: () => runner, toolSpecs: runner.specs() });
       create(w, 'c1');
       create(w, 'g1', 'c1');
       w.runtime.submit(job('job', agent, 'use search'));
@@ -354,23 +238,3 @@ describe('Runtime: a command-line tool of a child that goes away', () => {
     }
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // ESRCH: no such process. Anything else (EPERM) means it exists.
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
-/** Polls `probe` every 10 ms for up to 3 s; fails when it never answers. */
-async function waitFor<T>(probe: () => T | null): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const value = probe();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('waited 3 s in vain');
-}
