@@ -97,7 +97,7 @@ export function world(clock: Clock, options: WorldOptions): World {
   const commands: Command[] = [];
   // The kernel's door as the Runtime sees it, with every command it hands over written down.
   const door: KernelDoor = {
-    feed: (input: KernelInput, nowMs: number) => kernel.feed(input, nowMs),
+    feed: kernel.feed.bind(kernel),
     takeCommands: () => {
       const taken = kernel.takeCommands();
       commands.push(...taken);
@@ -139,12 +139,13 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Polls `probe` every 10 ms for up to 3 s; fails when it never answers. */
+/** Polls `probe` every 10 ms for up to 5 s (a loaded machine is slow); fails when it never answers. */
 export async function waitFor<T>(probe: () => T | null): Promise<T> {
-  for (let i = 0; i < 300; i++) {
+  const untilMs = Date.now() + 5_000;
+  while (Date.now() < untilMs) {
     const value = probe();
     if (value !== null) return value;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error('waited 3 s in vain');
+  throw new Error('waited 5 s in vain');
 }
