@@ -19,7 +19,7 @@ import type { Submission, SubmitResult, Terminal } from '../kernel/index.ts';
 import { readJsonBody, sendError, sendJson, sendUnavailable, type Unavailable } from './http-io.ts';
 import { checkInput, checkInterrupt, type Checked } from './http-schemas.ts';
 import { parseLastEventId, SseStream } from './sse.ts';
-import { terminalBody, type TaskBoard, type TaskEvent, type TerminalBody } from './task-board.ts';
+import { ENDED_TASKS_KEPT, terminalBody, type TaskBoard, type TaskEvent, type TerminalBody } from './task-board.ts';
 
 export const HTTP_SOURCE = 'http';
 export const TASK_HEADER = 'Homeagent-Task';
@@ -255,8 +255,9 @@ function retryAfter(body: TerminalBody): Record<string, string> {
   return body.reason === 'queue_full' ? { 'retry-after': '1' } : {};
 }
 
+/** A task is forgotten once ENDED_TASKS_KEPT ended tasks are newer than it (task-board.ts). */
 function unknownTask(task: string): string {
-  return `no task ${JSON.stringify(task)}: it never existed, or it ended more than 1000 tasks ago`;
+  return `no task ${JSON.stringify(task)}: it never existed, or it is no longer among the last ${ENDED_TASKS_KEPT} ended tasks`;
 }
 
 /** Answers 503 when no new input is accepted now; true when it did. */

@@ -2,8 +2,9 @@
  * A Streamable HTTP MCP server for the tests, made with the SDK's own server classes on 127.0.0.1 (one
  * session per client, as a real server keeps them). Its tools:
  *  - `add` {a: number, b: number}: the sum, as text;
- *  - `wait` {ms: number}: answers after `ms`, or never once cancelled; every cancellation the server
- *    receives (notifications/cancelled aborts the handler's signal) is counted in `cancelled`;
+ *  - `wait` {ms: number}: answers after `ms`, or never once cancelled; every call that reached the
+ *    tool is counted in `waiting`, and every cancellation the server receives for one
+ *    (notifications/cancelled aborts the handler's signal) in `cancelled`;
  *  - `whoami`: the `authorization` header it was sent, as text (to watch secrets being redacted);
  *  - `big`: 2 MiB of text; `fails`: a result with `isError`; `picture`: an image and a text.
  * `calls` counts the `tools/call` requests that reach the HTTP endpoint, whatever happens to them.
@@ -18,6 +19,8 @@ import { z } from 'zod';
 
 export interface HttpMcpServer {
   readonly url: string;
+  /** Calls of `wait` that reached the tool: from then on a cancellation is counted. */
+  readonly waiting: number;
   /** Calls of `wait` whose cancellation reached the server. */
   readonly cancelled: number;
   /** How many `tools/call` requests arrived at the endpoint. */
@@ -28,7 +31,7 @@ export interface HttpMcpServer {
 
 export async function startHttpMcpServer(): Promise<HttpMcpServer> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
-  const state = { cancelled: 0, calls: 0 };
+  const state = { waiting: 0, cancelled: 0, calls: 0 };
 
   const make = (): McpServer => {
     const server = new McpServer({ name: 'test-http', version: '1.0.0' });
@@ -36,6 +39,7 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
       return { content: [{ type: 'text', text: String(a + b) }] };
     });
     server.registerTool('wait', { description: 'Waits.', inputSchema: { ms: z.number() } }, ({ ms }, extra) => {
+      state.waiting += 1;
       return new Promise((resolve) => {
         const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: `waited ${ms} ms` }] }), ms);
         extra.signal.addEventListener('abort', () => {
@@ -95,6 +99,9 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
   if (address === null || typeof address === 'string') throw new Error('no address');
   return {
     url: `http://127.0.0.1:${address.port}/mcp`,
+    get waiting() {
+      return state.waiting;
+    },
     get cancelled() {
       return state.cancelled;
     },
