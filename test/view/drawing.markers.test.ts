@@ -148,7 +148,9 @@ describe('markers', () => {
 
 describe('terminals', () => {
   it.each([
-    ['scenarios/q5-interrupt-overflow.json', ['a1 dropped', 'a2 dropped', 'a3 dropped']],
+    // a6 is dropped the instant it arrives, c and d are refused the instant they arrive: lives of no length.
+    ['scenarios/q5-interrupt-overflow.json', ['a1 dropped', 'a2 dropped', 'a3 dropped', 'a6 dropped']],
+    ['scenarios/q4-backpressure.json', ['c skipped', 'd skipped']],
     ['scenarios/k1-tool-panic-scheduler-continues.json', ['bad failed']],
     ['scenarios/p11-builtin-stop-button.json', ['mid cancelled', 'w1 cancelled', 'w2 cancelled']],
   ])('%s: a cross at the end of each task that did not end done, on its row', async (file, expected) => {
