@@ -161,22 +161,26 @@ export class LaneBuilder {
   }
 
   private move(task: TaskRow, state: SpanState, t: number): void {
-    this.close(task, t);
+    const closed = this.close(task, t);
+    // A task that waited no time at all (started the instant it was submitted) has no waiting span. One
+    // that ended the instant it arrived (refused, dropped) keeps it: it is the task's only span, and the
+    // page finds the tasks whose terminal it draws on a task row through their spans there.
+    if (closed?.state === 'waiting' && closed.endMs === closed.startMs && task.spans.at(-1) === closed)
+      task.spans.pop();
     const span: Span = { startMs: t, endMs: t, state };
     task.spans.push(span);
     this.open.set(task.index, span);
     if (state === 'waiting') this.countWaiting(t, 1);
   }
 
-  private close(task: TaskRow, t: number): void {
+  /** Ends the task's open span at t; returns it, or undefined when the task had none. */
+  private close(task: TaskRow, t: number): Span | undefined {
     const span = this.open.get(task.index);
-    if (span === undefined) return;
+    if (span === undefined) return undefined;
     span.endMs = t;
     this.open.delete(task.index);
     if (span.state === 'waiting') this.countWaiting(t, -1);
-    // A task that waited no time at all (started the instant it was submitted) has no waiting span.
-    if (span.endMs === span.startMs && span.state === 'waiting' && task.spans[task.spans.length - 1] === span)
-      task.spans.pop();
+    return span;
   }
 
   private countWaiting(t: number, delta: number): void {

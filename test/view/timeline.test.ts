@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTimeline, parseTrace, type Lane, type TimelineModel } from '../../src/view/index.ts';
+import { start, submitted, terminal } from './trace-events.ts';
 import { lines, traceOf } from './trace-lines.ts';
 
 function model(text: string): TimelineModel {
@@ -215,6 +216,24 @@ describe('traces the simulator does not write', () => {
       ['running', 2, 9],
     ]);
     expect(lane.running).toEqual([{ startMs: 2, endMs: 9, task: 0 }]);
+  });
+
+  it('keeps the waiting span of no length of a task that ended the instant it arrived, not of one that started', () => {
+    const lane = onlyLane(
+      model(
+        lines(
+          submitted(0, 'run'),
+          start(0, 'run'),
+          submitted(5, 'refused'),
+          terminal(5, 'refused', 'skipped', 'queue_full'),
+          terminal(9, 'run'),
+        ),
+      ),
+    );
+    expect(lane.tasks.map((t) => [t.id, t.spans.map((s) => [s.state, s.startMs, s.endMs])])).toEqual([
+      ['run', [['running', 0, 9]]],
+      ['refused', [['waiting', 5, 5]]],
+    ]);
   });
 
   it('replays lines in (t, seq) order whatever their order in the file', () => {
