@@ -18,6 +18,7 @@ import type { ToolRunner } from '../../src/kernel/ports/tool-runner.ts';
 import type { Command } from '../../src/kernel/protocol.ts';
 import { CommandToolRunner } from '../../src/tools/command/command-tools.ts';
 import { alive, create, job, KERNEL_CANCEL, reasonOf, waitFor, world, type Seen, type World } from './cancel-world.ts';
+import { runToIdle } from './run-to-idle.ts';
 
 /** A root's model call answers after this long: its `resident_agents` call comes quickly. */
 const ROOT_MODEL_MS = 100;
@@ -41,21 +42,6 @@ function sleepingTools(clock: Clock, seen: Seen): ToolRunner {
       return { ok: true, output: `${call.name} done` };
     },
   };
-}
-
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-async function runToIdle(clock: VirtualClock): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
-    await flush();
-    if (!clock.runNext()) {
-      await flush();
-      if (clock.pendingCount() === 0) return;
-    }
-  }
-  throw new Error('the virtual clock did not go idle');
 }
 
 /** The events of one agent, as `type task` lines (the task or call id, where the event has one). */

@@ -18,6 +18,7 @@ import { TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { CommandToolRunner } from '../../src/tools/command/command-tools.ts';
 import { TEST_TOOLS } from '../support/kernel-world.ts';
+import { runToIdle } from './run-to-idle.ts';
 
 const DONE: ModelChunk = { type: 'done', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2 } };
 /** Every model call answers after this long; the first asks for a tool. */
@@ -28,21 +29,6 @@ const TOOL_MS = 100;
 const IN_MODEL_MS = 50;
 /** An instant inside the first tool call. */
 const IN_TOOL_MS = MODEL_MS + 50;
-
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-async function runToIdle(clock: VirtualClock): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
-    await flush();
-    if (!clock.runNext()) {
-      await flush();
-      if (clock.pendingCount() === 0) return;
-    }
-  }
-  throw new Error('the virtual clock did not go idle');
-}
 
 interface Seen {
   /** Model call ids and tool call ids whose signal was aborted, with the instant. */

@@ -16,27 +16,13 @@ import { TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
 import { TEST_TOOLS } from '../support/kernel-world.ts';
 import type { ToolRunner } from '../../src/kernel/ports/tool-runner.ts';
 import type { Terminal } from '../../src/kernel/task/terminal.ts';
+import { flush, runToIdle } from './run-to-idle.ts';
 
 const USAGE = { inputTokens: 3, outputTokens: 2 };
 const DONE: ModelChunk = { type: 'done', finishReason: 'stop', usage: USAGE };
 
 /** Lets every queued promise reaction run (microtasks drain before the next macrotask). */
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** Runs the virtual clock until no timer is pending and nothing is in flight. */
-async function runToIdle(clock: VirtualClock, maxTimers = 1_000): Promise<void> {
-  for (let i = 0; i < maxTimers; i++) {
-    await flush();
-    if (!clock.runNext()) {
-      await flush();
-      if (clock.pendingCount() === 0) return;
-    }
-  }
-  throw new Error('the virtual clock did not go idle');
-}
-
 interface FakeProvider extends Provider {
   readonly requests: ModelRequest[];
   /** Call ids whose signal was aborted. */
