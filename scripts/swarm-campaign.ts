@@ -142,8 +142,7 @@ function withoutReached<T extends { reached: unknown }>(v: T): Omit<T, 'reached'
 /** The command that runs a failing run again; a generated scenario is written to DIR first. */
 function reproduce(out: string, source: ScenarioSource, item: Parameters<ScenarioSource['json']>[0]): string {
   const json = source.json(item);
-  if (json === null)
-    return `npx homeagent sim run ${itemName(item)} --seed ${item.part === 'scenarios' ? item.seed : 0} --swarm`;
+  if (json === null) return `npx homeagent sim run ${itemName(item)} --seed ${itemSeed(item)} --swarm`;
   mkdirSync(out, { recursive: true });
   const file = join(out, `${itemName(item)}.json`);
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
