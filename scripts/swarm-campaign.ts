@@ -28,6 +28,7 @@ import type { ReachedState } from '../src/sim/report/index.ts';
 import {
   failed,
   itemName,
+  itemSeed,
   runItems,
   runOne,
   scenarioFiles,
