@@ -39,8 +39,8 @@ class RecordingFile implements OutputFile {
   }
 }
 
-function event(i: number): TraceEvent {
-  return { seq: i, t: i, agent: 'root', type: 'task.start', task: `q${i}`, from: 'queue' };
+function event(i: number, task = `q${i}`): TraceEvent {
+  return { seq: i, t: i, agent: 'root', type: 'task.start', task, from: 'queue' };
 }
 
 const FLUSH_UNITS = 1 << 16;
@@ -154,7 +154,7 @@ describe('TraceHasher with a file', () => {
     const h = new TraceHasher({ file, onFileError: (e) => errors.push(e) });
     const plain = new TraceHasher();
     const line = 'x'.repeat(FLUSH_UNITS);
-    const big: TraceEvent = { ...event(1), task: line };
+    const big = event(1, line);
     file.failAppends = true;
     for (const e of [big, event(2), big, event(3)]) {
       h.emit(e);
@@ -182,7 +182,7 @@ describe('TraceHasher with a file', () => {
     const file = new RecordingFile();
     const h = new TraceHasher({ file });
     file.failAppends = true;
-    expect(() => h.emit({ ...event(1), task: 'x'.repeat(FLUSH_UNITS) })).toThrow(/ENOSPC/);
+    expect(() => h.emit(event(1, 'x'.repeat(FLUSH_UNITS)))).toThrow(/ENOSPC/);
   });
 
   it('hashes the same whether the lines were fed in one batch or many (past the 32 Ki batch)', () => {
