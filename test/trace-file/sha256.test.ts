@@ -45,6 +45,21 @@ describe('Sha256', () => {
     );
   });
 
+  it('pads right at every length around the block and length-field boundaries', () => {
+    for (const n of [1, 54, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129]) {
+      expect(new Sha256().update('x'.repeat(n)).digest(), `${n} bytes`).toBe(native('x'.repeat(n)));
+      const fed = new Sha256();
+      for (let i = 0; i < n; i++) fed.update('y');
+      expect(fed.digest(), `${n} one-byte pieces`).toBe(native('y'.repeat(n)));
+    }
+  });
+
+  it('takes up a state at a block boundary, with an empty tail', () => {
+    const first = new Sha256().update('z'.repeat(128));
+    expect(first.state().tail).toBe('');
+    expect(new Sha256(first.state()).update('!').digest()).toBe(native(`${'z'.repeat(128)}!`));
+  });
+
   it('a digest does not end the hash', () => {
     const h = new Sha256().update('one');
     h.digest();
