@@ -48,7 +48,8 @@ function jsonValue(value: unknown, path: string): string {
     case 'number':
       if (!Number.isFinite(value))
         throw new AssertionError(`TRACE: ${path} is ${String(value)}; trace numbers must be finite`);
-      return Object.is(value, -0) ? '0' : String(value);
+      // String(-0) is "0", as JSON.stringify prints it: the strict twin agrees on -0 by itself.
+      return String(value);
     case 'object': {
       if (value === null) return 'null';
       if (Array.isArray(value)) {

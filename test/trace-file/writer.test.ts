@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { AssertionError } from '../../src/kernel/assert.ts';
 import type { TraceBody, TraceEvent } from '../../src/kernel/trace/vocabulary.ts';
+import { canonicalJson } from '../../src/trace-file/canonical-line.ts';
 import { canonicalLine, formatTraceLine, strictCanonicalLine, TraceHasher } from '../../src/trace-file/index.ts';
 import { Tracer, TraceRecorder } from '../../src/kernel/trace/vocabulary.ts';
 import { SAMPLES } from './samples.ts';
@@ -77,6 +78,27 @@ describe('canonicalLine', () => {
     expect(() => strictCanonicalLine({ ...SUBMITTED, t: Number.NaN })).toThrow(/TRACE: t is NaN/);
     const holey = { seq: 1, t: 0, agent: 'a', type: 'agent.stop', ended: [undefined] } as unknown as TraceEvent;
     expect(() => strictCanonicalLine(holey)).toThrow(/ended\[0\]/);
+  });
+
+  it('names the value it refuses by its path: a lead key, a body key, a nested field', () => {
+    const lead = (patch: Record<string, unknown>): TraceEvent => ({ ...SUBMITTED, ...patch }) as unknown as TraceEvent;
+    expect(() => strictCanonicalLine(lead({ seq: Infinity }))).toThrow(
+      'TRACE: seq is Infinity; trace numbers must be finite',
+    );
+    expect(() => strictCanonicalLine(lead({ agent: undefined }))).toThrow('TRACE: agent is undefined');
+    expect(() => strictCanonicalLine(lead({ type: Symbol('x') }))).toThrow('TRACE: type is symbol');
+    expect(() => strictCanonicalLine(lead({ source: () => 1 }))).toThrow('TRACE: source is function');
+    expect(() => canonicalJson({ a: { b: [1, NaN] } })).toThrow('TRACE: $.a.b[1] is NaN');
+    expect(() => canonicalJson(undefined)).toThrow('TRACE: $ is undefined');
+    expect(() => canonicalJson([0, { x: -Infinity }], 'header')).toThrow('TRACE: header[1].x is -Infinity');
+  });
+
+  it('writes plain data canonically: keys in insertion order, -0 as 0, no spaces', () => {
+    expect(canonicalJson({ b: 1, a: [true, false, null, -0, 1e21, 0.1], s: 'é"\n' })).toBe(
+      '{"b":1,"a":[true,false,null,0,1e+21,0.1],"s":"é\\"\\n"}',
+    );
+    expect(canonicalJson([])).toBe('[]');
+    expect(canonicalJson({})).toBe('{}');
   });
 });
 
