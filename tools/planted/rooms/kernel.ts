@@ -36,7 +36,7 @@ export const KERNEL_BUGS: readonly PlantedBug[] = [
     file: 'src/kernel/agent/calls.ts',
     find: "    this.ports.releaseCall(callId, task.id, 'early');\n    this.ports.trace(nowMs, { type: 'model.cancel'",
     replace: "    this.ports.trace(nowMs, { type: 'model.cancel'",
-    tests: ['test/kernel/agent/calls.test.ts'],
+    tests: ['test/kernel/agent/calls.test.ts', 'properties/kernel.regressions.test.ts'],
   },
   {
     id: 'kernel-cooldown-off-by-one',
@@ -54,6 +54,6 @@ export const KERNEL_BUGS: readonly PlantedBug[] = [
     file: 'src/kernel/scheduler/core.ts',
     find: 'running.lastSuspendedAtMs = nowMs;',
     replace: 'running.lastSuspendedAtMs ??= nowMs;',
-    tests: ['test/kernel/scheduler/core.test.ts', 'test/kernel/scheduler/core.starvation.test.ts'],
+    tests: ['test/kernel/scheduler/core.starvation.test.ts', 'properties/scheduler.regressions.test.ts'],
   },
 ];
