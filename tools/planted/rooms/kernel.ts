@@ -56,4 +56,22 @@ export const KERNEL_BUGS: readonly PlantedBug[] = [
     replace: 'running.lastSuspendedAtMs ??= nowMs;',
     tests: ['test/kernel/scheduler/core.starvation.test.ts', 'properties/scheduler.regressions.test.ts'],
   },
+  {
+    id: 'kernel-boost-uncapped',
+    room: 'kernel',
+    slip: 'effectiveLevel adds every preemption to the level: the starvation boost is not capped at two',
+    file: 'src/kernel/scheduler/levels.ts',
+    find: 'level + Math.min(task.preemptCount, PREEMPT_BOOST_MAX)',
+    replace: 'level + task.preemptCount',
+    tests: ['test/kernel/scheduler/levels.test.ts', 'test/kernel/scheduler/core.starvation.test.ts'],
+  },
+  {
+    id: 'kernel-queue-overflow-one-late',
+    room: 'kernel',
+    slip: '`>=` becomes `>` in the queued FIFO bound: the queue holds maxQueue + 1 tasks before it overflows',
+    file: 'src/kernel/scheduler/core.ts',
+    find: 'if (this.queue.length >= bound) {',
+    replace: 'if (this.queue.length > bound) {',
+    tests: ['test/kernel/scheduler/core.queues.test.ts'],
+  },
 ];

@@ -20,6 +20,15 @@ export const SERVER_BUGS: readonly PlantedBug[] = [
     replace: 'if (bytes >= BODY_BYTES_MAX) {',
     tests: ['test/server/limits.test.ts'],
   },
+  {
+    id: 'server-ended-tasks-kept-one-short',
+    room: 'server',
+    slip: '`>` becomes `>=` in the task board trim: 999 ended tasks are kept, not ENDED_TASKS_KEPT (1 000)',
+    file: 'src/server/task-board.ts',
+    find: 'while (this.ended.size > ENDED_TASKS_KEPT)',
+    replace: 'while (this.ended.size >= ENDED_TASKS_KEPT)',
+    tests: ['test/server/task-board.test.ts', 'test/server/id-limits.test.ts'],
+  },
 ];
 
 export const RUNTIME_BUGS: readonly PlantedBug[] = [
