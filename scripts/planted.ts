@@ -78,8 +78,9 @@ async function campaign(options: PlantedOptions, scratch: string): Promise<BugRe
         const bug = bugs[i] as PlantedBug;
         const started = Date.now();
         const outcome = await plant(copy, bug, baseline, options.timeoutS);
-        results[i] = { bug, outcome, ms: Date.now() - started };
-        progress(formatLine(results[i]));
+        const result: BugResult = { bug, outcome, ms: Date.now() - started };
+        results[i] = result;
+        progress(formatLine(result));
       }
     }),
   );

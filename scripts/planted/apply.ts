@@ -5,8 +5,7 @@
  */
 
 export type Applied =
-  | { readonly kind: 'applied'; readonly text: string }
-  | { readonly kind: 'stale'; readonly occurrences: number };
+  { readonly kind: 'applied'; readonly text: string } | { readonly kind: 'stale'; readonly occurrences: number };
 
 export function countOccurrences(text: string, find: string): number {
   if (find === '') return 0;

@@ -44,7 +44,9 @@ export function readVitestJson(json: string, root: string): TestRun {
   const failed: FailedTest[] = [];
   let total = 0;
   for (const file of files) {
-    const path = relative(root, file.name ?? '?').split('\\').join('/');
+    const path = relative(root, file.name ?? '?')
+      .split('\\')
+      .join('/');
     const tests = file.assertionResults ?? [];
     total += tests.length;
     let anyFailed = false;
@@ -56,7 +58,8 @@ export function readVitestJson(json: string, root: string): TestRun {
         message: firstLine(test.failureMessages?.[0]),
       });
     }
-    if (file.status === 'failed' && !anyFailed) failed.push({ name: `${path} › (file)`, message: firstLine(file.message) });
+    if (file.status === 'failed' && !anyFailed)
+      failed.push({ name: `${path} › (file)`, message: firstLine(file.message) });
   }
   return { total, failed };
 }

@@ -7,7 +7,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readVitestJson, type TestRun } from './vitest-result.ts';
 
-export type RunResult = { readonly kind: 'ran'; readonly run: TestRun } | { readonly kind: 'error'; readonly reason: string };
+export type RunResult =
+  { readonly kind: 'ran'; readonly run: TestRun } | { readonly kind: 'error'; readonly reason: string };
 
 const live = new Set<ChildProcess>();
 
