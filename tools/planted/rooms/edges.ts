@@ -159,4 +159,13 @@ export const EDGE_BUGS: readonly PlantedBug[] = [
     replace: 'this.lane.stack[slot]?.push(span);',
     tests: ['test/view/drawing.test.ts', 'test/view/timeline.test.ts'],
   },
+  {
+    id: 'testing-scripted-reply-one-ahead',
+    room: 'testing',
+    slip: 'scriptedProvider records the request before it counts the calls: call 1 gets reply 2',
+    file: 'src/testing/scripted-provider.ts',
+    find: '      const n = requests.length;\n      requests.push(request);',
+    replace: '      requests.push(request);\n      const n = requests.length;',
+    tests: ['test/testing/scripted-provider.test.ts'],
+  },
 ];

@@ -41,4 +41,13 @@ export const RUNTIME_BUGS: readonly PlantedBug[] = [
     replace: "case 'tool.cancel':\n        this.streams.get(command.callId)?.abort(CANCELLED);",
     tests: ['test/runtime/runtime-cancel.test.ts'],
   },
+  {
+    id: 'runtime-abandoned-life-delivers',
+    room: 'runtime',
+    slip: 'deliverFrom drops its life check: a call of an abandoned kernel delivers its fact to the recovered one',
+    file: 'src/runtime/runtime.ts',
+    find: 'if (life === this.life) this.deliver(fact);',
+    replace: 'this.deliver(fact);',
+    tests: ['test/runtime/runtime.test.ts', 'test/runtime/runtime-cancel.test.ts'],
+  },
 ];
