@@ -59,6 +59,7 @@ async function campaign(options: PlantedOptions, scratch: string): Promise<BugRe
   progress(`planted: ${bugs.length} bugs, ${jobs} scratch cop${jobs === 1 ? 'y' : 'ies'} under ${scratch}`);
 
   // One baseline run over every test file the selected bugs name: what fails there fails without a bug.
+  // It runs all of them at once, so it gets four times the timeout of one bug's run.
   const baseline = new Set<string>();
   if (options.baseline) {
     const tests = [...new Set(bugs.flatMap((b) => b.tests))].sort();
