@@ -176,6 +176,25 @@ describe('Anthropic Messages adapter', () => {
     expect(overloaded.requests).toHaveLength(2);
   });
 
+  it("maps each stop reason to the kernel's finish reason", async () => {
+    const cases = [
+      ['end_turn', 'stop'],
+      ['stop_sequence', 'stop'],
+      ['max_tokens', 'length'],
+      ['tool_use', 'tool_calls'],
+      ['refusal', 'error'],
+    ] as const;
+    for (const [stopReason, finishReason] of cases) {
+      const s = await server(({ res }) => {
+        startEventStream(res);
+        res.end(messageStart() + textBlock(0, 'text') + messageEnd(stopReason));
+      });
+      const { chunks, error } = await collect(adapter(s).stream(modelRequest(), new AbortController().signal));
+      expect(error).toBeNull();
+      expect(chunks.at(-1), stopReason).toMatchObject({ type: 'done', finishReason });
+    }
+  });
+
   it('maps "prompt is too long" and the context-window stop reason to ContextFullError', async () => {
     const tooLong = await server(({ res }) =>
       answerJson(res, 400, apiError('invalid_request_error', 'prompt is too long: 215000 tokens > 200000 maximum')),

@@ -118,6 +118,26 @@ describe('SpanBuilder', () => {
     expect(m2?.status).toEqual({ code: 'error', message: 'boom' });
   });
 
+  it('only a failed task has status ERROR: a cancelled, dropped or skipped one keeps status unset', () => {
+    const { spans, emit } = builder();
+    const ends = [
+      ['q1', 'failed', null],
+      ['q2', 'cancelled', 'user_stop'],
+      ['q3', 'dropped', null],
+      ['q4', 'skipped', 'queue_full'],
+    ] as const;
+    for (const [task, kind, reason] of ends) {
+      emit(0, 'root', submitted(task));
+      emit(1, 'root', { type: 'task.terminal', task, kind, reason, reply: null });
+    }
+    expect(ends.map(([task]) => byTask(spans, task)?.status)).toEqual([
+      { code: 'error', message: 'failed' },
+      { code: 'unset' },
+      { code: 'unset' },
+      { code: 'unset' },
+    ]);
+  });
+
   it('finish closes what is open, marked unfinished; a task first seen mid-life is marked restored', () => {
     const { spans, b, emit } = builder();
     emit(3, 'root', { type: 'task.start', task: 'old', from: 'stack' });

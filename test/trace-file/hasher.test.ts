@@ -1,11 +1,12 @@
 /**
  * The trace hasher's resumable mode (docs/spec.md §13.2 "Hashes across restarts"): the same digest as the
  * default, with or without a chain link, and a state saved half-way and taken up again hashes on to
- * what the uninterrupted hasher gives.
+ * what the uninterrupted hasher gives; a chained run hashes exactly the bytes the section names.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../src/kernel/index.ts';
-import { TraceHasher } from '../../src/trace-file/index.ts';
+import { canonicalLine, TraceHasher } from '../../src/trace-file/index.ts';
 
 const events: TraceEvent[] = Array.from({ length: 2500 }, (_, i) => ({
   seq: i + 1,
@@ -41,5 +42,17 @@ describe('TraceHasher, resumable', () => {
     const whole = hashAll(new TraceHasher({ chainFrom: link }), events);
     expect(resumed.digest()).toBe(whole.digest());
     expect(resumed.events).toBe(whole.events);
+  });
+});
+
+describe('TraceHasher, hash chain (docs/spec.md §13.2)', () => {
+  it("hashes the previous run's hash in lower-case hex and a newline, then each line and its newline", () => {
+    const link = { traceHash: 'ef'.repeat(32), events: 4 };
+    const some = events.slice(0, 3);
+    const expected = createHash('sha256')
+      .update(`${link.traceHash}\n${some.map((e) => `${canonicalLine(e)}\n`).join('')}`)
+      .digest('hex');
+    for (const hasher of [new TraceHasher({ chainFrom: link }), new TraceHasher({ resumable: true, chainFrom: link })])
+      expect(hashAll(hasher, some).digest()).toBe(expected);
   });
 });

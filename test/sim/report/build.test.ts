@@ -124,6 +124,26 @@ describe('buildReport: tasks', () => {
     });
   });
 
+  it('maxStackDepth is the deepest the suspend stack went, also when a later suspension is shallower', () => {
+    const suspend = (t: number, task: string, by: string, depthAfter: number): Step =>
+      at(t, { type: 'task.suspend', task, by, step: 'Model', level: null, eff: 0, depthAfter, reason: 'preempt' });
+    const resume = (t: number, task: string, depthAfter: number): Step =>
+      at(t, { type: 'task.resume', task, after: null, level: null, eff: 0, depthAfter });
+    // q is suspended by i1, i1 by i2 (depth 2); both resume, then q is suspended once more (depth 1).
+    const events = numbered([
+      submitted(0, 'q'),
+      started(0, 'q'),
+      suspend(1, 'q', 'i1', 1),
+      suspend(2, 'i1', 'i2', 2),
+      done(3, 'i2'),
+      resume(3, 'i1', 1),
+      done(4, 'i1'),
+      resume(4, 'q', 0),
+      suspend(5, 'q', 'i3', 1),
+    ]);
+    expect(reportOf(events).maxStackDepth).toBe(2);
+  });
+
   it('a suspended task is no longer running: its terminal is not a finish; suspending another task leaves the running one', () => {
     const suspend = (t: number, task: string, by: string): Step =>
       at(t, { type: 'task.suspend', task, by, step: 'Model', level: null, eff: 0, depthAfter: 1, reason: 'preempt' });
