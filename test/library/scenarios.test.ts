@@ -26,6 +26,15 @@ describe('runScenario', () => {
     expect(seeded.traceHash).not.toBe(report.traceHash);
   });
 
+  it('seed 0 is a seed like any other, not "no seed": it runs with 0, not the scenario\'s own', async () => {
+    const scenario = await loadScenarioFile(E5);
+    expect(scenario.seed).not.toBe(0);
+    const zero = await runScenario(scenario, { seed: 0 });
+    expect(zero.seed).toBe(0);
+    expect(zero.command).toBe(`npx homeagent sim run ${E5} --seed 0`);
+    expect(zero.traceHash).toBe((await runScenario({ ...scenario, seed: 0 })).traceHash);
+  });
+
   it('runs a parsed document; a failed expectation is in the report, not thrown', async () => {
     const scenario = parseScenario({
       version: 1,
