@@ -50,6 +50,10 @@ installOnDemand();
 checkOneVitest();
 
 const args = process.argv.slice(2);
+// Stryker copies the tree into its sandbox when it starts: the scores describe that commit and those
+// edits, whatever is committed while the run goes on.
+const startCommit = git(['rev-parse', 'HEAD']).trim();
+const startDirty = git(['status', '--porcelain', '--', 'src', 'test', 'properties', 'scenarios', 'tools/mutation']);
 const startedMs = Date.now();
 // Stryker resolves every path of its config from its working directory: the repository root.
 const run = spawnSync(process.execPath, [stryker, 'run', config, ...args], { cwd: root, stdio: 'inherit' });
@@ -90,21 +94,23 @@ async function recordScores(report) {
   const recorded = existsSync(scoresJson) ? readScores(scoresJson) : { folders: {} };
   const folders = { ...recorded.folders };
   for (const room of rooms) folders[room] = measured[room];
-  const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  writeScores(scoresJson, { commit, measuredAt: new Date().toISOString(), folders });
-  process.stdout.write(`scores.json: recorded ${rooms.join(', ')} at ${commit.slice(0, 12)}`);
+  writeScores(scoresJson, { commit: startCommit, measuredAt: new Date().toISOString(), folders });
+  process.stdout.write(`scores.json: recorded ${rooms.join(', ')} at ${startCommit.slice(0, 12)}`);
   process.stdout.write(left.length > 0 ? `; kept ${left.join(', ')} (not mutated whole in this run)\n` : '\n');
-  const dirty = execFileSync(
-    'git',
-    ['status', '--porcelain', '--', 'src', 'test', 'properties', 'scenarios', 'tools/mutation'],
-    {
-      cwd: root,
-      encoding: 'utf8',
-    },
-  );
-  if (dirty.trim() !== '') {
-    process.stdout.write('scores.json: the sources or tests differ from that commit; commit them with the scores\n');
+  const head = git(['rev-parse', 'HEAD']).trim();
+  if (head !== startCommit) {
+    process.stdout.write(
+      `scores.json: HEAD moved to ${head.slice(0, 12)} during the run; the scores are those of ` +
+        `${startCommit.slice(0, 12)}, the commit the run copied\n`,
+    );
   }
+  if (startDirty.trim() !== '') {
+    process.stdout.write('scores.json: the sources or tests differed from that commit; commit them and run again\n');
+  }
+}
+
+function git(gitArgs) {
+  return execFileSync('git', gitArgs, { cwd: root, encoding: 'utf8' });
 }
 
 /** The value of the last of these options on the command line (`--name value` or `--name=value`). */
