@@ -14,14 +14,17 @@ const live = new Set<ChildProcess>();
 
 /** Ends every vitest still running (the campaign's exit and signal handlers call it). */
 export function killAll(): void {
-  for (const child of live) {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
+  for (const child of live) killGroup(child);
   live.clear();
+}
+
+/** Ends a run's whole process group: vitest and its workers. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }
 
 export function runVitest(copy: string, tests: readonly string[], timeoutS: number): Promise<RunResult> {
@@ -44,11 +47,7 @@ export function runVitest(copy: string, tests: readonly string[], timeoutS: numb
     });
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+      killGroup(child);
     }, timeoutS * 1000);
     child.on('error', (err) => {
       clearTimeout(timer);
