@@ -6,44 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BACKLOG_BYTES_MAX, JournalWriter, type JournalHeader } from '../../src/journal/index.ts';
-import type { OutputFile } from '../../src/trace-file/index.ts';
-
-class MemoryFile implements OutputFile {
-  text = '';
-  full = false;
-  truncateFails = false;
-
-  append(text: string): void {
-    if (!this.full) {
-      this.text += text;
-      return;
-    }
-    this.text += text.slice(0, Math.ceil(text.length / 2));
-    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-  }
-
-  size(): number {
-    return Buffer.byteLength(this.text);
-  }
-
-  tail(bytes: number): Buffer {
-    const all = Buffer.from(this.text);
-    return all.subarray(Math.max(0, all.length - bytes));
-  }
-
-  truncate(bytes: number): void {
-    if (this.truncateFails) throw new Error('EIO: i/o error, ftruncate');
-    this.text = Buffer.from(this.text).subarray(0, bytes).toString();
-  }
-
-  sync(): void {}
-
-  syncLater(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  close(): void {}
-}
+import { MemoryFile } from '../support/memory-file.ts';
 
 const HEADER = { type: 'journal.header', journalVersion: 1, homeagent: 'test', startedAtMs: 0 } as JournalHeader;
 

@@ -5,39 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../src/kernel/index.ts';
-import { TraceHasher, type OutputFile } from '../../src/trace-file/index.ts';
+import { TraceHasher } from '../../src/trace-file/index.ts';
 import { TraceFileWriter } from '../../src/trace-file/writer.ts';
-
-/** An OutputFile in memory that records every call, and can be made to fail its appends or close. */
-class RecordingFile implements OutputFile {
-  readonly appends: string[] = [];
-  closes = 0;
-  failAppends = false;
-  failClose = false;
-
-  append(text: string): void {
-    if (this.failAppends) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-    this.appends.push(text);
-  }
-  size(): number {
-    return Buffer.byteLength(this.appends.join(''));
-  }
-  tail(): Buffer {
-    return Buffer.alloc(0);
-  }
-  truncate(): void {}
-  sync(): void {}
-  syncLater(): Promise<void> {
-    return Promise.resolve();
-  }
-  close(): void {
-    this.closes += 1;
-    if (this.failClose) throw new Error('EIO: i/o error, close');
-  }
-  get text(): string {
-    return this.appends.join('');
-  }
-}
+import { MemoryFile } from '../support/memory-file.ts';
 
 function event(i: number, task = `q${i}`): TraceEvent {
   return { seq: i, t: i, agent: 'root', type: 'task.start', task, from: 'queue' };
@@ -47,7 +17,7 @@ const FLUSH_UNITS = 1 << 16;
 
 describe('TraceFileWriter', () => {
   it('writes the header as the first line, canonical, with type trace.header first', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const writer = new TraceFileWriter(file, { seed: 7, scenario: 'e4', shuffled: false, note: null });
     writer.write('{"seq":1}\n');
     writer.close();
@@ -57,7 +27,7 @@ describe('TraceFileWriter', () => {
   });
 
   it('keeps lines in memory until they reach 64 KiB, then writes them in one append', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const writer = new TraceFileWriter(file);
     const line = `${'a'.repeat(1023)}\n`; // 1 KiB
     for (let i = 0; i < 63; i++) writer.write(line);
@@ -72,7 +42,7 @@ describe('TraceFileWriter', () => {
   });
 
   it('one unit short of 64 KiB stays buffered', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const writer = new TraceFileWriter(file);
     writer.write('b'.repeat(FLUSH_UNITS - 1));
     expect(file.appends).toEqual([]);
@@ -81,7 +51,7 @@ describe('TraceFileWriter', () => {
   });
 
   it('close flushes once, closes once, and writes nothing more when called again', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const writer = new TraceFileWriter(file);
     writer.write('x\n');
     writer.close();
@@ -91,17 +61,17 @@ describe('TraceFileWriter', () => {
   });
 
   it('close with nothing buffered appends nothing', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     new TraceFileWriter(file).close();
     expect(file.appends).toEqual([]);
     expect(file.closes).toBe(1);
   });
 
   it('close lets the file go even when the last flush throws, and throws that error', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const writer = new TraceFileWriter(file);
     writer.write('x\n');
-    file.failAppends = true;
+    file.full = true;
     expect(() => writer.close()).toThrow(/ENOSPC/);
     expect(file.closes).toBe(1);
     writer.close();
@@ -109,10 +79,10 @@ describe('TraceFileWriter', () => {
   });
 
   it('discard drops what is buffered, closes, swallows a failing close, and is idempotent', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const writer = new TraceFileWriter(file);
     writer.write('lost\n');
-    file.failClose = true;
+    file.closeFails = true;
     expect(() => writer.discard()).not.toThrow();
     writer.discard();
     writer.close();
@@ -123,7 +93,7 @@ describe('TraceFileWriter', () => {
 
 describe('TraceHasher with a file', () => {
   it('writes each canonical line with its newline, the header first, and keeps lines only when asked', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const h = new TraceHasher({ file, header: { seed: 1 } });
     h.emit(event(1));
     h.emit(event(2));
@@ -140,7 +110,7 @@ describe('TraceHasher with a file', () => {
   });
 
   it('close is idempotent and a hasher without a file closes nothing', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const h = new TraceHasher({ file });
     h.close();
     h.close();
@@ -149,13 +119,13 @@ describe('TraceHasher with a file', () => {
   });
 
   it('a file that fails is told once, let go, and the hash and count go on unchanged', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const errors: unknown[] = [];
     const h = new TraceHasher({ file, onFileError: (e) => errors.push(e) });
     const plain = new TraceHasher();
     const line = 'x'.repeat(FLUSH_UNITS);
     const big = event(1, line);
-    file.failAppends = true;
+    file.full = true;
     for (const e of [big, event(2), big, event(3)]) {
       h.emit(e);
       plain.emit(e);
@@ -169,19 +139,19 @@ describe('TraceHasher with a file', () => {
   });
 
   it('a failure at close is told too, not thrown', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const errors: unknown[] = [];
     const h = new TraceHasher({ file, onFileError: (e) => errors.push(e) });
     h.emit(event(1));
-    file.failAppends = true;
+    file.full = true;
     expect(() => h.close()).not.toThrow();
     expect(errors).toHaveLength(1);
   });
 
   it('without onFileError a failing write is thrown to the caller of emit', () => {
-    const file = new RecordingFile();
+    const file = new MemoryFile();
     const h = new TraceHasher({ file });
-    file.failAppends = true;
+    file.full = true;
     expect(() => h.emit(event(1, 'x'.repeat(FLUSH_UNITS)))).toThrow(/ENOSPC/);
   });
 
