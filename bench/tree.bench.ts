@@ -9,8 +9,10 @@
  *   simulator   the whole `runScenario`: kernel, Runtime, fakes, monitors, trace hash, report, and a
  *               temp store (an SQLite file) per resident, created and deleted;
  *   kernel      the same inputs through the kernel and the Runtime with the fake model on a virtual
- *               clock, children created through the door without memory, trace events counted and
- *               nothing else: the tree's own cost.
+ *               clock and the simulator's cancel tokens, children created through the door without memory, trace events counted and
+ *               nothing else: the tree's own cost. A sample of a smaller tree repeats its workload
+ *               until it holds as many events as the largest tree's, so each size is timed over the
+ *               same volume of work; its "trace events" are those of the whole sample.
  * Flat means the cost per trace event stays the same across sizes; `relative` is the CPU time per
  * event over the 8-resident run's (CPU time, because wall time on a busy machine also counts waiting
  * for a core). Run alone with `npm run bench:tree`; `npm run bench` runs it with the others.
@@ -22,6 +24,7 @@ import { macrotaskDrainer } from './drain.ts';
 import { VirtualClock } from '../src/clock/index.ts';
 import { Kernel } from '../src/kernel/kernel.ts';
 import { Runtime } from '../src/runtime/runtime.ts';
+import { CancelToken } from '../src/sim/cancel-token.ts';
 import { FakeProvider, type FakeReply } from '../src/sim/fakes/model.ts';
 import { FakeToolRunner } from '../src/sim/fakes/tools.ts';
 import { loadScenarioFile, parseScenario, type Scenario } from '../src/sim/scenario/index.ts';
@@ -152,7 +155,8 @@ export async function kernelOnly(scenario: Scenario, drain: () => Promise<void>)
     tools: {},
     faults: { toolPanicRate: 0, toolFailRate: 0 },
   });
-  const runtime = new Runtime(kernel, { clock, provider, tools });
+  // Cancellation as the simulator has it (src/sim/world.ts): a token per call, not an AbortController.
+  const runtime = new Runtime(kernel, { clock, provider, tools, cancellation: () => new CancelToken() });
   for (const c of scenario.channels)
     runtime.feed({ type: 'channel.register', channel: { name: c.name, plugin: c.plugin ?? c.name } });
   for (const r of scenario.residents)
@@ -204,9 +208,20 @@ export async function runTreeBench(): Promise<TreeBenchResult> {
   };
   simulate('E3 flagship', e3);
   for (const s of scaled) simulate(`simulator ${s.residents.length}`, s);
+  // A kernel run of 8 residents takes a few milliseconds, short enough for one timer tick or one
+  // collection to double it: each sample repeats the smaller workloads until it holds as many events
+  // as the largest, so every size is timed over the same volume of work.
+  const largest = Math.max(...TREE_SIZES);
   for (const s of scaled) {
     const label = `kernel ${s.residents.length}`;
-    bench.add(label, () => timed(label, () => kernelOnly(s, drain)));
+    const repeats = Math.ceil(largest / s.residents.length);
+    bench.add(label, () =>
+      timed(label, async () => {
+        let n = 0;
+        for (let i = 0; i < repeats; i += 1) n += await kernelOnly(s, drain);
+        return n;
+      }),
+    );
   }
   // One untimed run of each first, so that the smallest size does not also pay for compiling the code.
   await runScenario(scaled[0] as Scenario);

@@ -417,7 +417,7 @@ export class Kernel {
     do {
       this.passAgain = false;
       this.flushHooks(nowMs);
-      for (const agent of this.tree.all()) agent.advance(nowMs);
+      for (const agent of this.tree.all()) if (agent.needsAdvance(this.hookQueue.length > 0)) agent.advance(nowMs);
     } while (this.passAgain);
     this.offload.afterSettle(nowMs);
   }

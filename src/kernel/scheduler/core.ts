@@ -325,6 +325,11 @@ export class Scheduler {
     return this.checked(armed);
   }
 
+  /** Whether effects wait to be taken. */
+  hasEffects(): boolean {
+    return this.effects.length > 0;
+  }
+
   /** Effects for the outside world (timer requests), in order; the caller executes them. */
   takeEffects(): SchedulerEffect[] {
     const effects = this.effects;
