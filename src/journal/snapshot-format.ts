@@ -64,7 +64,7 @@ export function parseServeSnapshot(text: string): ParsedSnapshot {
   if (s.kernel.snapshotVersion !== SNAPSHOT_VERSION)
     return {
       ok: false,
-      message: `its kernel snapshot has format version ${JSON.stringify(s.kernel.snapshotVersion)}, and this homeagent reads version ${SNAPSHOT_VERSION}; run the homeagent that wrote it`,
+      message: `its kernel snapshot has format version ${JSON.stringify(s.kernel.snapshotVersion ?? null)}, and this homeagent reads version ${SNAPSHOT_VERSION}; run the homeagent that wrote it`,
     };
   return { ok: true, snapshot: s };
 }
