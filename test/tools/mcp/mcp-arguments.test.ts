@@ -233,4 +233,43 @@ describe('SchemaCompiler', () => {
       }),
     ).toEqual({ validate: null, error: 'schema is invalid: data/properties/p/items must be object,boolean' });
   });
+  it('compiles a schema with an $id again, as a server that lists its tools again sends it', () => {
+    const compiler = new SchemaCompiler();
+    const schema = (): Record<string, unknown> => ({
+      $id: 'https://example.com/tools/add.json',
+      type: 'object',
+      properties: { a: { type: 'number' } },
+      required: ['a'],
+    });
+    const first = compiler.compile(schema());
+    const again = compiler.compile(schema());
+    expect(first.error).toBeNull();
+    expect(again.error).toBeNull();
+    expect(checkArguments('{"a":"one"}', again.validate)).toEqual({ kind: 'invalid', problem: '/a must be number' });
+  });
+
+  it('compiles two schemas that share an $id, each checking its own shape', () => {
+    const compiler = new SchemaCompiler();
+    const id = 'https://example.com/tools/args.json';
+    const a = compiler.compile({ $id: id, type: 'object', required: ['a'] });
+    const b = compiler.compile({ $id: id, type: 'object', required: ['b'] });
+    expect([a.error, b.error]).toEqual([null, null]);
+    expect(checkArguments('{"b":1}', a.validate)).toEqual({ kind: 'invalid', problem: '/a is required' });
+    expect(checkArguments('{"a":1}', b.validate)).toEqual({ kind: 'invalid', problem: '/b is required' });
+  });
+
+  it('resolves a reference inside a schema with an $id', () => {
+    const compiler = new SchemaCompiler();
+    const schema = (): Record<string, unknown> => ({
+      $id: 'https://example.com/tools/ref.json',
+      type: 'object',
+      definitions: { n: { type: 'number' } },
+      properties: { a: { $ref: '#/definitions/n' } },
+    });
+    compiler.compile(schema());
+    const { validate, error } = compiler.compile(schema());
+    expect(error).toBeNull();
+    expect(checkArguments('{"a":"x"}', validate)).toEqual({ kind: 'invalid', problem: '/a must be number' });
+    expect(checkArguments('{"a":1}', validate)).toEqual({ kind: 'ok', args: { a: 1 } });
+  });
 });
