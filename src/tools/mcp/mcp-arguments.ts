@@ -18,7 +18,16 @@ export type ArgumentsCheck =
 /** One compiled check per tool schema; `null` when the schema cannot be compiled (calls go unchecked). */
 export type ArgumentsValidator = ValidateFunction | null;
 
-const OPTIONS = { strict: false, allErrors: false, validateFormats: false, logger: false } as const;
+// addUsedSchema: false keeps a compiled schema's `$id` out of the compiler's registry: a server lists its
+// schemas again (tools/list_changed, a reconnect), and two tools may share an `$id`; a registered `$id`
+// would make every later schema with it fail to compile ("already exists") and go unchecked.
+const OPTIONS = {
+  strict: false,
+  allErrors: false,
+  validateFormats: false,
+  logger: false,
+  addUsedSchema: false,
+} as const;
 
 /** A validator per draft, made on first use: most servers only ever need one. */
 export class SchemaCompiler {
