@@ -96,4 +96,16 @@ describe('OtlpExport', () => {
       ['/v1/traces', 'abc', 'application/json'],
     ]);
   });
+
+  it('a span that cannot be converted costs that span, counted as failed, and never throws', async () => {
+    const target = otlpTarget({ endpoint: 'http://127.0.0.1:9' }, {}, []);
+    if (target === null) throw new Error('no target');
+    const exporter = new OtlpExport(target, {}, '0.0.0');
+    const broken = { ...span(0), attributes: null } as unknown as SpanRecord;
+    expect(() => exporter.offer(broken)).not.toThrow();
+    const status = exporter.status();
+    if (!status.otlp) throw new Error('export off');
+    expect([status.spansExported, status.spansFailed, status.spansDropped]).toEqual([0, 1, 0]);
+    await exporter.shutdown();
+  });
 });
