@@ -248,6 +248,12 @@ describe('MessagesEventTranslator: the end', () => {
     ).toEqual(reasons.map(([, f]) => f));
   });
 
+  it('a message_delta without a stop_reason keeps the one before', () => {
+    expect(done([messageDelta('max_tokens'), { type: 'message_delta', delta: {} }, STOP])).toMatchObject({
+      finishReason: 'length',
+    });
+  });
+
   it('model_context_window_exceeded is a full context window, not a failure of the request', () => {
     const err = failure([start(), messageDelta('model_context_window_exceeded')]);
     expect(err).toBeInstanceOf(ContextFullError);

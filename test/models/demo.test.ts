@@ -73,6 +73,9 @@ describe('demo reply', () => {
       `[demo model] You interrupted me to say: "stop that". ${TAIL}`,
     );
     expect(demoReply([interrupt, { role: 'user', content: 'go on' }])).toBe(`[demo model] You said: "go on". ${TAIL}`);
+    expect(demoReply([{ role: 'user', content: `${INTERRUPT_MARK}x` }])).toBe(
+      `[demo model] You said: "${INTERRUPT_MARK}x". ${TAIL}`,
+    );
     expect(demoReply([{ role: 'system', content: INTERRUPT_MARK }])).toBe(`[demo model] I received no text. ${TAIL}`);
   });
 

@@ -233,6 +233,8 @@ describe('FallbackProvider', () => {
     expect(chunks).toEqual([text('from b'), DONE]);
     expect(a.signals).toHaveLength(2);
     expect(sleep.waitsMs).toEqual([2000]);
+    // A timer that fired is not cleared again; only b's, at its first chunk.
+    expect(timers.cleared).toEqual([3]);
 
     const alone = handTimers();
     const stuck = provider('s', [{ hang: true }], 250);

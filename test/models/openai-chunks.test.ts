@@ -143,6 +143,7 @@ describe('ChatChunkTranslator: the end', () => {
         { choices: [], usage: { prompt_tokens: 11, completion_tokens: 2 } },
         { choices: [], usage: null },
         choice({}, null),
+        { choices: [{ index: 0, delta: { content: 'y' } }] },
       ]),
     ).toEqual({ type: 'done', finishReason: 'length', usage: { inputTokens: 11, outputTokens: 2 } });
   });

@@ -88,6 +88,9 @@ describe('otlpTarget', () => {
       target: null,
       problems: [{ path: OTLP_ENDPOINT_ENV, message: ENDPOINT_PROBLEM }],
     });
+    expect(target({ endpoint: 'not a url' }).problems).toEqual([
+      { path: 'telemetry.otlp.endpoint', message: ENDPOINT_PROBLEM },
+    ]);
     expect(target({ endpoint: 'xhttp://h' }).problems).toHaveLength(1);
     expect(target({ endpoint: 'https://h' }).problems).toEqual([]);
   });

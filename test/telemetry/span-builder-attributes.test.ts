@@ -401,8 +401,8 @@ describe('SpanBuilder: model call spans', () => {
     const { spans, b, emit } = builder();
     emit(0, 'root', queued('q1'));
     emit(1, 'root', modelStart('q1', 'm1'));
-    b.input({ type: 'model.failed', callId: 'm1', failure: 'error', error: 'x' });
     b.input(modelDone('m1', 7, 8));
+    b.input({ type: 'model.failed', callId: 'm1', failure: 'error', error: 'x' });
     emit(2, 'root', modelEnd('q1', 'm1'));
     // The call is closed: a late model.done for it is not read, and the next call of that id has none.
     b.input(modelDone('m1', 70, 80));
