@@ -136,12 +136,14 @@ describe('TaskIds: a store that cannot be written', () => {
 });
 
 describe('TaskIds: close', () => {
-  it('stores the exact next id and one past the highest kernel number, once', () => {
+  it('stores the exact next id and the highest kernel number seen (the next run numbers on from it), once', () => {
     const store = twin();
     const ids = new TaskIds(store);
     ids.next('http');
     ids.next('http');
     ids.kernelTaskSeen('root:4');
+    // A lower number seen later (another agent's counter) does not lower it.
+    ids.kernelTaskSeen('helper:2');
     ids.close();
     expect(store.stored).toBe(text(3, 4));
     ids.close();
