@@ -64,6 +64,9 @@ describe('checkInterrupt', () => {
       problem('bogus', 'unknown field; the allowed fields here are: text, level, source, channel, stop'),
     );
     expect(checkInterrupt(7)).toEqual(problem('', 'must be an object, got 7'));
+    expect(checkInterrupt({ text: 5 })).toEqual(problem('text', 'must be a string, got 5'));
+    expect(checkInterrupt({ text: 'x', source: '' })).toEqual(problem('source', 'must be ≥ 1, got ""'));
+    expect(checkInterrupt({ text: 'x', channel: '' })).toEqual(problem('channel', 'must be ≥ 1, got ""'));
   });
 });
 
@@ -131,6 +134,10 @@ describe('checkChat', () => {
     expect(checkChat({ messages: [{ role: 'user', content: 5 }] })).toEqual(
       problem('messages[0].content', 'Invalid input'),
     );
-    expect(checkChat({ messages: [{ role: 'user', content: [{ text: 'no type' }] }] }).ok).toBe(false);
+    for (const part of [{ text: 'no type' }, { type: 'text', text: 5 }, 'text'])
+      expect(checkChat({ messages: [{ role: 'user', content: [part] }] }), JSON.stringify(part)).toEqual(
+        problem('messages[0].content', 'Invalid input'),
+      );
+    expect(checkChat({ messages: 'hi' })).toEqual(problem('messages', 'must be an array, got "hi"'));
   });
 });
