@@ -66,9 +66,17 @@ export class OtlpExport {
       this.dropped += 1;
       return;
     }
+    let span: ReadableSpan;
+    try {
+      span = toReadableSpan(record, this.resource, this.version);
+    } catch {
+      // A record that cannot be converted never reaches the queue, so it holds no place in it.
+      this.failed += 1;
+      return;
+    }
     this.offered += 1;
     try {
-      this.processor.onEnd(toReadableSpan(record, this.resource, this.version));
+      this.processor.onEnd(span);
     } catch {
       // The processor may start an export right here, inside the kernel's trace fan-out: whatever goes
       // wrong on that side costs the span (counted as failed), never the kernel's transition.

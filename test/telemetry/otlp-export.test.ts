@@ -97,7 +97,7 @@ describe('OtlpExport', () => {
     ]);
   });
 
-  it('a span that cannot be converted costs that span, counted as failed, and never throws', async () => {
+  it('a span that cannot be converted costs that span, counted as failed, and never throws nor holds a queue place', async () => {
     const target = otlpTarget({ endpoint: 'http://127.0.0.1:9' }, {}, []);
     if (target === null) throw new Error('no target');
     const exporter = new OtlpExport(target, {}, '0.0.0');
@@ -105,7 +105,7 @@ describe('OtlpExport', () => {
     expect(() => exporter.offer(broken)).not.toThrow();
     const status = exporter.status();
     if (!status.otlp) throw new Error('export off');
-    expect([status.spansExported, status.spansFailed, status.spansDropped]).toEqual([0, 1, 0]);
+    expect([status.spansExported, status.spansFailed, status.spansDropped, status.spansQueued]).toEqual([0, 1, 0, 0]);
     await exporter.shutdown();
   });
 });
