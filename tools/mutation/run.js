@@ -93,8 +93,10 @@ async function recordScores(report) {
   }
   const recorded = existsSync(scoresJson) ? readScores(scoresJson) : { folders: {} };
   const folders = { ...recorded.folders };
-  for (const room of rooms) folders[room] = measured[room];
-  writeScores(scoresJson, { commit: startCommit, measuredAt: new Date().toISOString(), folders });
+  const measuredAt = new Date().toISOString();
+  // Each room keeps the commit and time of the run that measured it: rooms are often run one at a time.
+  for (const room of rooms) folders[room] = { ...measured[room], commit: startCommit, measuredAt };
+  writeScores(scoresJson, { commit: startCommit, measuredAt, folders });
   process.stdout.write(`scores.json: recorded ${rooms.join(', ')} at ${startCommit.slice(0, 12)}`);
   process.stdout.write(left.length > 0 ? `; kept ${left.join(', ')} (not mutated whole in this run)\n` : '\n');
   const head = git(['rev-parse', 'HEAD']).trim();

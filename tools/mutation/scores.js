@@ -85,9 +85,9 @@ export function printFolderTable(report, root, source) {
 /** scores.json as a table: one row per room, then their sum. */
 export function printScores(scores, source) {
   const line = (name, e) =>
-    `${name.padEnd(16)} ${String(e.mutants).padStart(7)} ${String(e.killed).padStart(7)} ${String(e.survived).padStart(8)} ${String(e.noCoverage).padStart(7)} ${`${e.score.toFixed(2)}%`.padStart(8)}\n`;
+    `${name.padEnd(16)} ${String(e.mutants).padStart(7)} ${String(e.killed).padStart(7)} ${String(e.survived).padStart(8)} ${String(e.noCoverage).padStart(7)} ${`${e.score.toFixed(2)}%`.padStart(8)}  ${e.commit?.slice(0, 12) ?? ''}\n`;
   const total = { killed: 0, survived: 0, noCoverage: 0 };
-  process.stdout.write(`${'room'.padEnd(16)} mutants  killed survived  no-cov    score\n`);
+  process.stdout.write(`${'room'.padEnd(16)} mutants  killed survived  no-cov    score  measured at\n`);
   for (const [room, e] of Object.entries(scores.folders)) {
     process.stdout.write(line(room, e));
     for (const key of Object.keys(total)) total[key] += e[key];
