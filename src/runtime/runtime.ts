@@ -201,6 +201,7 @@ export class Runtime {
    */
   abandon(): void {
     assert(!this.processing, 'RUNTIME: abandon from inside a kernel reaction');
+    // Stryker disable next-line AssignmentOperator: a life only has to differ from every earlier one, which counting down does as well
     this.life += 1;
     this.inbox.length = 0;
     const calls = [...this.streams.values(), ...this.toolCalls.values()];
@@ -271,6 +272,7 @@ export class Runtime {
   }
 
   private fail(err: unknown): void {
+    // Stryker disable next-line ConditionalExpression: a guard only; feed asserts no fatal error first and drain stops at the first
     if (this.fatalError !== null) return;
     this.fatalError = err;
     this.inbox.length = 0;
@@ -307,7 +309,9 @@ export class Runtime {
       case 'output.send':
         this.ports.outputs?.send(command.channel, command.text, { agent: command.agent, task: command.task });
         break;
+      // Stryker disable next-line ConditionalExpression: unreachable for a well-typed command (assertNever)
       default:
+        // Stryker disable next-line StringLiteral: unreachable for a well-typed command (assertNever)
         assertNever(command, 'command');
     }
   }
