@@ -28,6 +28,8 @@
  * Trust. Rows are read without zod: the tables are STRICT with NOT NULL columns, so SQLite itself
  * guarantees every column's type; the boundary check is done once, at open, on the schema.
  */
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   AssertionError,
@@ -441,6 +443,16 @@ export class SqliteGraphStore implements GraphMemory {
 }
 
 function openDatabase(path: string, mode: Mode, options: Database.Options): Database.Database {
+  // better-sqlite3 refuses a missing directory itself, with a TypeError that names no path.
+  const directory = dirname(path);
+  if (!existsSync(directory)) {
+    throw new MemoryError(
+      mode === 'read-only'
+        ? `main graph memory ${path} does not exist; create it with openMain first`
+        : `open on graph memory ${path} (${mode}) failed: its directory ${directory} does not exist; ` +
+            'create the directory or point at another path',
+    );
+  }
   try {
     return new Database(path, options);
   } catch (err) {
