@@ -10,12 +10,11 @@
  * `calls` counts the `tools/call` requests that reach the HTTP endpoint, whatever happens to them.
  * `addTool(name)` registers one more tool on every session, which sends notifications/tools/list_changed.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { mcpSessionHandler } from './mcp-http-sessions.ts';
 
 export interface HttpMcpServer {
   readonly url: string;
@@ -68,32 +67,12 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
     return server;
   };
 
-  const http: Server = createServer((req, res) => {
-    void (async () => {
-      const sessionId = req.headers['mcp-session-id'];
-      const body = req.method === 'POST' ? await readJson(req) : undefined;
-      // Counted as it arrives, before the SDK's own checks: the runner's checks must send nothing.
+  const http: Server = createServer(
+    // Counted as it arrives, before the SDK's own checks: the runner's checks must send nothing.
+    mcpSessionHandler(sessions, make, (body) => {
       if (isToolCall(body)) state.calls += 1;
-      const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (session !== undefined) {
-        await session.transport.handleRequest(req, res, body);
-        return;
-      }
-      if (sessionId === undefined && req.method === 'POST' && isInitializeRequest(body)) {
-        const server = make();
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
-        });
-        await server.connect(transport);
-        await transport.handleRequest(req, res, body);
-        return;
-      }
-      res.writeHead(404).end();
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
+    }),
+  );
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const address = http.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
@@ -118,13 +97,6 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : JSON.parse(text);
 }
 
 function isToolCall(body: unknown): boolean {

@@ -6,19 +6,18 @@
  * notifications/tools/list_changed. `stop` closes the port (the server is gone); `restart` listens on
  * the same port again.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
-  isInitializeRequest,
   ListToolsRequestSchema,
   type CallToolResult,
   type ListToolsResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { mcpSessionHandler } from './mcp-http-sessions.ts';
 
 export interface Script {
   list: (cursor: string | undefined) => ListToolsResult | Promise<ListToolsResult>;
@@ -68,30 +67,7 @@ export async function startScriptedMcpServer(tools: readonly Tool[] = []): Promi
     return server;
   };
 
-  const http: HttpServer = createServer((req, res) => {
-    void (async () => {
-      const sessionId = req.headers['mcp-session-id'];
-      const body = req.method === 'POST' ? await readJson(req) : undefined;
-      const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (session !== undefined) {
-        await session.transport.handleRequest(req, res, body);
-        return;
-      }
-      if (sessionId === undefined && req.method === 'POST' && isInitializeRequest(body)) {
-        const server = make();
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
-        });
-        await server.connect(transport);
-        await transport.handleRequest(req, res, body);
-        return;
-      }
-      res.writeHead(404).end();
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
+  const http: HttpServer = createServer(mcpSessionHandler(sessions, make));
   const listen = (port: number): Promise<void> =>
     new Promise<void>((resolve) => {
       http.listen(port, '127.0.0.1', resolve);
@@ -119,11 +95,4 @@ export async function startScriptedMcpServer(tools: readonly Tool[] = []): Promi
     },
     restart: () => listen(port),
   };
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : JSON.parse(text);
 }
