@@ -6,44 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/kernel/index.ts';
 import { messagesRequest } from '../../src/models/anthropic-request.ts';
-import { modelRequest, TOOL_ROUND, WEATHER_TOOL } from './request.ts';
+import { modelRequest, WEATHER_TOOL } from './request.ts';
 
 const target = { model: 'claude-test', maxTokens: null };
 
 describe('messagesRequest', () => {
-  it('maps a tool round: system on top, the calls as tool_use, both results in one user turn', () => {
-    expect(messagesRequest(modelRequest(TOOL_ROUND, [WEATHER_TOOL]), target)).toEqual({
-      model: 'claude-test',
-      max_tokens: 256,
-      stream: true,
-      system: 'Be brief.',
-      messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris and Rome?' }] },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'tool_use', id: 'call_a', name: 'weather', input: { city: 'Paris' } },
-            { type: 'tool_use', id: 'call_b', name: 'weather', input: { city: 'Rome' } },
-          ],
-        },
-        {
-          role: 'user',
-          content: [
-            { type: 'tool_result', tool_use_id: 'call_a', content: 'sunny' },
-            { type: 'tool_result', tool_use_id: 'call_b', content: 'rain' },
-          ],
-        },
-      ],
-      tools: [
-        {
-          name: 'weather',
-          description: 'The weather of a city',
-          input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-        },
-      ],
-    });
-  });
-
   it('joins several system messages with a blank line; without any, and without tools, leaves both out', () => {
     const joined = messagesRequest(
       modelRequest([

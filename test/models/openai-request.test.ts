@@ -5,44 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chatRequest } from '../../src/models/openai-request.ts';
-import { modelRequest, TOOL_ROUND, WEATHER_TOOL } from './request.ts';
+import { modelRequest } from './request.ts';
 
 const target = { model: 'gpt-test', maxTokens: null };
 
 describe('chatRequest', () => {
-  it('maps every role, the tool calls and results, the tools, and asks for usage', () => {
-    expect(chatRequest(modelRequest(TOOL_ROUND, [WEATHER_TOOL]), target)).toEqual({
-      model: 'gpt-test',
-      messages: [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: 'Weather in Paris and Rome?' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'call_a', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
-            { id: 'call_b', type: 'function', function: { name: 'weather', arguments: '{"city":"Rome"}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'call_a', content: 'sunny' },
-        { role: 'tool', tool_call_id: 'call_b', content: 'rain' },
-      ],
-      stream: true,
-      stream_options: { include_usage: true },
-      max_tokens: 256,
-      tools: [
-        {
-          type: 'function',
-          function: {
-            name: 'weather',
-            description: 'The weather of a city',
-            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-          },
-        },
-      ],
-    });
-  });
-
   it('an assistant message without calls keeps its text, even empty; beside calls a text is kept', () => {
     const body = chatRequest(
       modelRequest([
