@@ -9,30 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJournal, type JournalItem } from '../../src/journal/index.ts';
+import { headerLine, inputLine, JOURNAL_TEST_VERSION } from '../support/journal-lines.ts';
 
-const VERSION = '9.9.9-test';
+const VERSION = JOURNAL_TEST_VERSION;
 const dir = mkdtempSync(join(tmpdir(), 'homeagent-reader-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function header(extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    type: 'journal.header',
-    journalVersion: 1,
-    homeagent: VERSION,
-    startedAtMs: 1000,
-    config: {},
-    builtinPlugins: ['cli'],
-    kernel: {},
-    systemPrompts: { root: 'be brief' },
-    ...extra,
-  });
-}
-
-const INPUT = JSON.stringify({
-  type: 'input',
-  nowMs: 1001,
-  input: { type: 'submit', submission: { id: 'a', cls: 'queued', text: 'hi', source: 'cli' } },
-});
+const header = headerLine;
+const INPUT = inputLine('a', 1001);
 const FINISH = JSON.stringify({ type: 'journal.trailer', traceHash: 'f'.repeat(64), events: 3 });
 
 let files = 0;

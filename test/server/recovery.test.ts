@@ -15,34 +15,17 @@ import type { Command, KernelInput, TraceEvent, TraceSink } from '../../src/kern
 import { firstHeader, recover, type RecoverFrom, type RecoveryPorts } from '../../src/server/recovery.ts';
 import { StartError } from '../../src/server/start-error.ts';
 import { TraceHasher } from '../../src/trace-file/index.ts';
+import { headerLine, inputLine, JOURNAL_TEST_VERSION } from '../support/journal-lines.ts';
 
-const VERSION = '9.9.9-test';
+const VERSION = JOURNAL_TEST_VERSION;
 const root = mkdtempSync(join(tmpdir(), 'homeagent-recovery-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const DAMAGED =
   '; the journal is damaged before its end, so serve does not start (restore the file, or move the journal directory away to start afresh)';
 
-function header(extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    type: 'journal.header',
-    journalVersion: 1,
-    homeagent: VERSION,
-    startedAtMs: 1000,
-    config: {},
-    builtinPlugins: [],
-    kernel: {},
-    systemPrompts: { root: 'be brief' },
-    ...extra,
-  });
-}
-
-const input = (id: string, nowMs: number): string =>
-  JSON.stringify({
-    type: 'input',
-    nowMs,
-    input: { type: 'submit', submission: { id, cls: 'queued', text: `text of ${id}`, source: 'http' } },
-  });
+const header = headerLine;
+const input = inputLine;
 const key = (k: string, task: string): string => JSON.stringify({ type: 'key', key: k, task });
 const finish = (nowMs: number): string => JSON.stringify({ type: 'finish', nowMs, drained: true, stoppedAgents: [] });
 const trailer = JSON.stringify({ type: 'journal.trailer', traceHash: 'f'.repeat(64), events: 1 });
