@@ -446,23 +446,24 @@ function openDatabase(path: string, mode: Mode, options: Database.Options): Data
   // better-sqlite3 refuses a missing directory itself, with a TypeError that names no path.
   const directory = dirname(path);
   if (!existsSync(directory)) {
+    if (mode === 'read-only') throw mainMissing(path);
     throw new MemoryError(
-      mode === 'read-only'
-        ? `main graph memory ${path} does not exist; create it with openMain first`
-        : `open on graph memory ${path} (${mode}) failed: its directory ${directory} does not exist; ` +
-            'create the directory or point at another path',
+      `open on graph memory ${path} (${mode}) failed: its directory ${directory} does not exist; ` +
+        'create the directory or point at another path',
     );
   }
   try {
     return new Database(path, options);
   } catch (err) {
-    if (mode === 'read-only' && sqliteCode(err) === 'SQLITE_CANTOPEN') {
-      throw new MemoryError(`main graph memory ${path} does not exist; create it with openMain first`, {
-        cause: err,
-      });
-    }
+    if (mode === 'read-only' && sqliteCode(err) === 'SQLITE_CANTOPEN') throw mainMissing(path, err);
     throw toMemoryError(err, path, mode, 'open');
   }
+}
+
+/** A read-only open of a main store that is not there (M2). */
+function mainMissing(path: string, cause?: unknown): MemoryError {
+  const message = `main graph memory ${path} does not exist; create it with openMain first`;
+  return cause === undefined ? new MemoryError(message) : new MemoryError(message, { cause });
 }
 
 /**
