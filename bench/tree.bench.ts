@@ -9,10 +9,11 @@
  *   simulator   the whole `runScenario`: kernel, Runtime, fakes, monitors, trace hash, report, and a
  *               temp store (an SQLite file) per resident, created and deleted;
  *   kernel      the same inputs through the kernel and the Runtime with the fake model on a virtual
- *               clock and the simulator's cancel tokens, children created through the door without memory, trace events counted and
- *               nothing else: the tree's own cost. A sample of a smaller tree repeats its workload
- *               until it holds as many events as the largest tree's, so each size is timed over the
- *               same volume of work; its "trace events" are those of the whole sample.
+ *               clock and the simulator's cancel tokens, children created through the door without
+ *               memory, trace events counted and nothing else: the tree's own cost. A sample of a
+ *               smaller tree repeats its workload until it holds as many events as the largest
+ *               tree's, so each size is timed over the same volume of work; its "trace events" are
+ *               those of the whole sample.
  * Flat means the cost per trace event stays the same across sizes; `relative` is the CPU time per
  * event over the 8-resident run's (CPU time, because wall time on a busy machine also counts waiting
  * for a core). Run alone with `npm run bench:tree`; `npm run bench` runs it with the others.
