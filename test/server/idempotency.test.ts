@@ -109,13 +109,28 @@ describe('serve: Idempotency-Key', () => {
     expect(submissions(s)).toHaveLength(1);
   });
 
-  it('a key that is empty or over 256 characters is 400 naming the header', async () => {
+  it('a key that is empty, over 256 characters or not printable ASCII is 400 naming the header, on every route that submits', async () => {
     const s = await start({}, new ScriptedProvider());
-    for (const k of ['', 'x'.repeat(257)]) {
-      const res = await postJson(`${s.url}/v1/inputs`, { text: 'hi' }, { 'idempotency-key': k });
-      expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ error: { param: 'Idempotency-Key' } });
-    }
+    const routes = [
+      ['/v1/inputs', { text: 'hi' }],
+      ['/v1/interrupts', { text: 'hi', level: 'L2' }],
+      ['/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }] }],
+    ] as const;
+    for (const [route, body] of routes)
+      for (const [k, chars] of [
+        ['', 0],
+        ['x'.repeat(257), 257],
+        ['tab\there', 8],
+      ] as const) {
+        const res = await postJson(`${s.url}${route}`, body, { 'idempotency-key': k });
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({
+          error: {
+            message: `Idempotency-Key must be 1 to 256 printable ASCII characters, got ${chars} characters`,
+            param: 'Idempotency-Key',
+          },
+        });
+      }
     expect(submissions(s)).toHaveLength(0);
   });
 });

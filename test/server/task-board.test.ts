@@ -45,6 +45,43 @@ describe('serve: the task board', () => {
     expect(board.listen('nope', 0, () => undefined)).toBeNull();
   });
 
+  it('an ended task takes no more events: a reset, a second reply and a delta after its terminal change nothing', () => {
+    const board = new TaskBoard();
+    board.reset('unknown', 'new-turn');
+    expect(board.listen('unknown', 0, () => undefined)).toBeNull();
+    board.open('t1', 'root');
+    board.delta('t1', 'a');
+    board.reply('t1', { kind: 'done', reply: 'a' });
+    board.reset('t1', 'new-turn');
+    board.reply('t1', { kind: 'cancelled', reason: 'user_stop' });
+    board.delta('t1', 'late');
+    const got: TaskEvent[] = [];
+    board.listen('t1', 0, (e) => got.push(e));
+    expect(got).toEqual([
+      { id: 1, kind: 'delta', text: 'a' },
+      { id: 2, kind: 'terminal', body: { task: 't1', terminal: 'done', reply: 'a' } },
+    ]);
+    expect(board.view('t1')).toMatchObject({ state: 'ended', terminal: 'done' });
+  });
+
+  it('an Idempotency-Key is bound to its first task once: binding it again, or to a task not on the board, changes nothing', () => {
+    const bound: [string, string][] = [];
+    const board = new TaskBoard((key, task) => bound.push([key, task]));
+    board.open('t1', 'root');
+    board.open('t2', 'root');
+    board.bindKey('k', 't1');
+    board.bindKey('k', 't2');
+    board.bindKey('k', 't1');
+    board.bindKey('other', 'gone');
+    expect(board.taskOfKey('k')).toBe('t1');
+    expect(board.taskOfKey('other')).toBeNull();
+    expect(bound).toEqual([['k', 't1']]);
+    expect(board.restoreKey('k', 't2')).toBe(false);
+    expect(board.restoreKey('again', 't2')).toBe(true);
+    expect(board.taskOfKey('again')).toBe('t2');
+    expect(bound).toEqual([['k', 't1']]);
+  });
+
   it('a listener that comes after a pause is told of the pause at once (a request still waiting to be acknowledged)', () => {
     const board = new TaskBoard();
     board.open('t1', 'root');
