@@ -119,6 +119,64 @@ describe('serve: settings', () => {
     ).toBe('tools[1].name');
   });
 
+  it('an empty --host or --token is refused naming the flag; an empty HOMEAGENT_TOKEN is no token', () => {
+    expect(problems(resolveSettings({ model: 'demo', host: '' }, {}))).toEqual([
+      { path: '--host', message: 'must name a host, like 127.0.0.1' },
+    ]);
+    expect(problems(resolveSettings({ model: 'demo', token: '' }, {}))).toEqual([
+      { path: '--token', message: 'must not be empty; leave it out for no token' },
+    ]);
+    const r = resolveSettings({ model: 'demo' }, { HOMEAGENT_TOKEN: '' });
+    expect(r.ok && r.settings.token).toBeNull();
+  });
+
+  it("a non-loopback host from the file without a token is refused naming the file's field", () => {
+    const config = configFile({ providers: PROVIDERS, http: { host: '192.168.1.2' } });
+    expect(problems(resolveSettings({ config }, {})).map((p) => p.path)).toEqual(['http.host']);
+  });
+
+  it('--port: 0 to 65535 in decimal digits; anything else is refused with what was given', () => {
+    for (const [text, port] of [
+      ['0', 0],
+      ['65535', 65_535],
+      ['08080', 8080],
+    ] as const) {
+      const r = resolveSettings({ model: 'demo', port: text }, {});
+      expect(r.ok && r.settings.port, text).toBe(port);
+    }
+    for (const text of ['65536', '123456', '1e3', '0x50', ' 80', '', '-1'])
+      expect(problems(resolveSettings({ model: 'demo', port: text }, {})), text).toEqual([
+        {
+          path: '--port',
+          message: `must be a port number 0 … 65535 (0 picks a free one), got ${JSON.stringify(text)}`,
+        },
+      ]);
+  });
+
+  it("an MCP server's transport and options take their defaults when the file leaves them out", () => {
+    const config = configFile({
+      providers: PROVIDERS,
+      mcpServers: { web: { url: 'http://127.0.0.1:9/mcp' }, files: { command: 'mcp-files' } },
+    });
+    const r = resolveSettings({ config }, {});
+    expect(r.ok && r.settings.mcpServers).toEqual([
+      {
+        name: 'web',
+        transport: { kind: 'http', url: 'http://127.0.0.1:9/mcp', headers: {} },
+        tools: null,
+        parallelSafe: false,
+        timeoutMs: 60_000,
+      },
+      {
+        name: 'files',
+        transport: { kind: 'stdio', command: 'mcp-files', args: [], env: {}, cwd: null },
+        tools: null,
+        parallelSafe: false,
+        timeoutMs: 60_000,
+      },
+    ]);
+  });
+
   it('a token must be printable ASCII, wherever it comes from: no client could send another', () => {
     for (const bad of ['caf\u00e9', 'tab\there', ' padded', 'line\nbreak']) {
       const flag = problems(resolveSettings({ model: 'demo', token: bad }, {}));
