@@ -96,4 +96,43 @@ describe('serve: log format', () => {
     ).server('output', forged);
     expect(json[0]?.split('\n')).toHaveLength(1);
   });
+
+  it('a violation in the trace is written as the trace line, then a serve.violation line with the running count', () => {
+    const lines: string[] = [];
+    const logger = new Logger(
+      'json',
+      (l) => lines.push(l),
+      () => 1500,
+    );
+    const violation = (seq: number, task: string | null) =>
+      ({
+        seq,
+        t: 1400,
+        agent: 'root',
+        type: 'invariant.violation',
+        invariant: 'I1',
+        task,
+        message: 'two tasks ran at once',
+        cause: seq - 1,
+      }) as const;
+    logger.emit(violation(7, 't1'));
+    logger.emit(violation(9, null));
+    expect(logger.violations).toBe(2);
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      violation(7, 't1'),
+      { type: 'serve.violation', t: 1500, message: 'I1: two tasks ran at once', invariant: 'I1', task: 't1', count: 1 },
+      violation(9, null),
+      { type: 'serve.violation', t: 1500, message: 'I1: two tasks ran at once', invariant: 'I1', task: null, count: 2 },
+    ]);
+  });
+
+  it('writes list fields of a text line in brackets', () => {
+    const lines: string[] = [];
+    new Logger(
+      'text',
+      (l) => lines.push(l),
+      () => 5,
+    ).server('shutdown', 'stopped', { agents: ['worker', 'helper'], drained: true });
+    expect(lines).toEqual(['t=5ms serve.shutdown  stopped  agents=[worker,helper] drained=true']);
+  });
 });
