@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HostCheck, hostName } from '../../src/server/host-check.ts';
 import { resolveSettings } from '../../src/server/settings.ts';
 import { startTestServer, type TestServer } from './support.ts';
 
@@ -118,5 +119,23 @@ describe('serve: the Host check (DNS rebinding)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('hostName and HostCheck', () => {
+  it('reads the name of a Host header: trimmed, lower-cased, without its port or a trailing dot', () => {
+    expect(
+      [' LocalHost:8787 ', 'localhost.', 'Agent.Home.Arpa.:80', '[::1]:8787', '[::1]', '[::1', '127.0.0.1:'].map(
+        hostName,
+      ),
+    ).toEqual(['localhost', 'localhost', 'agent.home.arpa', '[::1]', '[::1]', '[::1', '127.0.0.1']);
+  });
+
+  it('admits loopback names and the allowed ones however written, and nothing without a Host', () => {
+    const check = new HostCheck(['Agent.Home.Arpa.', 'nas:8080']);
+    for (const host of ['localhost.', 'agent.home.arpa', 'AGENT.home.arpa.:1', 'nas', '[::1]:9'])
+      expect(check.admits(host), host).toBe(true);
+    for (const host of [undefined, '', '[::1', 'localhost.evil.example', 'home.arpa'])
+      expect(check.admits(host), String(host)).toBe(false);
   });
 });
