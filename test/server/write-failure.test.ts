@@ -6,7 +6,7 @@
  * and the journal is whole, so it replays to the hash the server printed. A trace file that fails is
  * closed with one line, and serving goes on. Never a fatal error.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,30 @@ describe('serve: a write failure is not a crash', () => {
       if (outcome.kind !== 'replayed') throw new Error(JSON.stringify(outcome.problems));
       expect(outcome.result).toMatchObject({ ok: true, matches: true, traceHash: served.traceHash });
     }
+  });
+
+  it('a disk still full at shutdown: the journal ends without its trailer, and the log says how many lines it lacks', async () => {
+    const journal = join(root, 'journal-full-at-end.jsonl');
+    const files = new FillableFiles();
+    const provider = new ScriptedProvider();
+    const s = await startTestServer({ journal, dataDir: join(root, 'data-3') }, provider, {
+      openOutputFile: files.open,
+    });
+    const held = postJson(`${s.url}/v1/inputs`, { text: 'hold on' });
+    while (provider.calls === 0) await new Promise((r) => setTimeout(r, 5));
+    files.get(journal).full = true;
+    provider.release();
+    expect(await (await held).json()).toMatchObject({ terminal: 'done' });
+    await s.stop();
+    const lacking = s.logs.flatMap((l) => {
+      const said = /the journal (.+) ends without (\d+) lines it could not write, and without its trailer/.exec(l);
+      return said === null ? [] : [{ path: said[1], lines: Number(said[2]) }];
+    });
+    expect(lacking).toEqual([{ path: journal, lines: expect.any(Number) as number }]);
+    expect(lacking[0]?.lines).toBeGreaterThan(0);
+    const last = readFileSync(journal, 'utf8').trimEnd().split('\n').at(-1) ?? '';
+    expect(last).not.toContain('"trailer"');
+    expect(fatalLines(s.logs)).toEqual([]);
   });
 
   it('a full disk under --trace: the trace file is closed with one line, serving and the hash go on', async () => {
