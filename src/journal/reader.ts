@@ -23,12 +23,19 @@ export type JournalItem =
   | { readonly kind: 'problem'; readonly problem: Problem };
 
 export type OpenedJournal =
-  | { readonly ok: true; readonly header: JournalHeader; readonly items: Iterator<JournalItem, void, undefined> }
+  | {
+      readonly ok: true;
+      readonly header: JournalHeader;
+      readonly items: Iterator<JournalItem, void, undefined>;
+      /** Lets the file go; needed unless `items` was read to its end. Idempotent. */
+      close(): void;
+    }
   | { readonly ok: false; readonly problems: Problem[] };
 
 /**
- * Opens the journal and checks its header; the body is read lazily through `items`. `version` is the
- * homeagent version of this process: only its own journals replay to the same hash.
+ * Opens the journal and checks its header; the body is read lazily through `items`, and the file is
+ * held open until they end or `close` is called. `version` is the homeagent version of this process:
+ * only its own journals replay to the same hash. A journal refused here holds nothing open.
  */
 export function openJournal(path: string, version: string, resumeAt?: ReadFrom): OpenedJournal {
   let lines: Generator<FileLine, void, undefined>;
@@ -47,8 +54,17 @@ export function openJournal(path: string, version: string, resumeAt?: ReadFrom):
   if (first.done === true)
     return { ok: false, problems: [{ path: '', message: `${path} is empty; a journal starts with its header line` }] };
   const header = checkHeader(first.value, version);
-  if (!header.ok) return { ok: false, problems: [header.problem] };
-  return { ok: true, header: header.header, items: bodyItems(lines, version) };
+  if (!header.ok) {
+    lines.return();
+    return { ok: false, problems: [header.problem] };
+  }
+  const items = bodyItems(lines, version);
+  // Both: `items` may not have started, and then returning it does not reach the lines it reads.
+  const close = (): void => {
+    items.return();
+    lines.return();
+  };
+  return { ok: true, header: header.header, items, close };
 }
 
 type HeaderCheck =

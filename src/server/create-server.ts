@@ -148,23 +148,36 @@ export interface RunningServer {
 }
 
 export async function createServer(settings: ServeSettings, io: ServerIo): Promise<RunningServer> {
-  const started: { mcp: McpToolRunner | null } = { mcp: null };
+  const started: Started = { mcp: null, closers: [] };
   try {
     return await startServer(settings, io, started);
   } catch (err) {
+    // A start that fails leaves nothing open: a supervisor or a library user may start again in the
+    // same process. A close that fails too must not hide why the start failed.
+    for (const close of started.closers.reverse()) {
+      try {
+        close();
+      } catch {
+        // The start's own error is the one to report.
+      }
+    }
     await started.mcp?.close();
     throw err;
   }
 }
 
-async function startServer(
-  settings: ServeSettings,
-  io: ServerIo,
-  started: { mcp: McpToolRunner | null },
-): Promise<RunningServer> {
+/** What a start has opened so far, closed again if it fails; every closer may run after its owner's own close. */
+interface Started {
+  mcp: McpToolRunner | null;
+  readonly closers: (() => void)[];
+}
+
+async function startServer(settings: ServeSettings, io: ServerIo, started: Started): Promise<RunningServer> {
   ensureDataDir(settings.dataDir);
   const ids = openTaskIds(settings.dataDir);
   const outputs = openOutputs(settings, io.openOutputFile);
+  for (const output of [outputs.journal, outputs.trace])
+    if (output !== null) started.closers.push(() => output.file.close());
   const wal = settings.durable ? openJournalDir(settings.dataDir) : null;
   // The kernel configuration of a recovered history is the one it ran with (docs/spec.md §13.2).
   const history = wal?.segments[0] === undefined ? null : firstHeader(wal.segments[0], HOMEAGENT_VERSION);
@@ -229,6 +242,7 @@ async function startServer(
 
   const restart = wal?.segments.length ?? 0;
   const journal = openJournals(settings, config, outputs, wal, restart, clock.now(), logger, io.openOutputFile);
+  started.closers.push(() => journal.close());
   // Recovery replays the history into the kernel first; the live trace then continues its hash chain.
   const traceSink: { target: TraceSink; emit(e: TraceEvent): void } = {
     target: { emit: () => undefined },
@@ -237,6 +251,7 @@ async function startServer(
     },
   };
   let hasher: TraceHasher | null = null;
+  started.closers.push(() => hasher?.close());
   const openLiveTrace = (chainFrom: HashChainLink | null): TraceHasher =>
     openTrace(settings, outputs, clock.now(), chainFrom, settings.durable, (err) =>
       logger.server(
@@ -245,14 +260,7 @@ async function startServer(
         { path: settings.trace, error: errorText(err) },
       ),
     );
-  if (history === null) {
-    try {
-      hasher = openLiveTrace(null);
-    } catch (err) {
-      journal.close();
-      throw err;
-    }
-  }
+  if (history === null) hasher = openLiveTrace(null);
   const board = new TaskBoard((key, task) => journal.key(key, task));
   const deltas = new DeltaTap(board);
   // `kernel` is declared below; the feed only asks for a snapshot outside the kernel's transitions.
@@ -303,14 +311,8 @@ async function startServer(
   const childMemory = replayed === null ? liveChildren : new SwitchingChildMemories(replayed.childMemory());
   const kernelPorts = { memory: memoryPorts(memory), childMemory };
   const recoveryStartedMs = performance.now() - snapshotLoadMs;
-  let kernel: Kernel;
-  try {
-    kernel =
-      snapshot === null ? new Kernel(config, monitored, kernelPorts) : restoreKernel(snapshot, monitored, kernelPorts);
-  } catch (err) {
-    journal.close();
-    throw err;
-  }
+  const kernel =
+    snapshot === null ? new Kernel(config, monitored, kernelPorts) : restoreKernel(snapshot, monitored, kernelPorts);
   if (snapshot !== null) {
     monitored.restore(snapshot.monitor);
     board.restore(snapshot.board);
@@ -319,27 +321,22 @@ async function startServer(
 
   let recovered: Recovered | null = null;
   if (wal !== null && replayed !== null && childMemory instanceof SwitchingChildMemories) {
-    try {
-      recovered = recover(
-        wal.segments,
-        HOMEAGENT_VERSION,
-        {
-          feed: (input, nowMs) => kernel.feed(input, nowMs),
-          takeCommands: () => kernel.takeCommands(),
-          traceTo: (sink) => (traceSink.target = sink),
-          observe: kept,
-          input: (input) => deltas.input(input),
-          reply: (task, terminal) => board.reply(task, terminal),
-          bindKey: (key, task) => board.restoreKey(key, task),
-          memory: replayed,
-        },
-        snapshot,
-      );
-      hasher = openLiveTrace(recovered.link);
-    } catch (err) {
-      journal.close();
-      throw err;
-    }
+    recovered = recover(
+      wal.segments,
+      HOMEAGENT_VERSION,
+      {
+        feed: (input, nowMs) => kernel.feed(input, nowMs),
+        takeCommands: () => kernel.takeCommands(),
+        traceTo: (sink) => (traceSink.target = sink),
+        observe: kept,
+        input: (input) => deltas.input(input),
+        reply: (task, terminal) => board.reply(task, terminal),
+        bindKey: (key, task) => board.restoreKey(key, task),
+        memory: replayed,
+      },
+      snapshot,
+    );
+    hasher = openLiveTrace(recovered.link);
     memory.goLive(liveMemory);
     childMemory.goLive(liveChildren, (child) =>
       journal.empty ? childDirs.reopen(child) : recordingChildMemory(childDirs.reopen(child), child, record),
@@ -510,8 +507,6 @@ async function startServer(
   try {
     address = await http.listen(settings.host, settings.port);
   } catch (err) {
-    journal.close();
-    live().close();
     throw new StartError(
       `cannot listen on ${settings.host}:${settings.port}: ${err instanceof Error ? err.message : String(err)}`,
     );

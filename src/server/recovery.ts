@@ -59,6 +59,7 @@ export interface RecoveryPorts {
 export function firstHeader(segment: string, version: string): JournalHeader {
   const opened = openJournal(segment, version);
   if (!opened.ok) throw new StartError(damaged(segment, opened.problems[0]?.path ?? '', opened.problems[0]?.message));
+  opened.close();
   return opened.header;
 }
 
@@ -115,46 +116,51 @@ export function recover(
     const resumed = from !== null && number === from.segment;
     const opened = openJournal(segment, version, resumed ? { offset: from.bytes, lines: from.lines } : undefined);
     if (!opened.ok) throw new StartError(damaged(segment, opened.problems[0]?.path ?? '', opened.problems[0]?.message));
-    const hasher: TraceHasher = resumed
-      ? new TraceHasher({ resumable: from.hash })
-      : new TraceHasher(link === null ? {} : { chainFrom: link });
-    ports.traceTo(fanout(hasher, ports.observe));
-    for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
-      const item = next.value;
-      if (item.kind === 'problem') throw new StartError(damaged(segment, item.problem.path, item.problem.message));
-      if (item.kind === 'run')
-        throw new StartError(damaged(segment, `line ${item.number}`, 'a second header: a segment holds one run'));
-      if (item.kind === 'cut') {
-        cutTornLine(segment, item.bytes);
-        warnings.push(
-          `${basename(segment)} line ${item.number} was torn (${item.bytes} bytes: the process died while appending it) and is dropped`,
-        );
-        break;
+    // The segment is let go however its reading ends: a damaged or torn line, or a divergence, ends it early.
+    try {
+      const hasher: TraceHasher = resumed
+        ? new TraceHasher({ resumable: from.hash })
+        : new TraceHasher(link === null ? {} : { chainFrom: link });
+      ports.traceTo(fanout(hasher, ports.observe));
+      for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
+        const item = next.value;
+        if (item.kind === 'problem') throw new StartError(damaged(segment, item.problem.path, item.problem.message));
+        if (item.kind === 'run')
+          throw new StartError(damaged(segment, `line ${item.number}`, 'a second header: a segment holds one run'));
+        if (item.kind === 'cut') {
+          cutTornLine(segment, item.bytes);
+          warnings.push(
+            `${basename(segment)} line ${item.number} was torn (${item.bytes} bytes: the process died while appending it) and is dropped`,
+          );
+          break;
+        }
+        const line = item.line;
+        switch (line.type) {
+          case 'input':
+            flush();
+            pending = { input: line.input, nowMs: line.nowMs, line: `${basename(segment)} line ${item.number}` };
+            lastMs = line.nowMs;
+            break;
+          case 'memory':
+            memoryLines.push(line);
+            break;
+          case 'key':
+            // Recorded after the input whose task it binds: that input is fed first.
+            flush();
+            ports.bindKey(line.key, line.task);
+            break;
+          case 'finish':
+          case 'journal.trailer':
+            flush();
+            lastMs = line.type === 'finish' ? line.nowMs : lastMs;
+            break;
+        }
       }
-      const line = item.line;
-      switch (line.type) {
-        case 'input':
-          flush();
-          pending = { input: line.input, nowMs: line.nowMs, line: `${basename(segment)} line ${item.number}` };
-          lastMs = line.nowMs;
-          break;
-        case 'memory':
-          memoryLines.push(line);
-          break;
-        case 'key':
-          // Recorded after the input whose task it binds: that input is fed first.
-          flush();
-          ports.bindKey(line.key, line.task);
-          break;
-        case 'finish':
-        case 'journal.trailer':
-          flush();
-          lastMs = line.type === 'finish' ? line.nowMs : lastMs;
-          break;
-      }
+      flush();
+      link = { traceHash: hasher.digest(), events: hasher.events };
+    } finally {
+      opened.close();
     }
-    flush();
-    link = { traceHash: hasher.digest(), events: hasher.events };
   }
   if (link === null)
     throw new StartError(

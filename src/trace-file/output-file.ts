@@ -22,6 +22,7 @@ export interface OutputFile {
   sync(): void;
   /** The same, off the event loop: settles once what was appended before the call is durable. */
   syncLater(): Promise<void>;
+  /** Closes the file; a second call does nothing. */
   close(): void;
 }
 
@@ -33,6 +34,8 @@ export function openOutputFile(path: string, mode: OpenMode): OutputFile {
 }
 
 class DescriptorFile implements OutputFile {
+  private closed = false;
+
   constructor(private readonly fd: number) {}
 
   append(text: string): void {
@@ -70,6 +73,10 @@ class DescriptorFile implements OutputFile {
   }
 
   close(): void {
+    // Idempotent: a second close of a number the system may have given to another file since would
+    // close that file instead.
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
   }
 }

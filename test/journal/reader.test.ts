@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJournal, type JournalItem } from '../../src/journal/index.ts';
 import { headerLine, inputLine, JOURNAL_TEST_VERSION } from '../support/journal-lines.ts';
+import { openFilesUnder } from '../support/open-files.ts';
 
 const VERSION = JOURNAL_TEST_VERSION;
 const dir = mkdtempSync(join(tmpdir(), 'homeagent-reader-'));
@@ -143,5 +144,41 @@ describe('openJournal: the body', () => {
     expect(opened.items.next().value).toEqual({ kind: 'line', number: 3, line: JSON.parse(FINISH) });
     expect(opened.items.next().done).toBe(true);
     expect(openJournal(journal(`nope\n${INPUT}\n`), VERSION, { offset: 5, lines: 1 }).ok).toBe(false);
+  });
+});
+
+describe('openJournal: the file is let go', () => {
+  const held = (path: string): boolean => openFilesUnder(dir).includes(path);
+
+  it('when the header is refused', () => {
+    const path = journal(`nope\n${INPUT}\n`);
+    expect(openJournal(path, VERSION).ok).toBe(false);
+    expect(held(path)).toBe(false);
+  });
+
+  it('on close, whether the body was read in part, not at all, or to its end (a second close does nothing)', () => {
+    const text = `${header()}\n${INPUT}\n${INPUT}\n`;
+    const unread = journal(text);
+    const opened = openJournal(unread, VERSION);
+    if (!opened.ok) throw new Error('refused');
+    expect(held(unread)).toBe(true);
+    opened.close();
+    expect(held(unread)).toBe(false);
+    opened.close();
+
+    const partly = journal(text);
+    const part = openJournal(partly, VERSION);
+    if (!part.ok) throw new Error('refused');
+    expect(part.items.next().done).toBe(false);
+    part.close();
+    expect(held(partly)).toBe(false);
+    expect(part.items.next().done).toBe(true);
+
+    const whole = journal(text);
+    const read = openJournal(whole, VERSION);
+    if (!read.ok) throw new Error('refused');
+    while (read.items.next().done !== true);
+    expect(held(whole)).toBe(false);
+    read.close();
   });
 });

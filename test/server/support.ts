@@ -29,13 +29,9 @@ export interface TestServer {
   stop(): Promise<ShutdownResult>;
 }
 
-export async function startTestServer(
-  overrides: Partial<ServeSettings> = {},
-  provider?: Provider,
-  io: Partial<Pick<ServerIo, 'openOutputFile' | 'env' | 'logStream'>> = {},
-): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'homeagent-server-'));
-  const settings: ServeSettings = {
+/** The settings of a test server with its data under `dir`: a demo model on 127.0.0.1, an ephemeral port. */
+export function testSettings(dir: string, overrides: Partial<ServeSettings> = {}): ServeSettings {
+  return {
     model: { kind: 'demo' },
     host: '127.0.0.1',
     port: 0,
@@ -60,6 +56,15 @@ export async function startTestServer(
     residents: [],
     ...overrides,
   };
+}
+
+export async function startTestServer(
+  overrides: Partial<ServeSettings> = {},
+  provider?: Provider,
+  io: Partial<Pick<ServerIo, 'openOutputFile' | 'env' | 'logStream'>> = {},
+): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'homeagent-server-'));
+  const settings = testSettings(dir, overrides);
   const logs: string[] = [];
   const stdin = new PassThrough();
   const stdout = new PassThrough();

@@ -153,24 +153,28 @@ export function replayJournal(path: string, version: string, opts: ReplayOptions
           `replayed from the snapshot ${basename(resume.path)}: the segments before it were deleted (journal.keepSegments)`,
         );
       }
-      for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
-        const item = next.value;
-        const current = session as ReplaySession | null;
-        if (current === null) break;
-        if (item.kind === 'problem') return { kind: 'unusable', problems: [inFile(item.problem, file, files)] };
-        if (item.kind === 'cut') {
-          current.warn(
-            `${files.paths.length > 1 ? `${basename(file)} ` : ''}line ${item.number} is cut short (${item.bytes} bytes, no newline): the server stopped while writing it; replayed the ${item.number - 1} complete lines before it`,
-          );
-          break;
+      try {
+        for (let next = opened.items.next(); next.done !== true; next = opened.items.next()) {
+          const item = next.value;
+          const current = session as ReplaySession | null;
+          if (current === null) break;
+          if (item.kind === 'problem') return { kind: 'unusable', problems: [inFile(item.problem, file, files)] };
+          if (item.kind === 'cut') {
+            current.warn(
+              `${files.paths.length > 1 ? `${basename(file)} ` : ''}line ${item.number} is cut short (${item.bytes} bytes, no newline): the server stopped while writing it; replayed the ${item.number - 1} complete lines before it`,
+            );
+            break;
+          }
+          if (item.kind === 'run') {
+            const later = start(item.header, item.number, file);
+            if (later !== null) return { kind: 'unusable', problems: [later] };
+            continue;
+          }
+          const taken = current.take(item.line, item.number);
+          if (taken !== null) return { kind: 'unusable', problems: [inFile(taken, file, files)] };
         }
-        if (item.kind === 'run') {
-          const later = start(item.header, item.number, file);
-          if (later !== null) return { kind: 'unusable', problems: [later] };
-          continue;
-        }
-        const taken = current.take(item.line, item.number);
-        if (taken !== null) return { kind: 'unusable', problems: [inFile(taken, file, files)] };
+      } finally {
+        opened.close();
       }
     }
     const last = session as ReplaySession | null;
@@ -215,7 +219,7 @@ function journalFiles(path: string, version: string): JournalFiles {
     };
   const opened = openJournal(first, version);
   const whole = !opened.ok || (opened.header.restart ?? 0) === 0;
-  if (opened.ok) opened.items.return?.();
+  if (opened.ok) opened.close();
   const latest = whole ? null : latestSnapshot(path);
   if (latest === null) return { ok: true, paths: segments, resume: null };
   const parsed = parseServeSnapshot(latest.text);

@@ -96,6 +96,7 @@ function fromReplay(
     } else if (item.kind !== 'line') break;
     else if (item.line.type === 'input') inputs.push({ nowMs: item.line.nowMs, input: item.line.input });
   }
+  opened.close();
   const last = replay.runs.at(-1);
   const note =
     replay.runs.length > 1 && last !== undefined
