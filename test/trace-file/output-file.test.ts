@@ -73,6 +73,18 @@ describe('openOutputFile', () => {
   });
 });
 
+describe('OutputFile.close', () => {
+  it('a second close does nothing, even when the system gave its number to another file since', () => {
+    const first = openOutputFile(join(dir, 'first.txt'), 'create');
+    first.close();
+    const second = openOutputFile(join(dir, 'second.txt'), 'create');
+    first.close();
+    second.append('still open\n');
+    second.close();
+    expect(readFileSync(join(dir, 'second.txt'), 'utf8')).toBe('still open\n');
+  });
+});
+
 describe('cutTornTail', () => {
   it('cuts nothing from an empty file or one that ends with a newline', () => {
     for (const text of ['', 'a\n', '{"seq":1}\n{"seq":2}\n']) {
