@@ -68,9 +68,10 @@ describe('the log in front of a stderr nobody reads', () => {
     await (await postJson(`${s.url}/v1/inputs`, { text: 'hello' })).json();
     expect(s.logs.length).toBe(before);
     stream.drain();
-    const note = JSON.parse(s.logs.at(-1) ?? '{}') as { type: string; dropped: number };
+    const note = JSON.parse(s.logs.at(-1) ?? '{}') as { type: string; dropped: number; message: string };
     expect(note.type).toBe('serve.log.dropped');
     expect(note.dropped).toBeGreaterThan(5);
+    expect(note.message).toBe(`${note.dropped} log lines dropped: stderr was not read`);
   });
 });
 

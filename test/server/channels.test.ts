@@ -47,5 +47,8 @@ describe('serve: terminal, timers, logs', () => {
     expect(line).toMatch(/^t=\d+ms #\d+ root  task.terminal\s+timer-1 done/);
     expect(s.logs.find((l) => l.includes('task.submitted'))).toContain('timer-1 L3 src=timer/ping ch=timer');
     expect(s.logs.some((l) => l.includes('serve.start') && l.includes('demo model'))).toBe(true);
+    expect(s.logs.filter((l) => l.includes('serve.timer'))).toEqual([
+      expect.stringMatching(/^t=\d+ms serve\.timer {2}timer ping fired as timer-1$/),
+    ]);
   });
 });

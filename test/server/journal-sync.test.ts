@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_JOURNAL_POLICY } from '../../src/server/journal-policy.ts';
 import { FillableFiles } from './failing-file.ts';
-import { postJson, startTestServer, type TestServer } from './support.ts';
+import { postJson, serveLines, startTestServer, type TestServer } from './support.ts';
 
 const running: TestServer[] = [];
 afterEach(async () => {
@@ -89,15 +89,18 @@ describe('serve: acknowledgements wait for the write-ahead record to be durable'
     const refused = await postJson(`${s.url}/v1/inputs`, { text: 'while the device fails' });
     expect(refused.status).toBe(503);
     expect(await refused.json()).toMatchObject({ error: { code: 'journal_unwritable' } });
-    const told = s.logs.filter((l) => l.includes('cannot sync the journal'));
-    expect(told).toHaveLength(1);
-    expect(told[0]).toContain(path);
-    expect(told[0]).toContain('EIO');
+    expect(serveLines(s.logs, 'journal').map((l) => l.message)).toEqual([
+      `cannot sync the journal ${path} to its device: EIO: i/o error, fdatasync; new inputs are refused (503 journal_unwritable) until a sync succeeds, accepted tasks go on`,
+    ]);
+    expect(serveLines(s.logs, 'journal')[0]).toMatchObject({ path, error: 'EIO: i/o error, fdatasync' });
     file.syncFails = false;
     expect(await (await postJson(`${s.url}/v1/inputs`, { text: 'synced again' })).json()).toMatchObject({
       terminal: 'done',
     });
-    expect(s.logs.some((l) => l.includes('is synced again'))).toBe(true);
+    expect(serveLines(s.logs, 'journal').map((l) => l.message)).toEqual([
+      `cannot sync the journal ${path} to its device: EIO: i/o error, fdatasync; new inputs are refused (503 journal_unwritable) until a sync succeeds, accepted tasks go on`,
+      `the journal ${path} is synced again; inputs are accepted`,
+    ]);
     expect(s.logs.filter((l) => l.startsWith('FATAL'))).toEqual([]);
   });
 });

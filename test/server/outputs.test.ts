@@ -15,7 +15,7 @@ import { replayJournal } from '../../src/sim/replay/replay.ts';
 import { journalToScenario } from '../../src/sim/replay/to-scenario.ts';
 import { HOMEAGENT_VERSION } from '../../src/server/version.ts';
 import { ScriptedProvider } from './scripted-provider.ts';
-import { postJson, startTestServer, type TestServer } from './support.ts';
+import { postJson, serveLines, startTestServer, type TestServer } from './support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'homeagent-outputs-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -159,13 +159,18 @@ describe('serve: --journal and --trace never clobber a file', () => {
     const dir = freshDir();
     const dataDir = join(dir, 'data');
     const journal = join(dir, 'run.jsonl');
-    await serveOnce(dataDir, { journal }, 'first run');
+    const first = await serveOnce(dataDir, { journal }, 'first run');
+    expect(serveLines(first.logs, 'journal').map((l) => l.message)).toEqual([
+      'durability is off (--no-journal): the agent tree, its work and the conversation do not survive a restart',
+    ]);
     // As a crash leaves it: no trailer, and half a line.
     const lines = readFileSync(journal, 'utf8').trimEnd().split('\n');
     const crashed = `${lines.slice(0, -1).join('\n')}\n{"type":"input","nowMs":17`;
     writeFileSync(journal, crashed);
     const second = await serveOnce(dataDir, { journal }, 'second run');
-    expect(second.logs.join('\n')).toContain('torn');
+    expect(serveLines(second.logs, 'journal').map((l) => l.message)).toContain(
+      `cut a torn last line (${Buffer.byteLength('{"type":"input","nowMs":17')} bytes) from ${journal}: the run before stopped while writing it`,
+    );
     const text = readFileSync(journal, 'utf8');
     expect(text.startsWith(`${lines.slice(0, -1).join('\n')}\n{"type":"journal.header"`)).toBe(true);
     const outcome = replayJournal(journal, HOMEAGENT_VERSION);

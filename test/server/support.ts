@@ -127,3 +127,19 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
     body: JSON.stringify(body),
   });
 }
+
+/** A JSON log line of serve's own (`serve.<what>`), with its fields. */
+export interface ServeLine {
+  readonly type: string;
+  readonly message: string;
+  readonly [field: string]: unknown;
+}
+
+/** The `serve.<what>` lines of a JSON log, parsed, in order. */
+export function serveLines(logs: readonly string[], what: string): ServeLine[] {
+  return logs.flatMap((line) => {
+    if (!line.includes(`"serve.${what}"`)) return [];
+    const parsed = JSON.parse(line) as ServeLine;
+    return parsed.type === `serve.${what}` ? [parsed] : [];
+  });
+}

@@ -14,7 +14,7 @@ import { replayJournal } from '../../src/sim/replay/replay.ts';
 import { HOMEAGENT_VERSION } from '../../src/server/version.ts';
 import { FillableFiles } from './failing-file.ts';
 import { ScriptedProvider } from './scripted-provider.ts';
-import { postJson, startTestServer } from './support.ts';
+import { postJson, serveLines, startTestServer } from './support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'homeagent-write-failure-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -22,6 +22,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 interface ErrorBody {
   readonly error: { readonly message: string; readonly type: string; readonly code?: string };
 }
+
+const ENOSPC = 'ENOSPC: no space left on device, write';
 
 function fatalLines(logs: readonly string[]): string[] {
   return logs.filter((l) => l.startsWith('FATAL') || l.includes('"serve.fatal"') || l.includes('"serve.error"'));
@@ -61,13 +63,22 @@ describe('serve: a write failure is not a crash', () => {
 
       const failed = s.logs.filter((l) => l.includes('ENOSPC'));
       expect(failed).toHaveLength(1);
-      expect(failed[0]).toContain(journal);
+      const cannot = `cannot write the journal ${journal}: ${ENOSPC}; new inputs are refused (503 journal_unwritable) until it can be written again, accepted tasks go on`;
+      expect(serveLines(s.logs, 'journal')).toEqual([
+        expect.objectContaining({ message: cannot, path: journal, error: ENOSPC }),
+      ]);
       expect(fatalLines(s.logs)).toEqual([]);
 
       files.get(journal).full = false;
       expect(await (await postJson(`${s.url}/v1/inputs`, { text: 'after' })).json()).toMatchObject({
         terminal: 'done',
       });
+      expect(serveLines(s.logs, 'journal').map((l) => l.message)).toEqual([
+        cannot,
+        expect.stringMatching(
+          new RegExp(`^the journal ${journal} is written again \\([1-9][0-9]* waiting lines\\); inputs are accepted$`),
+        ),
+      ]);
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     } finally {
       const served = await s.stop();
@@ -75,6 +86,31 @@ describe('serve: a write failure is not a crash', () => {
       const outcome = replayJournal(journal, HOMEAGENT_VERSION);
       if (outcome.kind !== 'replayed') throw new Error(JSON.stringify(outcome.problems));
       expect(outcome.result).toMatchObject({ ok: true, matches: true, traceHash: served.traceHash });
+    }
+  });
+
+  it('a timer that comes due while the journal cannot be written is not fired, and the log says why', async () => {
+    const journal = join(root, 'journal-timer.jsonl');
+    const files = new FillableFiles();
+    const provider = new ScriptedProvider();
+    const s = await startTestServer(
+      { journal, dataDir: join(root, 'data-4'), timers: [{ name: 'tick', text: 'tick', afterMs: 300 }] },
+      provider,
+      { openOutputFile: files.open },
+    );
+    try {
+      const held = postJson(`${s.url}/v1/inputs`, { text: 'hold on' });
+      while (provider.calls === 0) await new Promise((r) => setTimeout(r, 5));
+      files.get(journal).full = true;
+      provider.release();
+      await (await held).json();
+      while (serveLines(s.logs, 'timer').length === 0) await new Promise((r) => setTimeout(r, 20));
+      expect(serveLines(s.logs, 'timer').map((l) => l.message)).toEqual([
+        `timer tick not fired: the journal ${journal} cannot be written; no new input is accepted until it can`,
+      ]);
+    } finally {
+      files.get(journal).full = false;
+      await s.stop();
     }
   });
 
@@ -120,7 +156,13 @@ describe('serve: a write failure is not a crash', () => {
     expect(served.events).toBeGreaterThan(status.events - 1);
     const failed = s.logs.filter((l) => l.includes('ENOSPC'));
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toContain(trace);
+    expect(serveLines(s.logs, 'trace')).toEqual([
+      expect.objectContaining({
+        message: `cannot write the trace ${trace}: ${ENOSPC}; the trace file is closed, serving goes on and /v1/status keeps the hash`,
+        path: trace,
+        error: ENOSPC,
+      }),
+    ]);
     expect(fatalLines(s.logs)).toEqual([]);
   });
 });
