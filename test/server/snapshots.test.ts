@@ -14,7 +14,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { replayJournal } from '../../src/sim/replay/replay.ts';
 import { DEFAULT_JOURNAL_POLICY, type JournalPolicy } from '../../src/server/journal-policy.ts';
 import { HOMEAGENT_VERSION } from '../../src/server/version.ts';
-import { postJson, startTestServer, type TestServer } from './support.ts';
+import { postJson, serveLines, startTestServer, type TestServer } from './support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'homeagent-snapshots-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -73,7 +73,14 @@ describe('serve: snapshots', () => {
       tasks.push(`http-${i}`);
     }
     await until(() => files(live, 'snapshot-').length > 0);
-    expect(s.logs.some((l) => l.includes('"serve.snapshot"'))).toBe(true);
+    const written = serveLines(s.logs, 'snapshot');
+    expect(written.length).toBeGreaterThan(0);
+    for (const line of written) {
+      expect(line.message).toMatch(/^snapshot \S+\/snapshot-000001-\d{9}\.json written \(\d+ bytes in \d+ ms\)$/);
+      expect(line.message).toBe(
+        `snapshot ${String(line.path)} written (${String(line.bytes)} bytes in ${String(line.ms)} ms)`,
+      );
+    }
     // Two images of the process killed now: one as it is, one without its snapshots.
     const fromSnapshot = join(root, 'crash-snapshot');
     const fromStart = join(root, 'crash-start');
@@ -111,6 +118,11 @@ describe('serve: snapshots', () => {
       expect(await ask(s, `run ${run} first`)).toMatchObject({ terminal: 'done' });
       expect(await ask(s, `run ${run} second`)).toMatchObject({ terminal: 'done' });
       last = await s.stop();
+      // The shutdown's snapshot covers this run's segment and lets the one before it go.
+      const deleted = serveLines(s.logs, 'snapshot').at(-1)?.message ?? '';
+      if (run === 1) expect(deleted).toMatch(/ written \(\d+ bytes in \d+ ms\)$/);
+      else
+        expect(deleted).toMatch(new RegExp(`; deleted the segments it covers: \\S*segment-00000${run - 1}\\.jsonl$`));
     }
     expect(files(dataDir, 'segment-')).toEqual(['segment-000003.jsonl']);
     const snapshots = files(dataDir, 'snapshot-');
