@@ -159,3 +159,70 @@ describe('scenario cross-field rules: names inside expect', () => {
     expect(ok(doc({ expect: { equal } })).expect.equal).toEqual(equal);
   });
 });
+
+describe('scenario cross-field rules trust nothing about the JSON', () => {
+  const mustBe = (path: string, what: string, got: string) => ({ path, message: `must be ${what}, got ${got}` });
+
+  it('residents that are not objects, or whose ids are not strings, are the shape pass’s problems only', () => {
+    const residents = [null, { id: 7 }, { id: 7 }, { id: 'r', inputChs: [5, null] }];
+    expect(problems(doc({ residents }))).toEqual([
+      mustBe('residents[0]', 'an object', 'null'),
+      mustBe('residents[1].id', 'a string', '7'),
+      mustBe('residents[2].id', 'a string', '7'),
+      mustBe('residents[3].inputChs[0]', 'a string', '5'),
+      mustBe('residents[3].inputChs[1]', 'a string', 'null'),
+    ]);
+  });
+
+  it('counter references that are not strings, and task fields that are not objects, add no problem of their own', () => {
+    expect(problems(doc({ inputs: [queued('a')], expect: { equal: [[5, null]], tasks: { a: 5 } } }))).toEqual([
+      mustBe('expect.equal[0][0]', 'a string', '5'),
+      mustBe('expect.equal[0][1]', 'a string', 'null'),
+      mustBe('expect.tasks.a', 'an object', '5'),
+    ]);
+  });
+
+  it('MCP servers, tool lists and downtimes that are not objects are the shape pass’s problems only', () => {
+    const mcpServers = { s: 5, t: { tools: 5 }, u: { tools: {}, down: [null, { at: 'x' }, 5] } };
+    expect(problems(doc({ mcpServers }))).toEqual([
+      mustBe('mcpServers.s', 'an object', '5'),
+      mustBe('mcpServers.t.tools', 'an object', '5'),
+      mustBe('mcpServers.u.down[0]', 'an object', 'null'),
+      mustBe('mcpServers.u.down[1].at', 'a number', '"x"'),
+      mustBe('mcpServers.u.down[2]', 'an object', '5'),
+    ]);
+  });
+
+  it('events that are not objects, or crashes that are not, are the shape pass’s problems only', () => {
+    expect(problems(doc({ events: [null, { at: 5, crash: 5 }, 7] }))).toEqual([
+      mustBe('events[0]', 'an object', 'null'),
+      mustBe('events[1].crash', 'an object', '5'),
+      mustBe('events[2]', 'an object', '7'),
+    ]);
+  });
+
+  it('crashes are related by time, not by their order in the file; at one instant the later entry is the one down', () => {
+    const later = [
+      { at: 300, crash: { restartAfterMs: 10 } },
+      { at: 100, crash: { restartAfterMs: 250 } },
+    ];
+    expect(problems(doc({ events: later }))).toEqual([
+      {
+        path: 'events[0].crash',
+        message:
+          'a crash at 300 falls while the process is down (events[1] crashes it at 100 until 350); crash after 350',
+      },
+    ]);
+    const together = [
+      { at: 100, crash: { restartAfterMs: 10 } },
+      { at: 100, crash: { restartAfterMs: 500 } },
+    ];
+    expect(problems(doc({ events: together }))).toEqual([
+      {
+        path: 'events[1].crash',
+        message:
+          'a crash at 100 falls while the process is down (events[0] crashes it at 100 until 110); crash after 110',
+      },
+    ]);
+  });
+});
