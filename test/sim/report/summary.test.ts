@@ -79,6 +79,16 @@ describe('formatSummary', () => {
     expect(lines[3]).toBe('  by level, suspended→interrupting: queued→L2 2, queued→L3 1, L2→L3 1');
   });
 
+  it('prints the response bound, when the run has one, just before the trace hash', () => {
+    const bound = { applicable: false, reason: 'a resident takes input', parameters: null, L4: null, L3: null };
+    const lines = formatSummary({ ...emptyReport(), responseBound: bound }).split('\n');
+    const at = lines.indexOf(`trace hash ${HASH}  (0 events)`);
+    expect(lines[at - 1]).toBe(
+      'response bound (how soon an interrupt starts): not applicable (a resident takes input)',
+    );
+    expect(formatSummary(emptyReport())).not.toContain('response bound');
+  });
+
   it('names the active swarm sites, or says none is active', () => {
     const line = (sites: string[]): string | undefined =>
       formatSummary({ ...emptyReport(), swarm: { sites } })
