@@ -50,4 +50,13 @@ export const RUNTIME_BUGS: readonly PlantedBug[] = [
     replace: 'this.deliver(fact);',
     tests: ['test/runtime/runtime.test.ts', 'test/runtime/runtime-cancel.test.ts'],
   },
+  {
+    id: 'server-failed-start-keeps-outputs',
+    room: 'server',
+    slip: 'the --journal and --trace outputs get no closer: a start that fails after opening them leaves them open',
+    file: 'src/server/create-server.ts',
+    find: '  for (const output of [outputs.journal, outputs.trace])\n    if (output !== null) started.closers.push(() => output.file.close());\n',
+    replace: '',
+    tests: ['test/server/start-failure.test.ts'],
+  },
 ];

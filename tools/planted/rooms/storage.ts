@@ -24,6 +24,15 @@ export const JOURNAL_BUGS: readonly PlantedBug[] = [
 
 export const MEMORY_BUGS: readonly PlantedBug[] = [
   {
+    id: 'journal-refused-header-keeps-file',
+    room: 'journal',
+    slip: 'openJournal returns its refusal of the header without letting the file go: every refused journal leaks a descriptor',
+    file: 'src/journal/reader.ts',
+    find: '  if (!header.ok) {\n    lines.return();\n',
+    replace: '  if (!header.ok) {\n',
+    tests: ['test/journal/reader.test.ts'],
+  },
+  {
     id: 'memory-promote-keep-index-off-by-one',
     room: 'memory',
     slip: '`>=` becomes `>` in the promote check of `keep` indexes: the index one past the export is accepted',
