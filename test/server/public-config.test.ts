@@ -1,5 +1,5 @@
 /**
- * The configuration a journal header records (src/server/public-config.ts, docs/cli.md): every
+ * The configuration a journal header records (src/server/public-config.ts, docs/config.md "journal.header"): every
  * setting serve ran with, field by field, with each provider's and MCP server's options present only
  * when set, and never a secret — the token is `auth: "bearer"`, URLs lose their credentials, and an MCP
  * server's variables and headers and the collector's headers are recorded by name.
