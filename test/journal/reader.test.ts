@@ -4,11 +4,12 @@
  * line, a later run's header, a cut last line — and what cannot be read stops the items with a problem
  * that names its line.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJournal, type JournalItem } from '../../src/journal/index.ts';
+import { LINE_BYTES_MAX } from '../../src/journal/lines.ts';
 import { headerLine, inputLine, JOURNAL_TEST_VERSION } from '../support/journal-lines.ts';
 import { openFilesUnder } from '../support/open-files.ts';
 
@@ -88,6 +89,7 @@ describe('openJournal: the header', () => {
   it('hands on the header as written', () => {
     const opened = openJournal(journal(`${header({ extra: { kept: true } })}\n`), VERSION);
     expect(opened.ok && opened.header).toMatchObject({ homeagent: VERSION, extra: { kept: true } });
+    if (opened.ok) opened.close();
   });
 });
 
@@ -180,5 +182,22 @@ describe('openJournal: the file is let go', () => {
     while (read.items.next().done !== true);
     expect(held(whole)).toBe(false);
     read.close();
+  });
+});
+
+describe('openJournal: a line too long to read', () => {
+  it(`a body line longer than LINE_BYTES_MAX (64 MiB) is a problem naming the line, and the reading stops there`, () => {
+    const path = join(dir, 'long.jsonl');
+    writeFileSync(path, `${header()}\n${INPUT}\n`);
+    appendFileSync(path, Buffer.alloc(LINE_BYTES_MAX + 1, 0x78));
+    const opened = openJournal(path, VERSION);
+    if (!opened.ok) throw new Error('refused');
+    const got: JournalItem[] = [];
+    for (let r = opened.items.next(); r.done !== true; r = opened.items.next()) got.push(r.value);
+    expect(got).toEqual([
+      { kind: 'line', number: 2, line: JSON.parse(INPUT) },
+      { kind: 'problem', problem: { path: '', message: `line 3 is longer than ${LINE_BYTES_MAX} bytes` } },
+    ]);
+    expect(openFilesUnder(dir)).toEqual([]);
   });
 });
