@@ -192,4 +192,42 @@ describe('GroupCommit', () => {
     commit.close();
     expect(file.blocking).toBe(0);
   });
+
+  it('a retry when nothing failed syncs nothing and says all is well', () => {
+    const { file, told, commit } = setUp('batch');
+    commit.appended();
+    expect(commit.retry()).toBe(true);
+    expect(file.blocking).toBe(0);
+    expect(told).toEqual([]);
+  });
+
+  it('flush syncs what was appended since the last sync, blocking, and nothing when it is all synced or off', () => {
+    const { file, commit } = setUp('batch');
+    commit.flush();
+    expect(file.blocking).toBe(0);
+    commit.appended();
+    commit.flush();
+    expect(file.blocking).toBe(1);
+    commit.flush();
+    expect(file.blocking).toBe(1);
+    const off = setUp('off');
+    off.commit.appended();
+    off.commit.flush();
+    expect(off.file.blocking).toBe(0);
+  });
+
+  it('a second close does nothing, and after close neither flush nor a waiter syncs', async () => {
+    const { file, commit } = setUp('batch');
+    commit.appended();
+    commit.close();
+    commit.close();
+    expect(file.blocking).toBe(1);
+    commit.appended();
+    commit.flush();
+    expect(file.blocking).toBe(1);
+    const ack = tracked(commit.durable());
+    await flush();
+    expect(ack.done).toBe(true);
+    expect(file.pending).toEqual([]);
+  });
 });

@@ -76,3 +76,41 @@ describe('JournalWriter on a failing file', () => {
     expect(writer.unwritten).toBe(21);
   });
 });
+
+describe('JournalWriter: the trailer and close', () => {
+  it('a trailer while failing retries first: with the disk back, the waiting lines and the trailer are written', () => {
+    const file = new MemoryFile();
+    const { log, events } = recorder();
+    const writer = new JournalWriter(file, HEADER, events);
+    file.full = true;
+    writer.finish(1, true, []);
+    file.full = false;
+    writer.trailer('h', 3);
+    const trailer = `${JSON.stringify({ type: 'journal.trailer', traceHash: 'h', events: 3 })}\n`;
+    expect(file.text).toBe(`${JSON.stringify(HEADER)}\n${finishLine(1)}${trailer}`);
+    expect(log).toEqual(['failed ENOSPC: no space left on device, write', 'recovered 2']);
+    expect(writer.unwritten).toBe(0);
+    expect(file.closes).toBe(1);
+  });
+
+  it('a retry while writing says it is written; closed, nothing more is written and a second close does nothing', () => {
+    const file = new MemoryFile();
+    const writer = new JournalWriter(file, HEADER, recorder().events);
+    expect(writer.retry()).toBe(true);
+    writer.close();
+    writer.close();
+    writer.finish(1, true, []);
+    writer.key('k', 't');
+    expect(file.text).toBe(`${JSON.stringify(HEADER)}\n`);
+    expect(file.closes).toBe(1);
+    expect(writer.unwritten).toBe(0);
+  });
+
+  it('a file that cannot even be closed is let go without throwing', () => {
+    const file = new MemoryFile();
+    const writer = new JournalWriter(file, HEADER, recorder().events);
+    file.closeFails = true;
+    expect(() => writer.close()).not.toThrow();
+    expect(file.closes).toBe(1);
+  });
+});
