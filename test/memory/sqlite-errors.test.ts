@@ -101,3 +101,26 @@ describe('a read-only handle', () => {
     expect(() => store.exportTriples(0)).toThrow(new MemoryError(closed));
   });
 });
+
+describe('a file spoiled while it is open', () => {
+  it('recall and export fail with a MemoryError naming the call, the file, the mode and what to do', () => {
+    const path = join(dir, 'spoiled.db');
+    const main = SqliteGraphStore.openMain(path);
+    main.commit([{ subject: 'Alice', relation: 'knows', object: 'Bob' }], 's', 1, 0);
+    main.close();
+    const store = SqliteGraphStore.openReadOnly(path);
+    try {
+      writeFileSync(path, Buffer.alloc(16384, 0x41));
+      const spoiled = (call: string): MemoryError =>
+        new MemoryError(
+          `${call} on graph memory ${path} (read-only) failed: the file is not a usable SQLite database (SQLite: ` +
+            'database disk image is malformed [SQLITE_CORRUPT]); move it away and let openMain create a new one, or ' +
+            'restore a backup',
+        );
+      expect(() => store.recall(['alice'], 1)).toThrow(spoiled('recall'));
+      expect(() => store.exportTriples(0)).toThrow(spoiled('export'));
+    } finally {
+      store.close();
+    }
+  });
+});

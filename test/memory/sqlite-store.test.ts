@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryError, type Triple } from '../../src/kernel/ports/graph-memory.ts';
-import { RECALL_RELATIONS_MAX, SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
+import { RECALL_RELATIONS_MAX, RECALL_SEEDS_MAX, SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
 
 let dir: string;
 const open: { close(): void }[] = [];
@@ -313,6 +313,23 @@ describe('recall', () => {
     }));
     store.commit(hub, 's', 2, NOW);
     expect(store.recall(['hub'], 1).relations).toHaveLength(RECALL_RELATIONS_MAX);
+  });
+
+  it(`takes at most RECALL_SEEDS_MAX (${RECALL_SEEDS_MAX}) seeds over all the keywords, the first keyword's first`, () => {
+    const store = mainAt();
+    const pairs = (seed: string, other: string): Triple[] =>
+      Array.from({ length: RECALL_SEEDS_MAX - 4 }, (_, i) => ({
+        subject: `${seed}-${i}`,
+        relation: 'r',
+        object: `${other}-${i}`,
+      }));
+    store.commit([...pairs('alpha', 'x'), ...pairs('beta', 'y')], 's', 1, NOW);
+    const recalled = store.recall(['alpha', 'beta'], 1);
+    // Each seed brings its one relation: the seeds are the relations' sources.
+    const sources = recalled.relations.map((r) => r.source);
+    expect(sources).toHaveLength(RECALL_SEEDS_MAX);
+    expect(sources.filter((s) => s.startsWith('alpha-'))).toHaveLength(RECALL_SEEDS_MAX - 4);
+    expect(sources.filter((s) => s.startsWith('beta-'))).toHaveLength(4);
   });
 });
 
