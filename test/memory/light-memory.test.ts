@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryError, type Recall, type Triple } from '../../src/kernel/ports/graph-memory.ts';
 import { LightMemory, promoteTriples, type ClosableGraphMemory } from '../../src/memory/light-memory.ts';
 import { SqliteGraphStore } from '../../src/memory/sqlite-store.ts';
+import { openFilesUnder } from '../support/open-files.ts';
 
 let dir: string;
 let mainPath: string;
@@ -154,6 +155,22 @@ describe('LightMemory', () => {
     expect(() => c.recall(['tea'], 1)).toThrow(/failed on both sides; temp: .*is closed.*; main: main is unavailable/);
   });
 
+  it('recall skips the temp side when it is the one that fails', () => {
+    main.commit([worksAt], 'root', 1, NOW);
+    const temp = SqliteGraphStore.openMain(join(dir, 'temp-t.db'));
+    const c = track(new LightMemory(temp, track(SqliteGraphStore.openReadOnly(mainPath))));
+    temp.close();
+    expect(edges(c.recall(['alice'], 1))).toEqual(['Alice works_at Acme']);
+  });
+
+  it('a temp store that cannot be created leaves main closed again, and nothing behind', () => {
+    const tempPath = join(dir, 'no-such-dir', 'temp.db');
+    expect(() => LightMemory.open({ tempPath, mainPath })).toThrow(MemoryError);
+    main.close(); // the test's own handle: what is open after it is what the failed open left
+
+    expect(openFilesUnder(dir)).toEqual([]);
+  });
+
   it('a bug on one side is not swallowed', () => {
     const temp = SqliteGraphStore.openMain(join(dir, 'temp-b.db'));
     const buggy: ClosableGraphMemory = {
@@ -216,6 +233,9 @@ describe('promote (reclaim)', () => {
       'cannot promote triples of c9: keep index -1, 3 out of range (3 exported triples, valid indexes are 0..2); nothing was promoted',
     );
     expect(() => c.promote(main, [0.5], 'c9', NOW)).toThrow(MemoryError);
+    expect(() => child('empty').promote(main, [0], 'empty', NOW)).toThrow(
+      'cannot promote triples of empty: keep index 0 out of range (0 exported triples, none exist); nothing was promoted',
+    );
     expect(main.exportTriples(0)).toEqual([]);
   });
 
