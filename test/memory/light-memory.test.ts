@@ -167,7 +167,6 @@ describe('LightMemory', () => {
     const tempPath = join(dir, 'no-such-dir', 'temp.db');
     expect(() => LightMemory.open({ tempPath, mainPath })).toThrow(MemoryError);
     main.close(); // the test's own handle: what is open after it is what the failed open left
-
     expect(openFilesUnder(dir)).toEqual([]);
   });
 
