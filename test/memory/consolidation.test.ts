@@ -143,5 +143,24 @@ describe('memory_recall arguments (docs/spec.md §9.1)', () => {
     expect(error({ keywords: 'alice' })).toBe('memory_recall: keywords: must be an array, got "alice"');
     expect(error({ keywords: [3] })).toBe('memory_recall: keywords[0]: must be a string, got 3');
     expect(error({ keywords: ['a'], depth: '2' })).toBe('memory_recall: depth: must be a number, got "2"');
+    expect(error('{"keywords": [')).toMatch(
+      /^memory_recall: arguments are not valid JSON \(.*\); send one JSON object$/,
+    );
+  });
+
+  it('names at most three problems, then how many more there are', () => {
+    const r = parseMemoryWriteArgs({ triples: [1, 2, 3, 4, 5] });
+    expect(r).toEqual({
+      ok: false,
+      error:
+        'memory_write: triples[0]: must be an object, got 1; triples[1]: must be an object, got 2; ' +
+        'triples[2]: must be an object, got 3; and 2 more',
+    });
+    expect(parseMemoryWriteArgs({ triples: [1, 2, 3] })).toEqual({
+      ok: false,
+      error:
+        'memory_write: triples[0]: must be an object, got 1; triples[1]: must be an object, got 2; ' +
+        'triples[2]: must be an object, got 3',
+    });
   });
 });
