@@ -100,7 +100,14 @@ describe('serve: the edges of the HTTP API', () => {
       for (const path of [`/v1/tasks/${task}/events`, '/v1/events']) {
         const res = await fetch(`${s.url}${path}`, { headers: { ...auth, 'last-event-id': id } });
         expect(res.status, `${path} ${JSON.stringify(id)}`).toBe(400);
-        expect(((await res.json()) as { error: { param: string } }).error.param).toBe('Last-Event-ID');
+        const what = path === '/v1/events' ? 'a trace event' : 'an event of this task';
+        expect(await res.json()).toEqual({
+          error: {
+            message: `Last-Event-ID must be the id of ${what} (decimal digits), got ${JSON.stringify(id)}`,
+            type: 'invalid_request_error',
+            param: 'Last-Event-ID',
+          },
+        });
       }
     }
     const ok = await fetch(`${s.url}/v1/tasks/${task}/events`, { headers: { ...auth, 'last-event-id': '0' } });
