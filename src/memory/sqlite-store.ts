@@ -46,6 +46,7 @@ import {
   type Triple,
   validTriple,
 } from '../kernel/index.ts';
+import { sqliteCode, toMemoryError, type StoreMode } from './sqlite-errors.ts';
 
 /** Version of the schema below, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 1;
@@ -130,8 +131,6 @@ export interface OpenOptions {
   readonly synchronous?: 'full' | 'normal' | 'off';
 }
 
-type Mode = 'main' | 'read-only';
-
 const SYNCHRONOUS_PRAGMA = { full: 'FULL', normal: 'NORMAL', off: 'OFF' } as const;
 
 interface EntityRow {
@@ -214,7 +213,7 @@ export class SqliteGraphStore implements GraphMemory {
   }
 
   readonly path: string;
-  readonly mode: Mode;
+  readonly mode: StoreMode;
   private readonly db: Database.Database;
   private readonly selectEntityId: Database.Statement<[string], number>;
   private readonly insertEntity: Database.Statement<[string, string, number, number]>;
@@ -234,7 +233,7 @@ export class SqliteGraphStore implements GraphMemory {
     (triples: readonly Triple[], session: string, turn: number, nowMs: number) => number
   >;
 
-  private constructor(db: Database.Database, path: string, mode: Mode) {
+  private constructor(db: Database.Database, path: string, mode: StoreMode) {
     this.db = db;
     this.path = path;
     this.mode = mode;
@@ -442,7 +441,7 @@ export class SqliteGraphStore implements GraphMemory {
   }
 }
 
-function openDatabase(path: string, mode: Mode, options: Database.Options): Database.Database {
+function openDatabase(path: string, mode: StoreMode, options: Database.Options): Database.Database {
   // better-sqlite3 refuses a missing directory itself, with a TypeError that names no path.
   const directory = dirname(path);
   if (!existsSync(directory)) {
@@ -500,53 +499,4 @@ function codePoints(s: string): number {
 /** A MATCH operand that FTS5 reads as one literal phrase: double quotes inside are doubled. */
 function ftsPhrase(needle: string): string {
   return `"${needle.replaceAll('"', '""')}"`;
-}
-
-function sqliteCode(err: unknown): string | undefined {
-  return err instanceof Database.SqliteError ? err.code : undefined;
-}
-
-/**
- * Turns an expected SQLite failure into a MemoryError that says what to do, keeping SQLite's
- * message and code in the text and the original error as `cause`. Anything else (a bug, a
- * constraint our own statements should never break) is returned unchanged.
- */
-function toMemoryError(err: unknown, path: string, mode: Mode, action: string): unknown {
-  if (err instanceof MemoryError) return err;
-  const code = sqliteCode(err);
-  if (code === undefined || !(err instanceof Error)) return err;
-  const what = `${action} on graph memory ${path} (${mode})`;
-  const sqlite = `SQLite: ${err.message} [${code}]`;
-  if (code.startsWith('SQLITE_READONLY')) {
-    return new MemoryError(
-      `${what} refused: the handle is read-only (${sqlite}); write through a store opened with ` +
-        'SqliteGraphStore.openMain — a child writes to its own temp store',
-      { cause: err },
-    );
-  }
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new MemoryError(
-      `${what} failed: the database is locked by another connection (${sqlite}); nothing of this ` +
-        'call was written and earlier commits are intact; retry once the other writer has committed',
-      { cause: err },
-    );
-  }
-  if (code.startsWith('SQLITE_CANTOPEN')) {
-    return new MemoryError(`${what} failed: cannot open the file (${sqlite}); check the path and its directory`, {
-      cause: err,
-    });
-  }
-  if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT')) {
-    return new MemoryError(
-      `${what} failed: the file is not a usable SQLite database (${sqlite}); move it away and let ` +
-        'openMain create a new one, or restore a backup',
-      { cause: err },
-    );
-  }
-  if (code.startsWith('SQLITE_FULL') || code.startsWith('SQLITE_IOERR')) {
-    return new MemoryError(`${what} failed: disk or I/O error (${sqlite}); free space or check the disk`, {
-      cause: err,
-    });
-  }
-  return err;
 }
