@@ -121,8 +121,8 @@ function firstJsonObject(text: string): Parsed<unknown> {
       break;
     }
     try {
-      const value: unknown = JSON.parse(text.slice(start, end + 1));
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value };
+      // A text from "{" to its matching "}" that parses at all is an object.
+      return { ok: true, value: JSON.parse(text.slice(start, end + 1)) as unknown };
     } catch (err) {
       firstError ??= `malformed JSON (${errorText(err)})`;
     }
