@@ -3,22 +3,11 @@
  * the model flags, the demo pace, a configuration file's tools, residents, timers, allowed hosts and MCP
  * server names. serve prints them all at start and does not start; each says what to do.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveSettings, type ServeFlags } from '../../src/server/settings.ts';
+import { configFiles } from '../support/config-files.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'homeagent-settings-problems-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let files = 0;
-function configFile(value: unknown): string {
-  files += 1;
-  const path = join(dir, `config-${files}.json`);
-  writeFileSync(path, JSON.stringify(value));
-  return path;
-}
+const configFile = configFiles('homeagent-settings-problems-');
 
 const PROVIDERS = [{ name: 'local', kind: 'openai', baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3' }];
 

@@ -3,24 +3,13 @@
  * OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_HEADERS, else nowhere — and the collector's headers are
  * secrets: redacted from everything serve writes, only their names in the journal header.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { publicConfig } from '../../src/server/public-config.ts';
 import { Redactor, secretsOf } from '../../src/server/secrets.ts';
 import { resolveSettings, type ServeSettings } from '../../src/server/settings.ts';
+import { configFiles } from '../support/config-files.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'homeagent-otlp-settings-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let files = 0;
-function configFile(value: unknown): string {
-  files += 1;
-  const path = join(dir, `config-${files}.json`);
-  writeFileSync(path, JSON.stringify(value));
-  return path;
-}
+const configFile = configFiles('homeagent-otlp-settings-');
 
 function settings(config: unknown, env: Record<string, string> = {}): ServeSettings {
   const r = resolveSettings({ model: 'demo', config: configFile(config) }, env);
