@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider } from './scripted-provider.ts';
-import { postJson, startTestServer, type TestServer } from './support.ts';
+import { postJson, startTestServer, waitFor, type TestServer } from './support.ts';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -22,14 +22,6 @@ async function start(
   return s;
 }
 
-async function until(cond: () => boolean | Promise<boolean>): Promise<void> {
-  const endMs = Date.now() + 5000;
-  while (!(await cond())) {
-    if (Date.now() > endMs) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const chat = (url: string, content: string, extra: Record<string, unknown> = {}, headers = {}): Promise<Response> =>
   postJson(`${url}/v1/chat/completions`, { messages: [{ role: 'user', content }], ...extra }, headers);
 
@@ -38,9 +30,9 @@ describe('serve: chat completions refused at the door', () => {
     const provider = new ScriptedProvider();
     const s = await start({ kernel: { maxQueue: 1 } }, provider);
     const running = chat(s.url, 'hold one');
-    await until(() => provider.calls > 0);
+    await waitFor(() => provider.calls > 0);
     const queued = chat(s.url, 'queued two');
-    await until(async () => (await fetch(`${s.url}/v1/tasks/http-2`)).status === 200);
+    await waitFor(async () => (await fetch(`${s.url}/v1/tasks/http-2`)).status === 200);
     const refused = await chat(s.url, 'three');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -80,7 +72,7 @@ describe('serve: chat completions open when a durable server pauses', () => {
     const provider = new ScriptedProvider();
     const s = await start({}, provider);
     const open = chat(s.url, 'hold on');
-    await until(() => provider.calls > 0);
+    await waitFor(() => provider.calls > 0);
     await s.server.shutdown('test pause');
     const paused = await open;
     expect(paused.status).toBe(503);
@@ -100,7 +92,7 @@ describe('serve: chat completions open when a durable server pauses', () => {
     const s = await start({}, provider);
     const open = await chat(s.url, 'hold on', { stream: true });
     expect(open.status).toBe(200);
-    await until(() => provider.calls > 0);
+    await waitFor(() => provider.calls > 0);
     await s.server.shutdown('test pause');
     const frames = (await open.text()).split('\n\n').filter((f) => f !== '');
     expect(frames.slice(-2)).toEqual([

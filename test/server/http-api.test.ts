@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, SLOW_CHUNKS } from './scripted-provider.ts';
-import { parseSse, postJson, startTestServer, type TestServer } from './support.ts';
+import { parseSse, postJson, startTestServer, waitFor, type TestServer } from './support.ts';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -127,11 +127,3 @@ describe('serve: the HTTP API', () => {
     expect(await (await queued).json()).toMatchObject({ terminal: 'done' });
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -128,6 +128,15 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
   });
 }
 
+/** Resolves once `condition` holds, checking every 10 ms; throws after `timeoutMs`. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A JSON log line of serve's own (`serve.<what>`), with its fields. */
 export interface ServeLine {
   readonly type: string;
