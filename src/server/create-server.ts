@@ -777,7 +777,7 @@ function openTrace(
   try {
     return new TraceHasher({ file: outputs.trace.file, header, onFileError, ...chain });
   } catch (err) {
-    outputs.trace.file.close();
+    // The trace file is closed with everything else the failed start opened (createServer).
     throw new StartError(
       `cannot write the trace ${settings.trace ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
     );
