@@ -161,7 +161,8 @@ function crashIssues(raw: Obj): Issue[] {
     if (Number.isSafeInteger(at) && Number.isSafeInteger(restartAfterMs))
       crashes.push({ at: at as number, restartAfterMs: restartAfterMs as number, index });
   });
-  crashes.sort((a, b) => a.at - b.at || a.index - b.index);
+  // The sort is stable and the crashes were pushed in file order, so crashes at one instant keep it.
+  crashes.sort((a, b) => a.at - b.at);
   const issues: Issue[] = [];
   for (let i = 1; i < crashes.length; i += 1) {
     const before = crashes[i - 1] as (typeof crashes)[number];
