@@ -78,12 +78,7 @@ function checkHeaderValue(value: unknown, number: number, version: string): Head
   const fail = (path: string, message: string): HeaderCheck => ({ ok: false, problem: { path, message } });
   // The first run's header is "the header"; a later run's is named by its line.
   const field = (name: string): string => (number === 1 ? `header.${name}` : `line ${number} header.${name}`);
-  if (
-    value === undefined ||
-    typeof value !== 'object' ||
-    value === null ||
-    (value as { type?: unknown }).type !== 'journal.header'
-  ) {
+  if (!isHeader(value)) {
     return fail(
       `line ${number}`,
       'not a homeagent journal: the first line must be its {"type":"journal.header",…} line (serve --journal writes one)',
@@ -143,8 +138,9 @@ function* bodyItems(
   }
 }
 
+/** A parsed line (or undefined: not JSON) that is a header; a number, a string or an array has no `type`. */
 function isHeader(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'journal.header';
+  return (value as { type?: unknown } | null | undefined)?.type === 'journal.header';
 }
 
 /** The parsed value, or undefined when the text is not JSON. */

@@ -69,11 +69,14 @@ export function writeSnapshot(
   }
   renameSync(temp, path);
   syncDirectory(dir);
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: `force` only matters for a file removed by someone else between the listing and here
   for (const old of snapshotFiles(dir)) if (old.path !== path) rmSync(old.path, { force: true });
   for (const name of readdirSync(dir))
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: `force` only matters for a file removed by someone else between the listing and here
     if (name.endsWith(TEMP_SUFFIX) && name.startsWith('snapshot-')) rmSync(join(dir, name), { force: true });
   const covered = segmentFiles(dir).filter((s) => segmentNumber(s) < at.segment);
   const deleted = covered.slice(0, Math.max(0, covered.length - keepSegments));
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: `force` only matters for a file removed by someone else between the listing and here
   for (const segment of deleted) rmSync(segment, { force: true });
   if (deleted.length > 0) syncDirectory(dir);
   return { path, deletedSegments: deleted };

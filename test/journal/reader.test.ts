@@ -113,6 +113,13 @@ describe('openJournal: the body', () => {
     expect(items(`${header()}\n${INPUT}`)).toEqual([{ kind: 'line', number: 2, line: JSON.parse(INPUT) }]);
   });
 
+  it('stops at a body line that is JSON but not an object, naming it', () => {
+    for (const line of ['null', '5', '"text"', '[1]'])
+      expect(items(`${header()}\n${line}\n${INPUT}\n`)).toEqual([
+        { kind: 'problem', problem: { path: 'line 2', message: expect.any(String) } },
+      ]);
+  });
+
   it('stops at a complete line that is not JSON, naming it', () => {
     expect(items(`${header()}\nnot json\n${INPUT}\n`)).toEqual([
       { kind: 'problem', problem: { path: 'line 2', message: 'not a JSON line' } },

@@ -32,11 +32,21 @@ describe('snapshot files', () => {
   });
 
   it('are listed oldest first, by segment then line, ignoring every other file', () => {
+    // Node lists a directory sorted by name, and zero-padded names sort as positions do, until a
+    // number outgrows its padding: a seventh digit of segment, a tenth of line.
     touch(
-      'snapshot-000002-000000001.json',
+      'snapshot-000012-000000005.json',
       'snapshot-000001-000000900.json',
+      'snapshot-000002-000000001.json',
       'snapshot-000001-000000010.json',
+      'snapshot-000007-000000300.json',
       'snapshot-000001-000000010.json.tmp',
+      'snapshot-000003-000000040.json',
+      'snapshot-000007-000000020.json',
+      'snapshot-1000000-000000001.json',
+      'snapshot-999999-000000001.json',
+      'snapshot-000007-1000000000.json',
+      'snapshot-000007-999999999.json',
       'segment-000001.jsonl',
       'notes.json',
     );
@@ -44,6 +54,14 @@ describe('snapshot files', () => {
       [1, 10],
       [1, 900],
       [2, 1],
+      [3, 40],
+      [7, 20],
+      [7, 300],
+      [7, 999_999_999],
+      [7, 1_000_000_000],
+      [12, 5],
+      [999_999, 1],
+      [1_000_000, 1],
     ]);
     expect(snapshotFiles(dir)[0]?.path).toBe(join(dir, 'snapshot-000001-000000010.json'));
   });
