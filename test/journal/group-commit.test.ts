@@ -140,6 +140,47 @@ describe('GroupCommit', () => {
     expect(file.pending).toHaveLength(1);
   });
 
+  it('batch: one timer at a time, and a timer that fires during a sync or after it covered all starts none', async () => {
+    const { file, time, commit } = setUp('batch', 10);
+    commit.appended();
+    commit.appended();
+    expect(time.timers).toHaveLength(1);
+    const ack = tracked(commit.durable());
+    expect(file.pending).toHaveLength(1);
+    // The timer comes due while the sync it would have started is already running.
+    await time.to(10);
+    expect(file.pending).toHaveLength(1);
+    await file.finish();
+    expect(ack.done).toBe(true);
+    // All is synced: no timer is left, and a late one would find nothing to do.
+    expect(time.timers).toHaveLength(0);
+    commit.appended();
+    const second = tracked(commit.durable());
+    await file.finish();
+    expect(second.done).toBe(true);
+    await time.to(20);
+    expect(file.pending).toHaveLength(0);
+  });
+
+  it('batch: a record written during a sync, after the timer fired, is synced batchMs after that sync ends', async () => {
+    const { file, time, commit } = setUp('batch', 10);
+    commit.appended();
+    const ack = tracked(commit.durable());
+    commit.appended();
+    await time.to(10);
+    expect(file.pending).toHaveLength(1);
+    await file.finish();
+    expect(ack.done).toBe(true);
+    // Nobody waits for the second record: its sync is not started at once, but batchMs later.
+    expect(file.pending).toHaveLength(0);
+    expect(time.timers).toEqual([{ atMs: 20, run: expect.any(Function) }]);
+    await time.to(20);
+    expect(file.pending).toHaveLength(1);
+    await file.finish();
+    expect(time.timers).toHaveLength(0);
+    expect(file.pending).toHaveLength(0);
+  });
+
   it('batch: nothing waits when everything appended is already synced', async () => {
     const { file, commit } = setUp('batch');
     commit.appended();
