@@ -54,6 +54,7 @@ export function* readLines(
         yield { number, text, complete: true };
         start = nl + 1;
       }
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, keeping an empty rest adds nothing to the line
       if (start < read) {
         // Copied: the buffer is reused by the next read.
         pending.push(Buffer.from(buffer.subarray(start, read)));

@@ -4,7 +4,7 @@
  * line, a later run's header, a cut last line — and what cannot be read stops the items with a problem
  * that names its line.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -189,6 +189,54 @@ describe('openJournal: the file is let go', () => {
     while (read.items.next().done !== true);
     expect(held(whole)).toBe(false);
     read.close();
+  });
+});
+
+describe('openJournal: lines longer than one read', () => {
+  it('a line that spans several reads of the file is read whole, and the lines after it too', () => {
+    // The reader takes the file 1 MiB at a time; this line begins part-way into the first read.
+    const text = 'é'.repeat(1_300_000);
+    const long = JSON.stringify({
+      type: 'input',
+      nowMs: 1002,
+      input: { type: 'submit', submission: { id: 'long', cls: 'queued', text, source: 'http' } },
+    });
+    expect(Buffer.byteLength(long)).toBeGreaterThan(2 << 20);
+    const got = items(`${header()}\n${INPUT}\n${long}\n${inputLine('b', 1003)}\n`);
+    expect(got).toEqual([
+      { kind: 'line', number: 2, line: JSON.parse(INPUT) },
+      { kind: 'line', number: 3, line: JSON.parse(long) },
+      { kind: 'line', number: 4, line: JSON.parse(inputLine('b', 1003)) },
+    ]);
+  });
+
+  it(`a line of exactly LINE_BYTES_MAX bytes is read (here it is not JSON), not refused as too long`, () => {
+    const before = `${header()}\n${INPUT}\n`;
+    const padding = (n: number) => inputLine('p', 1002).replace('text of p', 'p'.repeat(n));
+    const fill = (1 << 20) - Buffer.byteLength(before) - Buffer.byteLength(padding(0)) - 1;
+    // Two places for it: part-way into the reader's first 1 MiB read, right after the header; and at
+    // the start of the second, after lines that fill the first exactly, so that all of its bytes have
+    // been read one read before its newline comes.
+    const layouts = [
+      { name: 'after-header', lines: [INPUT] },
+      { name: 'read-aligned', lines: [INPUT, padding(fill)] },
+    ];
+    for (const { name, lines } of layouts) {
+      const path = join(dir, `at-limit-${name}.jsonl`);
+      writeFileSync(path, `${header()}\n${lines.map((l) => `${l}\n`).join('')}`);
+      if (name === 'read-aligned') expect(Buffer.byteLength(readFileSync(path))).toBe(1 << 20);
+      appendFileSync(path, Buffer.alloc(LINE_BYTES_MAX, 0x78));
+      appendFileSync(path, '\n');
+      const opened = openJournal(path, VERSION);
+      if (!opened.ok) throw new Error('refused');
+      const got: JournalItem[] = [];
+      for (let r = opened.items.next(); r.done !== true; r = opened.items.next()) got.push(r.value);
+      expect(got).toEqual([
+        ...lines.map((l, i) => ({ kind: 'line', number: i + 2, line: JSON.parse(l) })),
+        { kind: 'problem', problem: { path: `line ${lines.length + 2}`, message: 'not a JSON line' } },
+      ]);
+      rmSync(path);
+    }
   });
 });
 
