@@ -77,6 +77,34 @@ describe('JournalWriter on a failing file', () => {
   });
 });
 
+describe('JournalWriter: the backlog limit, at it and one byte past it', () => {
+  /** A finish line of exactly `bytes` bytes, newline included. */
+  const agentsFor = (bytes: number): string[] => ['x'.repeat(bytes - finishLine(1).length - 2)];
+
+  it(`a backlog of exactly ${BACKLOG_BYTES_MAX} bytes waits, and is written once the disk takes it`, () => {
+    const file = new MemoryFile();
+    const writer = new JournalWriter(file, HEADER, recorder().events);
+    file.full = true;
+    const agents = agentsFor(BACKLOG_BYTES_MAX);
+    expect(finishLine(1).replace('[]', JSON.stringify(agents)).length).toBe(BACKLOG_BYTES_MAX);
+    writer.finish(1, true, agents);
+    expect(writer.state).toBe('failing');
+    file.full = false;
+    expect(writer.retry()).toBe(true);
+    expect(writer.unwritten).toBe(0);
+  });
+
+  it(`a backlog of ${BACKLOG_BYTES_MAX} bytes and one more abandons the journal`, () => {
+    const file = new MemoryFile();
+    const { log, events } = recorder();
+    const writer = new JournalWriter(file, HEADER, events);
+    file.full = true;
+    writer.finish(1, true, agentsFor(BACKLOG_BYTES_MAX + 1));
+    expect(writer.state).toBe('abandoned');
+    expect(log).toEqual(['failed ENOSPC: no space left on device, write', 'abandoned 1']);
+  });
+});
+
 describe('JournalWriter: the trailer and close', () => {
   it('a trailer while failing retries first: with the disk back, the waiting lines and the trailer are written', () => {
     const file = new MemoryFile();
@@ -104,6 +132,20 @@ describe('JournalWriter: the trailer and close', () => {
     expect(file.text).toBe(`${JSON.stringify(HEADER)}\n`);
     expect(file.closes).toBe(1);
     expect(writer.unwritten).toBe(0);
+  });
+
+  it('a retry after close, while failing, does not write and says so', () => {
+    const file = new MemoryFile();
+    const { log, events } = recorder();
+    const writer = new JournalWriter(file, HEADER, events);
+    file.full = true;
+    writer.finish(1, true, []);
+    writer.close();
+    file.full = false;
+    expect(writer.retry()).toBe(false);
+    expect(writer.state).toBe('failing');
+    expect(file.text).toBe(`${JSON.stringify(HEADER)}\n`);
+    expect(log).toEqual(['failed ENOSPC: no space left on device, write']);
   });
 
   it('a file that cannot even be closed is let go without throwing', () => {
