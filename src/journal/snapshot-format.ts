@@ -46,8 +46,8 @@ export function parseServeSnapshot(text: string): ParsedSnapshot {
   } catch (err) {
     return { ok: false, message: `it is not JSON (${err instanceof Error ? err.message : String(err)})` };
   }
-  const version =
-    typeof data === 'object' && data !== null ? (data as Record<string, unknown>).serveSnapshotVersion : null;
+  // Whatever JSON.parse gave: an array or a primitive has no such field, and null has no fields at all.
+  const version = (data as { serveSnapshotVersion?: unknown } | null)?.serveSnapshotVersion;
   if (version !== SERVE_SNAPSHOT_VERSION)
     return {
       ok: false,

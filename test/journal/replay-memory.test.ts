@@ -5,7 +5,7 @@
  * and answered with a MemoryError.
  */
 import { describe, expect, it } from 'vitest';
-import { ReplayMemory, type JournalMemory } from '../../src/journal/index.ts';
+import { ReplayMemory, ReplayStores, type JournalMemory } from '../../src/journal/index.ts';
 import { MemoryError } from '../../src/kernel/index.ts';
 
 const RECALL = { entities: [{ name: 'alice' }], relations: [] } as never;
@@ -130,6 +130,13 @@ describe('ReplayMemory', () => {
     ]);
   });
 
+  it('another call with the same arguments diverges: a discard where the journal has a creation', () => {
+    const m = new ReplayMemory('child/r1');
+    m.expect([line('child/r1', { call: 'create', args: {}, result: null })], 'input 1');
+    expect(() => m.discard()).toThrow(MemoryError);
+    expect(m.divergenceList).toEqual(["memory discard #1 differs from the journal's create {}"]);
+  });
+
   it('a recorded call without a result diverges for each call that returns one', () => {
     const m = new ReplayMemory('main');
     const calls: [JournalMemory, () => unknown][] = [
@@ -168,5 +175,26 @@ describe('ReplayMemory', () => {
     ]);
     m.leftOver('again');
     expect(m.divergenceList).toHaveLength(2);
+  });
+});
+
+describe('ReplayStores', () => {
+  it('hands each store its own lines, and every store’s calls never made are divergences at the end', () => {
+    const stores = new ReplayStores();
+    stores.expect(
+      [
+        line('main', { call: 'export', args: { limit: 1 }, result: [] }),
+        line('child/r1', { call: 'create', args: {}, result: null }),
+        line('child/r1', { call: 'discard', args: {}, result: null }),
+      ],
+      'input 1',
+    );
+    expect(stores.main.exportTriples(1)).toEqual([]);
+    stores.leftOver('the end');
+    expect(stores.divergenceList).toEqual([
+      'the end: the journal has a memory create the replay did not make',
+      'the end: the journal has a memory discard the replay did not make',
+    ]);
+    expect(stores.callCount).toBe(1);
   });
 });
