@@ -29,12 +29,17 @@ function journal(text: string): string {
   return path;
 }
 
-function items(text: string): JournalItem[] {
-  const opened = openJournal(journal(text), VERSION);
+/** Every item of the journal file at `path`, which must open. */
+function itemsAt(path: string): JournalItem[] {
+  const opened = openJournal(path, VERSION);
   if (!opened.ok) throw new Error(JSON.stringify(opened.problems));
   const out: JournalItem[] = [];
   for (let r = opened.items.next(); r.done !== true; r = opened.items.next()) out.push(r.value);
   return out;
+}
+
+function items(text: string): JournalItem[] {
+  return itemsAt(journal(text));
 }
 
 function problems(text: string): unknown {
@@ -227,11 +232,7 @@ describe('openJournal: lines longer than one read', () => {
       if (name === 'read-aligned') expect(Buffer.byteLength(readFileSync(path))).toBe(1 << 20);
       appendFileSync(path, Buffer.alloc(LINE_BYTES_MAX, 0x78));
       appendFileSync(path, '\n');
-      const opened = openJournal(path, VERSION);
-      if (!opened.ok) throw new Error('refused');
-      const got: JournalItem[] = [];
-      for (let r = opened.items.next(); r.done !== true; r = opened.items.next()) got.push(r.value);
-      expect(got).toEqual([
+      expect(itemsAt(path)).toEqual([
         ...lines.map((l, i) => ({ kind: 'line', number: i + 2, line: JSON.parse(l) })),
         { kind: 'problem', problem: { path: `line ${lines.length + 2}`, message: 'not a JSON line' } },
       ]);
@@ -245,11 +246,7 @@ describe('openJournal: a line too long to read', () => {
     const path = join(dir, 'long.jsonl');
     writeFileSync(path, `${header()}\n${INPUT}\n`);
     appendFileSync(path, Buffer.alloc(LINE_BYTES_MAX + 1, 0x78));
-    const opened = openJournal(path, VERSION);
-    if (!opened.ok) throw new Error('refused');
-    const got: JournalItem[] = [];
-    for (let r = opened.items.next(); r.done !== true; r = opened.items.next()) got.push(r.value);
-    expect(got).toEqual([
+    expect(itemsAt(path)).toEqual([
       { kind: 'line', number: 2, line: JSON.parse(INPUT) },
       { kind: 'problem', problem: { path: '', message: `line 3 is longer than ${LINE_BYTES_MAX} bytes` } },
     ]);
