@@ -298,6 +298,8 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
     new CheckedMonitor({ builtinPlugins: config.builtinPlugins, cooldownMs: config.cooldownMs }),
   );
   const store = new LazyGraphStore(() => join(settings.dataDir, 'memory.sqlite'));
+  // A resident made at the start opens the main store (its light memory reads it), so a later refusal leaves it open.
+  started.closers.push(() => store.close());
   const record = (line: JournalMemory): void => journal.memory(line);
   const liveMemory = journal.empty ? store : new RecordingMemory(store, MAIN_STORE, record);
   // Each resident's temp store goes under <dataDir>/residents/<id>/, read-only main beside it.

@@ -1,0 +1,128 @@
+/**
+ * A start that cannot go on stops with a StartError (serve exits 2) whose message names what is wrong
+ * and where: the data directory, its task id counter, the model providers, the configured channels and
+ * residents, the newest snapshot. Each case is the in-process start a library user makes; none leaves a
+ * file open behind it.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from '../../src/server/create-server.ts';
+import type { ServeSettings } from '../../src/server/settings.ts';
+import { StartError } from '../../src/server/start-error.ts';
+import { TASK_IDS_FILE } from '../../src/server/task-ids.ts';
+import { openFilesUnder } from '../support/open-files.ts';
+import { testSettings } from './support.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'homeagent-start-refusals-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const start = (dir: string, overrides: Partial<ServeSettings>) =>
+  createServer(testSettings(dir, overrides), {
+    log: () => undefined,
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    env: {},
+    onFatal: () => undefined,
+  });
+
+/** The StartError of a start that must fail; a start that succeeds is shut down and fails the test. */
+async function refusal(dir: string, overrides: Partial<ServeSettings> = {}): Promise<string> {
+  const outcome = await start(dir, overrides).then(
+    async (server) => {
+      await server.shutdown('unexpected start');
+      await server.closeConnections(100);
+      return null;
+    },
+    (err: unknown) => err,
+  );
+  expect(outcome).toBeInstanceOf(StartError);
+  expect(openFilesUnder(dir)).toEqual([]);
+  return (outcome as StartError).message;
+}
+
+/** A clean run in `dir`'s data directory, so that the next start recovers from its snapshot. */
+async function oneRun(dir: string): Promise<string> {
+  const server = await start(dir, {});
+  await server.shutdown('first run over');
+  await server.closeConnections(100);
+  return join(dir, 'data', 'journal');
+}
+
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('serve: a start that cannot go on says why', () => {
+  it('a data directory that cannot be made names it and says to choose another', async () => {
+    const dir = mkdtempSync(join(root, 'data-dir-'));
+    writeFileSync(join(dir, 'a-file'), '');
+    const dataDir = join(dir, 'a-file', 'data');
+    const message = await refusal(dir, { dataDir });
+    expect(message).toMatch(
+      new RegExp(`^cannot create the data directory ${escaped(dataDir)}: ENOTDIR.*; choose another with --data-dir$`),
+    );
+  });
+
+  it('a task id counter that is not one names the file', async () => {
+    const dir = mkdtempSync(join(root, 'counter-'));
+    const path = join(dir, 'data', TASK_IDS_FILE);
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(path, 'seven\n');
+    const message = await refusal(dir);
+    expect(message.startsWith(`${path} is not a task id counter`)).toBe(true);
+  });
+
+  it('a task id counter that cannot be written says so and to choose another data directory', async () => {
+    const dir = mkdtempSync(join(root, 'counter-write-'));
+    const path = join(dir, 'data', TASK_IDS_FILE);
+    // The counter is replaced through a temporary file beside it; a directory there cannot be written.
+    mkdirSync(`${path}.tmp`, { recursive: true });
+    const message = await refusal(dir);
+    expect(message).toMatch(new RegExp(`^cannot write ${escaped(path)}: EISDIR.*; choose another --data-dir$`));
+  });
+
+  it('a provider that cannot be made gives its own reason', async () => {
+    const dir = mkdtempSync(join(root, 'provider-'));
+    const message = await refusal(dir, {
+      model: { kind: 'providers', providers: [{ name: 'main', kind: 'anthropic', model: 'claude' }] },
+    });
+    expect(message).toMatch(/^provider "main": no apiKeyEnv for the anthropic API; set apiKeyEnv/);
+  });
+
+  it('a channel the kernel refuses is named under channels', async () => {
+    const dir = mkdtempSync(join(root, 'channels-'));
+    const message = await refusal(dir, { channels: [{ name: 'mail' }, { name: 'sms', capacity: -1 }] });
+    expect(message).toMatch(/^channels: .*capacity/);
+  });
+
+  it('a resident the kernel refuses is named by its place in the list', async () => {
+    const dir = mkdtempSync(join(root, 'residents-'));
+    const message = await refusal(dir, {
+      residents: [
+        { id: 'gardener', taskPrompt: 'You look after the garden.' },
+        { id: 'gardener', taskPrompt: 'You look after the garden too.' },
+      ],
+    });
+    expect(message).toMatch(/^residents\[1\]: .*gardener/);
+  });
+
+  it('a newest snapshot that cannot be read names the journal directory', async () => {
+    const dir = mkdtempSync(join(root, 'snapshot-read-'));
+    const journal = await oneRun(dir);
+    mkdirSync(join(journal, 'snapshot-999999-999999999.json'));
+    const message = await refusal(dir);
+    expect(message).toMatch(new RegExp(`^cannot read the snapshots in ${escaped(journal)}: EISDIR`));
+  });
+
+  it('a newest snapshot whose kernel state cannot be restored stops the start with the kernel’s reason', async () => {
+    const dir = mkdtempSync(join(root, 'snapshot-kernel-'));
+    const journal = await oneRun(dir);
+    const [name] = readdirSync(journal).filter((f) => f.startsWith('snapshot-'));
+    const path = join(journal, name ?? '');
+    const snapshot = JSON.parse(readFileSync(path, 'utf8')) as { kernel: Record<string, unknown> };
+    writeFileSync(path, JSON.stringify({ ...snapshot, kernel: { ...snapshot.kernel, agents: [] } }));
+    const message = await refusal(dir);
+    expect(message).toMatch(/^cannot recover from the newest snapshot: .*the first agent of a snapshot is the root/);
+  });
+});
