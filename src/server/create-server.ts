@@ -340,9 +340,8 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
     );
     hasher = openLiveTrace(recovered.link);
     memory.goLive(liveMemory);
-    childMemory.goLive(liveChildren, (child) =>
-      journal.empty ? childDirs.reopen(child) : recordingChildMemory(childDirs.reopen(child), child, record),
-    );
+    // A recovering server has its write-ahead log open, so what the recovered children do is journaled.
+    childMemory.goLive(liveChildren, (child) => recordingChildMemory(childDirs.reopen(child), child, record));
     for (const warning of recovered.warnings) logger.server('journal', warning);
   }
   const recoveryMs = Math.round(performance.now() - recoveryStartedMs);
