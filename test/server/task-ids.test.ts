@@ -2,13 +2,14 @@
  * docs/spec.md §13.1a "Ids are never reused": task ids are unique for a data directory across
  * restarts, so a lookup after a restart never returns another client's task. Over real sockets with a
  * server started twice on one data directory, and on the counter itself for a crash (no clean
- * shutdown) and a counter file that cannot be written.
+ * shutdown) and a counter file that cannot be written; a server whose counter cannot be written refuses
+ * new inputs (503 `data_dir_unwritable`) until it can.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ID_BLOCK, KERNEL_BLOCK, TaskIds, type CounterStore } from '../../src/server/task-ids.ts';
+import { ID_BLOCK, KERNEL_BLOCK, TASK_IDS_FILE, TaskIds, type CounterStore } from '../../src/server/task-ids.ts';
 import { ScriptedProvider } from './scripted-provider.ts';
 import { postJson, startTestServer } from './support.ts';
 
@@ -82,6 +83,41 @@ describe('serve: task ids are never reused', () => {
     failing = false;
     expect(ids.ready()).toBe(true);
     expect(ids.next('http')).toBe(`http-${ID_BLOCK + 1}`);
+  });
+
+  it('a server whose counter cannot be moved on at the end of its block answers 503 data_dir_unwritable until it can', async () => {
+    const dataDir = join(root, 'unwritable');
+    const s = await startTestServer({ dataDir, durable: false });
+    const counter = join(dataDir, TASK_IDS_FILE);
+    try {
+      // The counter is replaced through a temporary file beside it; a directory there cannot be written.
+      mkdirSync(`${counter}.tmp`);
+      // A stop without text takes an id and answers at once: the block's ids are used up quickly.
+      for (let n = 1; n <= ID_BLOCK; n += 1) {
+        const res = await postJson(`${s.url}/v1/interrupts`, { stop: true });
+        expect(res.status).toBe(200);
+        await res.text();
+      }
+      const refused = await postJson(`${s.url}/v1/inputs`, { text: 'one more' });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      const { error } = (await refused.json()) as { error: { message: string; code: string; type: string } };
+      expect(error).toMatchObject({ code: 'data_dir_unwritable', type: 'server_error' });
+      expect(error.message).toMatch(
+        new RegExp(`^cannot write ${counter}: EISDIR.*; no new input is accepted until it can$`),
+      );
+      const health = await fetch(`${s.url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(await health.text()).toMatch(/^unavailable: data_dir_unwritable: cannot write /);
+
+      rmdirSync(`${counter}.tmp`);
+      const accepted = await postJson(`${s.url}/v1/inputs`, { text: 'one more' });
+      expect(accepted.headers.get('homeagent-task')).toBe(`http-${ID_BLOCK + 1}`);
+      await accepted.text();
+      expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('the kernel’s own task ids (a resident’s task prompt) go on from run to run as well', async () => {
