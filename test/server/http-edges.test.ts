@@ -1,7 +1,8 @@
 /**
  * The edges of the HTTP channel (docs/spec.md §13.1a "Edges"), over real loopback sockets: the answer
  * to an early 413 reaches a Node client that is still sending; `HEAD` on every `GET` route; the
- * OpenAI-style model list; a `Last-Event-ID` that is not a decimal integer; a charset other than UTF-8.
+ * OpenAI-style model list; a `Last-Event-ID` that is not a decimal integer; a charset other than UTF-8;
+ * the methods the health check and the live page take; a path outside `/v1/`.
  */
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +79,21 @@ describe('serve: the edges of the HTTP API', () => {
     const post = await fetch(`${s.url}/v1/status`, { method: 'POST', headers: auth });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('the health check and the live page take GET and HEAD only; a path outside /v1/ is 404 saying where the API is', async () => {
+    for (const path of ['/healthz', '/'])
+      for (const method of ['POST', 'PUT', 'DELETE']) {
+        const res = await fetch(`${s.url}${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get('allow'), `${method} ${path}`).toBe('GET, HEAD');
+        await res.text();
+      }
+    const elsewhere = await fetch(`${s.url}/v2/inputs`);
+    expect(elsewhere.status).toBe(404);
+    expect(await elsewhere.json()).toMatchObject({
+      error: { message: 'no route /v2/inputs; the API lives under /v1/' },
+    });
   });
 
   it('GET /v1/models lists one model, homeagent, as OpenAI clients expect; the token is needed', async () => {
