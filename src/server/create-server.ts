@@ -186,11 +186,12 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
   // Recovery's time is the snapshot's load, its restore and the replay after it (not the MCP servers' start).
   const snapshotLoadMs = performance.now() - loadStartedMs;
   // Time goes on from the journals' last time, whatever the wall clock did since (docs/spec.md §13.1a).
+  // No time recorded is a floor of 0, which the wall clock is past.
   const lastMs = Math.max(
-    outputs.journal === null ? -1 : (lastRecordedTimeMs(outputs.journal.file) ?? -1),
-    wal === null ? -1 : (lastSegmentTimeMs(wal) ?? -1),
+    outputs.journal === null ? 0 : (lastRecordedTimeMs(outputs.journal.file) ?? 0),
+    wal === null ? 0 : (lastSegmentTimeMs(wal) ?? 0),
   );
-  const clock = new SystemClock(lastMs < 0 ? {} : { notBeforeMs: lastMs });
+  const clock = new SystemClock({ notBeforeMs: lastMs });
   const secrets = secretsOf(settings, io.env);
   const redactor = new Redactor(secrets);
   const redacted = redactor.active ? (line: string) => io.log(redactor.redact(line)) : io.log;
