@@ -213,7 +213,7 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
     if (opened !== null && opened.tornBytes > 0)
       logger.server(
         what,
-        `cut a torn last line (${opened.tornBytes} bytes) from ${settings[what] ?? ''}: the run before stopped while writing it`,
+        `cut a torn last line (${opened.tornBytes} bytes) from ${opened.path}: the run before stopped while writing it`,
       );
   }
   const { provider, label, genAi } = chooseProvider(settings, io, clock);
@@ -254,11 +254,11 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
   let hasher: TraceHasher | null = null;
   started.closers.push(() => hasher?.close());
   const openLiveTrace = (chainFrom: HashChainLink | null): TraceHasher =>
-    openTrace(settings, outputs, clock.now(), chainFrom, settings.durable, (err) =>
+    openTrace(settings, outputs, clock.now(), chainFrom, settings.durable, (path, err) =>
       logger.server(
         'trace',
-        `cannot write the trace ${settings.trace ?? ''}: ${errorText(err)}; the trace file is closed, serving goes on and /v1/status keeps the hash`,
-        { path: settings.trace, error: errorText(err) },
+        `cannot write the trace ${path}: ${errorText(err)}; the trace file is closed, serving goes on and /v1/status keeps the hash`,
+        { path, error: errorText(err) },
       ),
     );
   if (history === null) hasher = openLiveTrace(null);
@@ -366,10 +366,7 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
       },
       onReply: (task, terminal) => board.reply(task, terminal),
       onFatal: (err) => {
-        logger.server(
-          'fatal',
-          `the kernel failed and is stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-        );
+        logger.server('fatal', `the kernel failed and is stopped: ${errorStack(err)}`);
         io.onFatal(err);
       },
     },
@@ -502,16 +499,13 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
     status,
     feed,
     maxWatchers: settings.maxWatchers,
-    routeFailed: (route, err) =>
-      logger.server('error', `${route} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    routeFailed: (route, err) => logger.server('error', `${route} failed: ${errorStack(err)}`),
   });
   let address: { host: string; port: number };
   try {
     address = await http.listen(settings.host, settings.port);
   } catch (err) {
-    throw new StartError(
-      `cannot listen on ${settings.host}:${settings.port}: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    throw new StartError(`cannot listen on ${settings.host}:${settings.port}: ${errorText(err)}`);
   }
   const terminal = settings.terminal
     ? new TerminalChannel({ input: io.stdin, output: io.stdout, submit, nextId, unavailable, terminal: terminalOf })
@@ -602,9 +596,7 @@ function ensureDataDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new StartError(
-      `cannot create the data directory ${dir}: ${err instanceof Error ? err.message : String(err)}; choose another with --data-dir`,
-    );
+    throw new StartError(`cannot create the data directory ${dir}: ${errorText(err)}; choose another with --data-dir`);
   }
 }
 
@@ -651,7 +643,7 @@ function chooseProvider(
       genAi: { provider: first.kind, model: first.model },
     };
   } catch (err) {
-    throw new StartError(err instanceof Error ? err.message : String(err));
+    throw new StartError(errorText(err));
   }
 }
 
@@ -667,7 +659,7 @@ function openOutputs(settings: ServeSettings, openFile?: (path: string) => Outpu
     try {
       return openOutput(kind, path, settings.dataDir, openFile);
     } catch (err) {
-      throw new StartError(`--${kind}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new StartError(`--${kind}: ${errorText(err)}`);
     }
   };
   const journal = open('journal', settings.journal);
@@ -746,7 +738,7 @@ function openJournals(
     } catch (err) {
       file.close();
       for (const { writer } of opened) writer.close();
-      throw new StartError(`cannot write the journal ${path}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new StartError(`cannot write the journal ${path}: ${errorText(err)}`);
     }
   };
   if (wal !== null) {
@@ -760,7 +752,7 @@ function openJournals(
     // The segment's own name must survive a crash of the machine too, not only its lines.
     if (settings.journalPolicy.sync !== 'off') syncDirectory(wal.path);
   }
-  if (outputs.journal !== null) open(settings.journal ?? '', outputs.journal.file);
+  if (outputs.journal !== null) open(outputs.journal.path, outputs.journal.file);
   return new JournalSet(opened);
 }
 
@@ -770,19 +762,18 @@ function openTrace(
   startedAtMs: number,
   chainFrom: HashChainLink | null,
   resumable: boolean,
-  onFileError: (err: unknown) => void,
+  onFileError: (path: string, err: unknown) => void,
 ): TraceHasher {
   // A durable server's hash goes into its snapshots: it must be one whose state can be saved.
   const chain = { ...(chainFrom === null ? {} : { chainFrom }), ...(resumable ? { resumable: true as const } : {}) };
-  if (outputs.trace === null) return new TraceHasher(chain);
+  const trace = outputs.trace;
+  if (trace === null) return new TraceHasher(chain);
   const header = { serve: HOMEAGENT_VERSION, startedAtMs, dataDir: canonicalPath(settings.dataDir) };
   try {
-    return new TraceHasher({ file: outputs.trace.file, header, onFileError, ...chain });
+    return new TraceHasher({ file: trace.file, header, onFileError: (err) => onFileError(trace.path, err), ...chain });
   } catch (err) {
     // The trace file is closed with everything else the failed start opened (createServer).
-    throw new StartError(
-      `cannot write the trace ${settings.trace ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    throw new StartError(`cannot write the trace ${trace.path}: ${errorText(err)}`);
   }
 }
 
@@ -808,6 +799,11 @@ function restoreKernel(snapshot: ServeSnapshot, sink: TraceSink, ports: KernelPo
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The error with its stack: for a failure that is a bug, which someone has to find. */
+function errorStack(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
 /** Waits until no model stream or tool call is active, for at most SHUTDOWN_STREAMS_WAIT_MS. */

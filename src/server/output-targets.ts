@@ -98,6 +98,8 @@ function firstLineNames(path: string, headerType: string, dataDir: string): bool
 }
 
 export interface OpenedOutput {
+  /** The path as the settings gave it, for the log lines and errors that name the file. */
+  readonly path: string;
   readonly file: OutputFile;
   /** Bytes of a last line a crash cut short, cut off before the new run is appended. */
   readonly tornBytes: number;
@@ -117,7 +119,7 @@ export function openOutput(
   if (refused !== null) throw new Error(refused);
   const file = open(path);
   try {
-    return { file, tornBytes: cutTornTail(file) };
+    return { path, file, tornBytes: cutTornTail(file) };
   } catch (err) {
     file.close();
     throw err;
