@@ -436,6 +436,7 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
     return null;
   };
   const submit = (sub: Submission) => {
+    // Stryker disable next-line StringLiteral,LogicalOperator: the kernel's task.submitted names the agent during runtime.submit, before any reader sees the board
     board.open(sub.id, sub.agent ?? 'root');
     const result = runtime.submit(sub);
     if (result.kind === 'stopped') board.forget(sub.id);

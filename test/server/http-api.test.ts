@@ -92,6 +92,11 @@ describe('serve: the HTTP API', () => {
     expect(body.cancelled).toEqual(expect.arrayContaining(['http-1', 'http-2']));
     expect(await (await queued).json()).toMatchObject({ task: 'http-2', terminal: 'cancelled', reason: 'user_stop' });
     expect(await (await running).json()).toMatchObject({ task: 'http-1', terminal: 'cancelled' });
+    // The stop took the id http-3 and made no task of it: the board does not keep one.
+    expect((await fetch(`${s.url}/v1/tasks/http-3`)).status).toBe(404);
+    const next = await postJson(`${s.url}/v1/inputs`, { text: 'afterwards' });
+    expect(next.headers.get('homeagent-task')).toBe('http-4');
+    await next.text();
   });
 
   it('an interrupt with a level preempts and answers; GET /v1/status has the dump, the trace hash and the count', async () => {
