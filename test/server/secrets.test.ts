@@ -19,7 +19,7 @@ import { publicURL, Redactor, secretsOf } from '../../src/server/secrets.ts';
 import type { ServeSettings } from '../../src/server/settings.ts';
 import { replayJournal } from '../../src/sim/replay/replay.ts';
 import { HOMEAGENT_VERSION } from '../../src/server/version.ts';
-import { postJson, startTestServer, type TestServer } from './support.ts';
+import { postJson, serveLines, startTestServer, type TestServer } from './support.ts';
 
 const KEY_A = 'sk-alpha-0123456789abcdef';
 const KEY_B = 'sk-bravo-fedcba9876543210';
@@ -126,6 +126,11 @@ describe('serve: secrets never leave', () => {
 
     const written = everything(s, [journal, trace], upstream, answers);
     for (const secret of SECRETS) expect(written, secret).not.toContain(secret);
+    // The log is written, with the secrets replaced: not silenced.
+    expect(serveLines(s.logs, 'start')).toEqual([
+      expect.objectContaining({ model: 'keyed (openai m), then userinfo (openai m), then query (openai m)' }),
+    ]);
+    expect(s.logs.join('\n')).toContain('Incorrect API key provided: [redacted]');
     // The journal header still says where each provider is, without its credentials.
     const header = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0] ?? '{}') as {
       config: { providers: { baseURL: string }[] };
