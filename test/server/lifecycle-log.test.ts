@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_MODEL_LABEL } from '../../src/models/index.ts';
 import { HOMEAGENT_VERSION } from '../../src/server/version.ts';
+import { ScriptedProvider } from './scripted-provider.ts';
 import { postJson, serveLines, startTestServer } from './support.ts';
 
 describe('serve: the log lines of its start and stop', () => {
@@ -28,5 +29,12 @@ describe('serve: the log lines of its start and stop', () => {
     expect(serveLines(s.logs, 'stopped')).toEqual([
       expect.objectContaining({ message: `trace ${result.traceHash} (${result.events} events)`, violations: 0 }),
     ]);
+  });
+
+  it('a provider given by the library is named as such', async () => {
+    const s = await startTestServer({}, new ScriptedProvider());
+    await s.stop();
+    expect(s.server.modelLabel).toBe('injected provider');
+    expect(serveLines(s.logs, 'start')).toEqual([expect.objectContaining({ model: 'injected provider' })]);
   });
 });

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { otlpTarget, type OtlpTarget } from '../../src/telemetry/index.ts';
 import { ScriptedProvider, SHOUT_TOOL } from '../server/scripted-provider.ts';
-import { parseSse, postJson, startTestServer, type TestServer } from '../server/support.ts';
+import { parseSse, postJson, serveLines, startTestServer, type TestServer } from '../server/support.ts';
 import { taskTree } from './otlp-read.ts';
 import { deadEndpoint, OtlpReceiver } from './otlp-receiver.ts';
 
@@ -113,6 +113,20 @@ describe('serve: OTLP/HTTP export (§13.4)', () => {
       expect(call.endNs).toBeLessThanOrEqual(low.task.endNs);
     }
     expect(s.logs.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('the demo model’s calls are named as the demo’s, and the start line names the collector', async () => {
+    const r = await receiver();
+    const s = await startTestServer({ telemetry: target(r.endpoint) });
+    servers.push(s);
+    const res = await postJson(`${s.url}/v1/inputs`, { text: 'hello' });
+    const task = String(res.headers.get('homeagent-task'));
+    expect(await res.json()).toMatchObject({ terminal: 'done' });
+    await s.stop();
+    expect(taskTree(r.spans(), task).calls.map((c) => c.attrs)).toEqual([
+      expect.objectContaining({ 'gen_ai.provider.name': 'homeagent.demo', 'gen_ai.request.model': 'demo' }),
+    ]);
+    expect(serveLines(s.logs, 'start')).toEqual([expect.objectContaining({ otlp: `${r.endpoint}/v1/traces` })]);
   });
 
   it('a tool call is a child span with its name and ok', async () => {
