@@ -155,6 +155,20 @@ describe('serve: --journal and --trace never clobber a file', () => {
     expect(scenario.replay.warnings.join(' ')).toContain('the journal holds 2 runs');
   });
 
+  it('a clean shutdown without durability ends the run with its finish (drained, no agent stopped) and the trailer', async () => {
+    const dir = freshDir();
+    const journal = join(dir, 'run.jsonl');
+    const run = await serveOnce(join(dir, 'data'), { journal }, 'one run');
+    const lines = readFileSync(journal, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.slice(-2)).toEqual([
+      { type: 'finish', nowMs: expect.any(Number) as number, drained: true, stoppedAgents: [] },
+      { type: 'journal.trailer', traceHash: run.traceHash, events: run.events },
+    ]);
+  });
+
   it('after a crash mid-line the torn tail is cut before appending; the crashed run replays its prefix', async () => {
     const dir = freshDir();
     const dataDir = join(dir, 'data');

@@ -127,8 +127,10 @@ describe('serve: a write failure is not a crash', () => {
     provider.release();
     expect(await (await held).json()).toMatchObject({ terminal: 'done' });
     await s.stop();
-    const lacking = s.logs.flatMap((l) => {
-      const said = /the journal (.+) ends without (\d+) lines it could not write, and without its trailer/.exec(l);
+    const lacking = serveLines(s.logs, 'journal').flatMap((l) => {
+      const said = /^the journal (.+) ends without (\d+) lines it could not write, and without its trailer$/.exec(
+        l.message,
+      );
       return said === null ? [] : [{ path: said[1], lines: Number(said[2]) }];
     });
     expect(lacking).toEqual([{ path: journal, lines: expect.any(Number) as number }]);
