@@ -251,17 +251,10 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
       this.target.emit(e);
     },
   };
+  // The live trace opens once the history is recovered: its hash chain continues the recovered one.
   let hasher: TraceHasher | null = null;
+  // A start refused after the trace opened (a resident, say) leaves what it traced in the file.
   started.closers.push(() => hasher?.close());
-  const openLiveTrace = (chainFrom: HashChainLink | null): TraceHasher =>
-    openTrace(settings, outputs, clock.now(), chainFrom, settings.durable, (path, err) =>
-      logger.server(
-        'trace',
-        `cannot write the trace ${path}: ${errorText(err)}; the trace file is closed, serving goes on and /v1/status keeps the hash`,
-        { path, error: errorText(err) },
-      ),
-    );
-  if (history === null) hasher = openLiveTrace(null);
   const board = new TaskBoard((key, task) => journal.key(key, task));
   const deltas = new DeltaTap(board);
   // `kernel` is declared below; the feed only asks for a snapshot outside the kernel's transitions.
@@ -339,13 +332,19 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
       },
       snapshot,
     );
-    hasher = openLiveTrace(recovered.link);
     memory.goLive(liveMemory);
     // A recovering server has its write-ahead log open, so what the recovered children do is journaled.
     childMemory.goLive(liveChildren, (child) => recordingChildMemory(childDirs.reopen(child), child, record));
     for (const warning of recovered.warnings) logger.server('journal', warning);
   }
   const recoveryMs = Math.round(performance.now() - recoveryStartedMs);
+  hasher = openTrace(settings, outputs, clock.now(), recovered?.link ?? null, settings.durable, (path, err) =>
+    logger.server(
+      'trace',
+      `cannot write the trace ${path}: ${errorText(err)}; the trace file is closed, serving goes on and /v1/status keeps the hash`,
+      { path, error: errorText(err) },
+    ),
+  );
   traceSink.target = fanout;
   const runtime = new Runtime(
     kernel,

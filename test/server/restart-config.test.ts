@@ -3,7 +3,8 @@
  * configuration adds since is made — a new channel registered, a new resident created — while the
  * channels and residents it already has are left as they are (registering or creating them again would
  * change the trace, or be refused). The restart input names tools to run again only when there are
- * some. A segment cut short by a crash is recovered up to the torn line, and the log says so.
+ * some, and a --trace file gets one header per run. A segment cut short by a crash is recovered up to
+ * the torn line, and the log says so.
  */
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,6 +70,17 @@ describe('serve: a restart keeps its tree and adds only what the configuration a
     expect(inputs[0]).toEqual({ type: 'restart' });
     expect(inputs[1]).toMatchObject({ channel: { name: 'sms' } });
     expect(inputs[2]).toMatchObject({ spec: { id: 'cook' } });
+  });
+
+  it('a durable restart with --trace appends one trace header for the new run, after the recovery', async () => {
+    const dataDir = join(root, 'traced');
+    const trace = join(root, 'traced.jsonl');
+    await run(dataDir, { trace });
+    await run(dataDir, { trace });
+    const headers = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"trace.header"'));
+    expect(headers).toHaveLength(2);
   });
 
   it('a segment torn by a crash is recovered up to the torn line, and the log says which line was dropped', async () => {

@@ -98,13 +98,19 @@ describe('serve: a start that cannot go on says why', () => {
 
   it('a resident the kernel refuses is named by its place in the list', async () => {
     const dir = mkdtempSync(join(root, 'residents-'));
+    const trace = join(dir, 'trace.jsonl');
     const message = await refusal(dir, {
+      trace,
       residents: [
         { id: 'gardener', taskPrompt: 'You look after the garden.' },
         { id: 'gardener', taskPrompt: 'You look after the garden too.' },
       ],
     });
     expect(message).toMatch(/^residents\[1\]: .*gardener/);
+    // What the start traced before it gave up is in the file: its header, then the first resident made.
+    const traced = readFileSync(trace, 'utf8').trimEnd().split('\n');
+    expect(traced[0]).toContain('"type":"trace.header"');
+    expect(traced.slice(1).some((l) => l.includes('"agent":"gardener"'))).toBe(true);
   });
 
   it('a newest snapshot that cannot be read names the journal directory', async () => {
