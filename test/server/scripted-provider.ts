@@ -3,6 +3,7 @@
  *  - "slow …"      six text chunks, SLOW_CHUNK_MS apart (to watch a stream, drop it, resume it);
  *  - "hold …"      one chunk, then nothing until `release()` or the abort (to fill the queue);
  *  - "remember …"  a memory_write tool call, then a memory_recall, then text (graph memory calls);
+ *  - "recall …"    a memory_recall of "alice", then text;
  *  - "shout …"     a call of the command-line tool `shout` with {"word":"hey"}, then its result as text;
  *  - "chatty …"    the same, but the first turn says "let me check " before its tool call;
  *  - anything else two quick chunks echoing the message.
@@ -21,6 +22,8 @@ export class ScriptedProvider implements Provider {
   /** The input each task was scripted by: later calls of a task (after tools) see the kernel's own prompt. */
   private readonly scripts: Map<string, string>;
   calls = 0;
+  /** Every request, in order: what the model was shown (tool results included). */
+  readonly requests: ModelRequest[] = [];
 
   /** `scripts`: tasks already under way (a recovered server's), by the input that scripts them. */
   constructor(scripts: Readonly<Record<string, string>> = {}) {
@@ -34,6 +37,7 @@ export class ScriptedProvider implements Provider {
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk, void, undefined> {
     this.calls += 1;
+    this.requests.push(request);
     const last = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const said = this.scripts.get(request.task) ?? last;
     this.scripts.set(request.task, said);
@@ -59,6 +63,10 @@ export class ScriptedProvider implements Provider {
       yield { type: 'text', text: `tool said ${request.messages.at(-2)?.content ?? ''}` };
     } else if (said.startsWith('remember')) {
       yield* remember(request.replyIndex);
+      return;
+    } else if (said.startsWith('recall') && request.replyIndex === 0) {
+      yield { type: 'tool_call', index: 0, id: 'r1', name: 'memory_recall', argsDelta: '{"keywords":["alice"]}' };
+      yield { type: 'done', finishReason: 'tool_calls', usage: USAGE };
       return;
     } else {
       yield { type: 'text', text: 'echo: ' };
