@@ -2,7 +2,8 @@
  * docs/deployment.md "Shutdown": when the kernel itself fails, the server logs `serve.fatal` with the
  * error, tells its owner (`onFatal`: the command then shuts down and exits 1), and its shutdown does not
  * stop the kernel — no end-of-run checks, no journal trailer, no pause snapshot. The kernel is made to
- * fail the way an adapter bug would: a chunk of a type the protocol does not have.
+ * fail the way an adapter bug would: a chunk of a type the protocol does not have. Until the owner has
+ * shut it down, a new input is a failed route: 500, with the details in the log (`serve.error`).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,16 @@ describe('serve: the kernel fails', () => {
       // The stack is there, for the one who has to find the bug.
       expect(fatal[0]?.message).toContain('\n    at ');
       expect(s.logs.filter((l) => l.startsWith('FATAL'))).toEqual([expect.stringContaining('AssertionError')]);
+
+      // Until the owner has shut it down, an input is a failed route: 500, and the log has the details.
+      const late = await postJson(`${s.url}/v1/inputs`, { text: 'too late' });
+      expect(late.status).toBe(500);
+      expect(await late.json()).toMatchObject({ error: { message: 'internal error; the server log has the details' } });
+      const failed = serveLines(s.logs, 'error');
+      expect(failed).toHaveLength(1);
+      expect(failed[0]?.message).toMatch(
+        /^POST \/v1\/inputs failed: AssertionError.*after a fatal kernel error\n {4}at /,
+      );
       const segments = readdirSync(journalDir).filter((f) => f.startsWith('segment-'));
       const result = await s.server.shutdown('the kernel failed');
       await s.server.closeConnections(100);
