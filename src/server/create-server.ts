@@ -774,12 +774,8 @@ function openTrace(
   const trace = outputs.trace;
   if (trace === null) return new TraceHasher(chain);
   const header = { serve: HOMEAGENT_VERSION, startedAtMs, dataDir: canonicalPath(settings.dataDir) };
-  try {
-    return new TraceHasher({ file: trace.file, header, onFileError: (err) => onFileError(trace.path, err), ...chain });
-  } catch (err) {
-    // The trace file is closed with everything else the failed start opened (createServer).
-    throw new StartError(`cannot write the trace ${trace.path}: ${errorText(err)}`);
-  }
+  // The header is buffered like every line: a file that cannot be written is reported by onFileError.
+  return new TraceHasher({ file: trace.file, header, onFileError: (err) => onFileError(trace.path, err), ...chain });
 }
 
 /** The newest snapshot of the journal directory, checked; null when there is none. */

@@ -1,7 +1,7 @@
 /**
  * A start that cannot go on stops with a StartError (serve exits 2) whose message names what is wrong
- * and where: the data directory, its task id counter, the model providers, the configured channels and
- * residents, the newest snapshot. Each case is the in-process start a library user makes; none leaves a
+ * and where: the data directory, its task id counter, a journal that cannot take its header, the model
+ * providers, the configured channels and residents, the newest snapshot. Each case is the in-process start a library user makes; none leaves a
  * file open behind it.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,24 +13,31 @@ import { createServer } from '../../src/server/create-server.ts';
 import type { ServeSettings } from '../../src/server/settings.ts';
 import { StartError } from '../../src/server/start-error.ts';
 import { TASK_IDS_FILE } from '../../src/server/task-ids.ts';
+import type { OutputFile } from '../../src/trace-file/index.ts';
 import { openFilesUnder } from '../support/open-files.ts';
+import { FillableFiles } from './failing-file.ts';
 import { testSettings } from './support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'homeagent-start-refusals-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const start = (dir: string, overrides: Partial<ServeSettings>) =>
+const start = (dir: string, overrides: Partial<ServeSettings>, openOutputFile?: (path: string) => OutputFile) =>
   createServer(testSettings(dir, overrides), {
     log: () => undefined,
     stdin: new PassThrough(),
     stdout: new PassThrough(),
     env: {},
     onFatal: () => undefined,
+    ...(openOutputFile === undefined ? {} : { openOutputFile }),
   });
 
 /** The StartError of a start that must fail; a start that succeeds is shut down and fails the test. */
-async function refusal(dir: string, overrides: Partial<ServeSettings> = {}): Promise<string> {
-  const outcome = await start(dir, overrides).then(
+async function refusal(
+  dir: string,
+  overrides: Partial<ServeSettings> = {},
+  openOutputFile?: (path: string) => OutputFile,
+): Promise<string> {
+  const outcome = await start(dir, overrides, openOutputFile).then(
     async (server) => {
       await server.shutdown('unexpected start');
       await server.closeConnections(100);
@@ -112,6 +119,22 @@ describe('serve: a start that cannot go on says why', () => {
     expect(traced[0]).toContain('"type":"trace.header"');
     expect(traced.slice(1).some((l) => l.includes('"agent":"gardener"'))).toBe(true);
   });
+
+  it.each(['the write-ahead log', '--journal'])(
+    'a disk full before %s’s header is written: the start names the file and the error',
+    async (which) => {
+      const dir = mkdtempSync(join(root, 'full-'));
+      const journal = join(dir, 'run.jsonl');
+      const files = new FillableFiles();
+      const full = which === '--journal' ? journal : join(dir, 'data', 'journal', 'segment-000001.jsonl');
+      const message = await refusal(dir, { journal }, (path) => {
+        const file = files.open(path);
+        files.get(path).full = path === full;
+        return file;
+      });
+      expect(message).toBe(`cannot write the journal ${full}: ENOSPC: no space left on device, write`);
+    },
+  );
 
   it('a newest snapshot that cannot be read names the journal directory', async () => {
     const dir = mkdtempSync(join(root, 'snapshot-read-'));
