@@ -1,8 +1,8 @@
 /**
  * A start that cannot go on stops with a StartError (serve exits 2) whose message names what is wrong
  * and where: the data directory, its task id counter, a journal that cannot take its header, the model
- * providers, the configured channels and residents, the newest snapshot. Each case is the in-process start a library user makes; none leaves a
- * file open behind it.
+ * providers, the configured channels and residents, the newest snapshot. Each case is the in-process
+ * start a library user makes; none leaves a file open behind it.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
