@@ -134,8 +134,12 @@ describe('serve: snapshots', () => {
     expect(replayed.result).toMatchObject({ ok: true, matches: true, traceHash: last.traceHash, events: last.events });
     expect(replayed.result.warnings.join('\n')).toContain(`replayed from the snapshot ${snapshots[0] ?? ''}`);
 
+    const startedMs = performance.now();
     const next = await start(dataDir, { keepSegments: 0 });
+    const startMs = performance.now() - startedMs;
     expect(next.server.recovered).toMatch(/^recovered \d+ events from snapshot in \d+ ms; 0 tasks pending$/);
+    // The recovery is part of the start: it cannot have taken longer.
+    expect(Number(/in (\d+) ms/.exec(next.server.recovered ?? '')?.[1])).toBeLessThanOrEqual(Math.ceil(startMs));
     expect(await status(next)).toEqual({ traceHash: chainOf(last.traceHash), events: last.events });
     // The first run's tasks are still on the board.
     expect(await views(next, ['http-1'])).toEqual([
