@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelChunk, ModelRequest, Provider } from '../../src/kernel/index.ts';
 import { startHttpMcpServer, type HttpMcpServer } from '../tools/mcp/http-mcp-server.ts';
 import { EVERYTHING, FILESYSTEM, http, stdio } from '../tools/mcp/servers.ts';
-import { postJson, startTestServer, type TestServer } from './support.ts';
+import { postJson, serveLines, startTestServer, type TestServer } from './support.ts';
 
 const ENV_SECRET = 'env-secret-8c1f2a9d';
 const HEADER_SECRET = 'header-secret-77b3e0c4';
@@ -127,6 +127,21 @@ describe('serve with MCP servers', () => {
     expect(
       s.logs.some((l) => l.includes('"type":"serve.mcp.stderr"') && l.includes('everything: Starting default')),
     ).toBe(true);
+  });
+
+  it('a server that cannot start is logged as serve.mcp.failed, naming it (a start of its own)', async () => {
+    // The shared server above starts in beforeAll, which no single test covers; this start is the test's.
+    const alone = await startTestServer({ mcpServers: [stdio('absent', ['/nonexistent/mcp-server.js'])] });
+    try {
+      expect(serveLines(alone.logs, 'mcp.failed')).toEqual([
+        expect.objectContaining({
+          server: 'absent',
+          message: expect.stringMatching(/^MCP server "absent" failed: .*retrying in 1000 ms/) as string,
+        }),
+      ]);
+    } finally {
+      await alone.stop();
+    }
   });
 
   it('offers the allowed tools as <server>__<tool>, and a call result reaches the model', async () => {
