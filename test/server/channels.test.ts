@@ -1,9 +1,10 @@
 /**
  * The other channels of `serve` (docs/spec.md §13): the terminal (a line is a queued input, its reply is
- * printed, `/stop` presses the stop button), the timer plugin (L3 interrupts from `timer/<name>`), and
+ * printed, an ended task with its kind and reason, `/stop` presses the stop button), the timer plugin (L3 interrupts from `timer/<name>`), and
  * the log in both formats.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedProvider } from './scripted-provider.ts';
 import { startTestServer, type TestServer } from './support.ts';
 
 const servers: TestServer[] = [];
@@ -35,6 +36,23 @@ describe('serve: terminal, timers, logs', () => {
     const events = s.logs.map((l) => JSON.parse(l) as { type: string; source?: string; task?: string });
     expect(events.filter((e) => e.type === 'task.submitted').map((e) => e.source)).toEqual(['terminal']);
     expect(events.filter((e) => e.type === 'stop').map((e) => e.task)).toEqual(['terminal-2']);
+  });
+
+  it('the terminal prints a stopped task with its kind and reason', async () => {
+    const provider = new ScriptedProvider();
+    const s = await startTestServer({ terminal: true }, provider);
+    servers.push(s);
+    let printed = '';
+    s.stdout.setEncoding('utf8').on('data', (d: string) => (printed += d));
+    s.stdin.write('hold on\n');
+    await until(() => (provider.calls > 0 ? true : undefined));
+    s.stdin.write('/stop\n');
+    await until(() => (printed.includes('< [') ? printed : undefined));
+    expect(printed.split('\n')).toEqual([
+      'stopped (cancelled terminal-1)',
+      '< [terminal-1 cancelled (user_stop)] cancelled (user stop)',
+      '',
+    ]);
   });
 
   it('a timer fires an L3 interrupt from timer/<name>; the log can be the readable trace line', async () => {
