@@ -1,7 +1,7 @@
 /**
  * The other channels of `serve` (docs/spec.md §13): the terminal (a line is a queued input, its reply is
- * printed, an ended task with its kind and reason, `/stop` presses the stop button), the timer plugin (L3 interrupts from `timer/<name>`), and
- * the log in both formats.
+ * printed — a task that did not end done with its kind and reason — and `/stop` presses the stop
+ * button), the timer plugin (L3 interrupts from `timer/<name>`), and the log in both formats.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider } from './scripted-provider.ts';
