@@ -7,7 +7,7 @@
  * format version stops the start.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -145,6 +145,32 @@ describe('serve: snapshots', () => {
     expect(await views(next, ['http-1'])).toEqual([
       { task: 'http-1', agent: 'root', state: 'ended', terminal: 'done', reply: expect.any(String) as string },
     ]);
+  });
+
+  it('a snapshot that cannot be written is logged; serving goes on, and the next start replays the segments', async () => {
+    const dataDir = join(root, 'unwritable');
+    const s = await start(dataDir);
+    expect(await ask(s, 'hello')).toMatchObject({ terminal: 'done' });
+    // Every name the shutdown's snapshot could take is a directory already: its temporary file cannot be made.
+    const journalDir = join(dataDir, 'journal');
+    for (let lines = 1; lines <= 2000; lines += 1)
+      mkdirSync(join(journalDir, `snapshot-000001-${String(lines).padStart(9, '0')}.json.tmp`));
+    const served = await s.stop();
+    expect(serveLines(s.logs, 'snapshot')).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(
+          new RegExp(
+            `^cannot write a snapshot in ${journalDir}: EISDIR.*; serving goes on, and a restart replays more of the journal$`,
+          ),
+        ) as string,
+        path: journalDir,
+        error: expect.stringMatching(/^EISDIR/) as string,
+      }),
+    ]);
+    expect(files(dataDir, 'snapshot-').filter((f) => f.endsWith('.json'))).toEqual([]);
+    const next = await start(dataDir);
+    expect(next.server.recovered).toMatch(/ from start in /);
+    expect(await status(next)).toEqual({ traceHash: chainOf(served.traceHash), events: served.events });
   });
 
   it('a snapshot of another format version stops the start, naming both versions, and changes nothing', async () => {
