@@ -147,6 +147,18 @@ describe('serve: snapshots', () => {
     ]);
   });
 
+  it('a start from a snapshot counts only the events after it toward the next snapshot', async () => {
+    const dataDir = join(root, 'counting');
+    const first = await start(dataDir);
+    expect(await ask(first, 'hello')).toMatchObject({ terminal: 'done' });
+    const { events } = await first.stop();
+    // The next start begins from the shutdown's snapshot, with nothing after it: a count of 0, not `events`.
+    const next = await start(dataDir, { snapshotEvery: 2 * events });
+    expect(next.server.recovered).toMatch(/ from snapshot in /);
+    expect(await ask(next, 'again')).toMatchObject({ terminal: 'done' });
+    expect(serveLines(next.logs, 'snapshot')).toEqual([]);
+  });
+
   it('a snapshot that cannot be written is logged; serving goes on, and the next start replays the segments', async () => {
     const dataDir = join(root, 'unwritable');
     const s = await start(dataDir);
