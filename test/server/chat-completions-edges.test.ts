@@ -2,7 +2,8 @@
  * `POST /v1/chat/completions` where it differs from the task routes (docs/http-api.md): a request
  * refused at the door (a full queue, an input too large, a bad Idempotency-Key) is an OpenAI error object
  * with the task's header, and a request still open when a durable server pauses is told the task goes
- * on after the restart, as a 503 or, streaming, as an error event before `[DONE]`.
+ * on after the restart, as a 503 or, streaming, as an error event before `[DONE]`; so is a streamed
+ * task that ends otherwise than done.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider } from './scripted-provider.ts';
@@ -85,6 +86,26 @@ describe('serve: chat completions open when a durable server pauses', () => {
         param: null,
       },
     });
+  });
+
+  it('a stream whose task ends otherwise than done gets an error event naming its terminal, then [DONE]', async () => {
+    const provider = new ScriptedProvider();
+    const s = await start({}, provider);
+    const open = await chat(s.url, 'hold on', { stream: true });
+    await waitFor(() => provider.calls > 0);
+    await (await postJson(`${s.url}/v1/interrupts`, { stop: true })).text();
+    const frames = (await open.text()).split('\n\n').filter((f) => f !== '');
+    expect(frames.slice(-2)).toEqual([
+      `data: ${JSON.stringify({
+        error: {
+          message: 'task http-1 ended cancelled (user_stop): cancelled (user stop)',
+          type: 'server_error',
+          param: null,
+          code: 'cancelled',
+        },
+      })}`,
+      'data: [DONE]',
+    ]);
   });
 
   it('a stream gets an error event with code shutdown, then [DONE]', async () => {
