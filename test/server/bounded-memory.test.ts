@@ -171,13 +171,39 @@ describe('the task board', () => {
       board.reply(`t${i}`, { kind: 'done', reply: chunk });
     }
     let kept = 0;
+    const withDeltas: number[] = [];
     for (let i = 0; i < tasks; i += 1)
-      for (const e of texts(board, `t${i}`)) if (e.kind === 'delta') kept += e.text.length;
-    expect(kept).toBeLessThanOrEqual(ENDED_DELTA_CHARS_MAX);
+      for (const e of texts(board, `t${i}`))
+        if (e.kind === 'delta') {
+          kept += e.text.length;
+          withDeltas.push(i);
+        }
+    // Exactly the newest tasks that fit keep their deltas: the oldest let go one by one, only as needed.
+    expect(kept).toBe(ENDED_DELTA_CHARS_MAX);
+    const fit = ENDED_DELTA_CHARS_MAX / chunk.length;
+    expect(withDeltas).toEqual(Array.from({ length: fit }, (_, k) => tasks - fit + k));
     // The oldest task lost its deltas but not its answer; its terminal keeps its id.
     expect(texts(board, 't0')).toEqual([
       { id: 2, kind: 'terminal', body: { task: 't0', terminal: 'done', reply: chunk } },
     ]);
     expect(texts(board, `t${tasks - 1}`).map((e) => e.kind)).toEqual(['delta', 'terminal']);
+  });
+
+  it('a task that ends over the bound lets go of as many of the oldest as it takes, and no more', () => {
+    const board = new TaskBoard();
+    const end = (task: string, chars: number): void => {
+      board.open(task, 'root');
+      board.delta(task, 'h'.repeat(chars));
+      board.reply(task, { kind: 'done', reply: 'h'.repeat(chars) });
+    };
+    const half = DELTA_CHARS_PER_TASK_MAX / 2;
+    const halves = ENDED_DELTA_CHARS_MAX / half;
+    for (let i = 0; i < halves; i += 1) end(`h${i}`, half);
+    const hasDeltas = (task: string): boolean => texts(board, task).some((e) => e.kind === 'delta');
+    // Exactly at the bound: nothing is let go.
+    expect(Array.from({ length: halves }, (_, i) => hasDeltas(`h${i}`)).every(Boolean)).toBe(true);
+    // A whole-size task needs two halves' room: the two oldest let go, the third keeps its deltas.
+    end('big', DELTA_CHARS_PER_TASK_MAX);
+    expect([hasDeltas('h0'), hasDeltas('h1'), hasDeltas('h2'), hasDeltas('big')]).toEqual([false, false, true, true]);
   });
 });

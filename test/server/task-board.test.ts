@@ -1,11 +1,17 @@
 /**
  * The task board (src/server/task-board.ts): event ids per task, replay after a Last-Event-ID then
- * live delivery without a gap or a repeat, the states from the trace, and the retention of the last
- * 1 000 ended tasks.
+ * live delivery without a gap or a repeat, the states from the trace, forgetting a stop's id, its
+ * bounds, and the retention of the last 1 000 ended tasks.
  */
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../src/kernel/index.ts';
-import { ENDED_TASKS_KEPT, TaskBoard, type TaskEvent } from '../../src/server/task-board.ts';
+import {
+  DELTAS_PER_TASK_MAX,
+  ENDED_DELTA_CHARS_MAX,
+  ENDED_TASKS_KEPT,
+  TaskBoard,
+  type TaskEvent,
+} from '../../src/server/task-board.ts';
 
 function trace(type: 'task.start' | 'task.suspend' | 'task.resume', task: string): TraceEvent {
   if (type === 'task.start') return { seq: 1, t: 0, agent: 'root', type, task, from: 'queue' };
@@ -114,6 +120,85 @@ describe('serve: the task board', () => {
       reason: 'user_stop',
       reply: 'cancelled (user stop)',
     });
+  });
+
+  it('forgets a task only while it is pending with no events: the id of a stop without text', () => {
+    const board = new TaskBoard();
+    for (const task of ['stop', 'running', 'streamed']) board.open(task, 'root');
+    board.emit(trace('task.start', 'running'));
+    board.delta('streamed', 'x');
+    for (const task of ['stop', 'running', 'streamed', 'unknown']) board.forget(task);
+    expect(['stop', 'running', 'streamed'].map((t) => board.view(t)?.state ?? null)).toEqual([
+      null,
+      'running',
+      'pending',
+    ]);
+  });
+
+  it('an ended task keeps its state whatever the trace says later; a terminal without a reason or reply has none', () => {
+    const board = new TaskBoard();
+    board.open('t1', 'root');
+    board.reply('t1', { kind: 'failed' });
+    board.emit(trace('task.resume', 't1'));
+    const view = board.view('t1');
+    expect(view).toStrictEqual({ task: 't1', agent: 'root', state: 'ended', terminal: 'failed', reply: '' });
+    const events: TaskEvent[] = [];
+    board.listen('t1', 0, (e) => events.push(e));
+    expect(events).toStrictEqual([{ id: 1, kind: 'terminal', body: { task: 't1', terminal: 'failed', reply: '' } }]);
+  });
+
+  it('ignores an empty delta; a done task with an empty reply after other text gets the reset, and no empty delta', () => {
+    const board = new TaskBoard();
+    board.open('t1', 'root');
+    board.delta('t1', '');
+    board.delta('t1', 'thinking aloud');
+    board.reply('t1', { kind: 'done' });
+    const kinds: string[] = [];
+    board.listen('t1', 0, (e) => kinds.push(e.kind === 'delta' ? `delta:${e.text}` : e.kind));
+    expect(kinds).toEqual(['delta:thinking aloud', 'reset', 'terminal']);
+  });
+
+  it('a listener that stops listening gets nothing more; listening to an ended task after a pause replays it, with no pause event', () => {
+    const board = new TaskBoard();
+    board.open('t1', 'root');
+    const got: string[] = [];
+    const stop = board.listen('t1', 0, (e) => got.push(e.kind));
+    board.delta('t1', 'one');
+    stop?.();
+    board.delta('t1', 'two');
+    expect(got).toEqual(['delta']);
+
+    board.reply('t1', { kind: 'done', reply: 'onetwo' });
+    board.pause();
+    const later: string[] = [];
+    board.listen('t1', 0, (e) => later.push(e.kind));
+    expect(later).toEqual(['delta', 'delta', 'terminal']);
+  });
+
+  it(`keeps at most ${DELTAS_PER_TASK_MAX} deltas of a task; the terminal comes, with no reply streamed after the cut`, () => {
+    const board = new TaskBoard();
+    board.open('t1', 'root');
+    for (let i = 0; i <= DELTAS_PER_TASK_MAX; i += 1) board.delta('t1', 'a');
+    board.reply('t1', { kind: 'done', reply: 'the whole reply' });
+    const kinds = new Map<string, number>();
+    board.listen('t1', 0, (e) => kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1));
+    expect(Object.fromEntries(kinds)).toEqual({ delta: DELTAS_PER_TASK_MAX, terminal: 1 });
+  });
+
+  it(`a task let go after the last ${ENDED_TASKS_KEPT} takes its deltas out of the ended tasks' count`, () => {
+    const board = new TaskBoard();
+    // As many characters per task as fit the ended tasks' bound when the board keeps the most tasks.
+    const text = 'c'.repeat(Math.floor(ENDED_DELTA_CHARS_MAX / ENDED_TASKS_KEPT));
+    for (let i = 0; i <= ENDED_TASKS_KEPT; i += 1) {
+      board.open(`t${i}`, 'root');
+      board.delta(`t${i}`, text);
+      board.reply(`t${i}`, { kind: 'done', reply: text });
+    }
+    expect(board.view('t0')).toBeNull();
+    // The oldest kept task still has its delta: the one let go took its characters with it.
+    const kinds: string[] = [];
+    board.listen('t1', 0, (e) => kinds.push(e.kind));
+    expect(kinds).toEqual(['delta', 'terminal']);
   });
 
   it(`keeps the events of the last ${ENDED_TASKS_KEPT} ended tasks`, () => {
