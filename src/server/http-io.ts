@@ -21,7 +21,7 @@ export const BODY_DRAIN_BYTES_MAX = 8 << 20;
 
 export type BodyResult =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly status: number; readonly message: string; readonly param?: string };
+  | { readonly ok: false; readonly status: number; readonly message: string };
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
   if (res.headersSent) {

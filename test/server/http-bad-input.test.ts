@@ -64,7 +64,9 @@ describe('serve: bad input over HTTP', () => {
     expect(level.message).toContain('L1, L2, L3, L4');
     expect(await errorAt('/v1/interrupts', { level: 'L2' })).toMatchObject({ param: 'text' });
     expect(await errorAt('/v1/interrupts', { text: 'x', stop: 'yes' })).toMatchObject({ param: 'stop' });
-    expect(await errorAt('/v1/inputs', [1, 2])).toMatchObject({ param: null });
+    const notObject = await errorAt('/v1/inputs', [1, 2]);
+    expect(notObject).toMatchObject({ param: null });
+    expect(notObject.message).toMatch(/^the body must be /);
     expect(
       await errorAt('/v1/chat/completions', { messages: [{ role: 'system', content: 'only this' }] }),
     ).toMatchObject({ param: 'messages' });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, SLOW_CHUNKS } from './scripted-provider.ts';
-import { parseSse, postJson, startTestServer, type TestServer } from './support.ts';
+import { parseSse, postJson, startTestServer, waitFor, type TestServer } from './support.ts';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -68,6 +68,31 @@ describe('serve: HTTP inputs are not de-duplicated by text', () => {
 });
 
 describe('serve: Idempotency-Key', () => {
+  it('a key keeps no task that was not made: a stop without text, or an input refused for a full queue', async () => {
+    const provider = new ScriptedProvider();
+    const s = await start({ kernel: { maxQueue: 1 } }, provider);
+    const stop = async (): Promise<unknown> =>
+      (await postJson(`${s.url}/v1/interrupts`, { stop: true }, { 'idempotency-key': 'stop-key' })).json();
+    expect(await stop()).toMatchObject({ task: null, reply: 'stopped' });
+    expect(await stop()).toMatchObject({ task: null, reply: 'stopped' });
+
+    const running = postJson(`${s.url}/v1/inputs`, { text: 'hold one' });
+    await waitFor(() => provider.calls > 0);
+    const queued = postJson(`${s.url}/v1/inputs`, { text: 'queued two' });
+    await waitFor(async () => (await fetch(`${s.url}/v1/tasks/http-4`)).status === 200);
+    const full = await postJson(`${s.url}/v1/inputs`, { text: 'three' }, { 'idempotency-key': 'full-key' });
+    expect(full.status).toBe(429);
+    expect(full.headers.get('homeagent-task')).toBe('http-5');
+    await full.text();
+    provider.release();
+    await (await running).text();
+    await (await queued).text();
+    // The retry is a new submission, not the refused task's answer again.
+    const retried = await postJson(`${s.url}/v1/inputs`, { text: 'three' }, { 'idempotency-key': 'full-key' });
+    expect(retried.headers.get('homeagent-task')).toBe('http-6');
+    expect(await retried.json()).toMatchObject({ terminal: 'done' });
+  });
+
   it('a retry with the same key answers the same task and submits nothing; another key is a new task', async () => {
     const s = await start({}, new ScriptedProvider());
     const key = { 'idempotency-key': 'order-7f3a' };

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_BYTES_MAX } from '../../src/server/http-io.ts';
 import { IDEMPOTENCY_KEY_CHARS_MAX } from '../../src/server/task-routes.ts';
-import { postJson, startTestServer, type TestServer } from './support.ts';
+import { parseSse, postJson, startTestServer, type TestServer } from './support.ts';
 
 /** The kernel's limit on one input's text in this server, small so that a test can reach it. */
 const INPUT_BYTES_MAX = 4096;
@@ -67,7 +67,13 @@ describe('serve: the body limit, at exactly 1 MiB and one byte past', () => {
   it('a body of BODY_BYTES_MAX + 1 bytes with its Content-Length is refused 413', async () => {
     const answer = await post(bodyOf(BODY_BYTES_MAX + 1), false);
     expect(answer.status).toBe(413);
-    expect(answer.text).toContain(`at most ${BODY_BYTES_MAX}`);
+    expect(JSON.parse(answer.text)).toEqual({
+      error: {
+        message: `the body is ${BODY_BYTES_MAX + 1} bytes; at most ${BODY_BYTES_MAX} (1 MiB) are accepted`,
+        type: 'invalid_request_error',
+        param: null,
+      },
+    });
   });
 
   it('a chunked body of exactly BODY_BYTES_MAX bytes is accepted', async () => {
@@ -124,7 +130,19 @@ describe("serve: the kernel's maxInputBytes", () => {
 
   it('a text of maxInputBytes + 1 UTF-8 bytes is skipped as invalid', async () => {
     const res = await postJson(`${s.url}/v1/inputs`, { text: textOf(INPUT_BYTES_MAX + 1) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('retry-after')).toBeNull();
     expect(await res.json()).toMatchObject({ terminal: 'skipped', reason: 'invalid' });
+    // Not a refusal at the door: a client that asked for events gets them, the terminal included.
+    const sse = await postJson(
+      `${s.url}/v1/inputs`,
+      { text: textOf(INPUT_BYTES_MAX + 1) },
+      { accept: 'text/event-stream' },
+    );
+    expect(sse.headers.get('content-type')).toContain('text/event-stream');
+    expect(parseSse(await sse.text())).toEqual([
+      expect.objectContaining({ event: 'terminal', data: expect.stringContaining('"reason":"invalid"') as string }),
+    ]);
   });
 });
 

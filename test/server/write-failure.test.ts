@@ -70,9 +70,10 @@ describe('serve: a write failure is not a crash', () => {
       expect(fatalLines(s.logs)).toEqual([]);
 
       files.get(journal).full = false;
-      expect(await (await postJson(`${s.url}/v1/inputs`, { text: 'after' })).json()).toMatchObject({
-        terminal: 'done',
-      });
+      // The refused inputs made no task and took no id: the next one is http-2.
+      const after = await postJson(`${s.url}/v1/inputs`, { text: 'after' });
+      expect(after.headers.get('homeagent-task')).toBe('http-2');
+      expect(await after.json()).toMatchObject({ terminal: 'done' });
       expect(serveLines(s.logs, 'journal').map((l) => l.message)).toEqual([
         cannot,
         expect.stringMatching(
