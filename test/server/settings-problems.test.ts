@@ -1,6 +1,6 @@
 /**
  * Each problem serve's settings can have, with its exact path and message (docs/config.md, docs/cli.md):
- * the model flags, the demo pace, a configuration file's tools, residents, timers, allowed hosts and MCP
+ * the model flags, a configuration file that cannot be read, the demo pace, a configuration file's tools, residents, timers, allowed hosts and MCP
  * server names. serve prints them all at start and does not start; each says what to do.
  */
 import { describe, expect, it } from 'vitest';
@@ -41,6 +41,20 @@ describe('serve settings: the model flags', () => {
         path: '--config',
         message: 'no model to talk to: give --config FILE with "providers", or run with --model demo',
       },
+    ]);
+  });
+
+  it('a configuration file that cannot be read, or is not JSON, is one problem naming the file', () => {
+    const missing = `${configFile({})}.missing`;
+    expect(problemsOf({ config: missing })).toEqual([
+      {
+        path: '--config',
+        message: `cannot read ${missing}: ENOENT: no such file or directory, open '${missing}'`,
+      },
+    ]);
+    const broken = configFile('{"providers": ');
+    expect(problemsOf({ config: broken })).toEqual([
+      { path: '', message: expect.stringMatching(new RegExp(`^${broken} is not JSON: [A-Z]`)) as string },
     ]);
   });
 
