@@ -1,7 +1,8 @@
 /**
  * Each problem serve's settings can have, with its exact path and message (docs/config.md, docs/cli.md):
- * the model flags, a configuration file that cannot be read, the demo pace, a configuration file's tools, residents, timers, allowed hosts and MCP
- * server names. serve prints them all at start and does not start; each says what to do.
+ * the model flags, a configuration file that cannot be read, the demo pace, a configuration file's
+ * tools, residents, timers, allowed hosts and MCP server names. serve prints them all at start and does
+ * not start; each says what to do.
  */
 import { describe, expect, it } from 'vitest';
 import { resolveSettings, type ServeFlags } from '../../src/server/settings.ts';
