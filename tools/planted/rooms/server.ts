@@ -59,4 +59,13 @@ export const RUNTIME_BUGS: readonly PlantedBug[] = [
     replace: '',
     tests: ['test/server/start-failure.test.ts'],
   },
+  {
+    id: 'server-refused-start-keeps-memory',
+    room: 'server',
+    slip: 'the main memory store gets no closer: a start refused after a resident opened it leaves memory.sqlite open',
+    file: 'src/server/create-server.ts',
+    find: '  started.closers.push(() => store.close());\n',
+    replace: '',
+    tests: ['test/server/start-refusals.test.ts'],
+  },
 ];
