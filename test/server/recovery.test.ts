@@ -8,7 +8,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ReplayStores, type JournalMemory } from '../../src/journal/index.ts';
 import type { Command, KernelInput, TraceEvent, TraceSink } from '../../src/kernel/index.ts';
@@ -16,6 +16,7 @@ import { firstHeader, recover, type RecoverFrom, type RecoveryPorts } from '../.
 import { StartError } from '../../src/server/start-error.ts';
 import { TraceHasher } from '../../src/trace-file/index.ts';
 import { headerLine, inputLine, JOURNAL_TEST_VERSION } from '../support/journal-lines.ts';
+import { openFilesUnder } from '../support/open-files.ts';
 
 const VERSION = JOURNAL_TEST_VERSION;
 const root = mkdtempSync(join(tmpdir(), 'homeagent-recovery-'));
@@ -267,6 +268,15 @@ describe('recover', () => {
     expect(thrown(() => recover(segments, VERSION, failing('plain'))).message).toBe(
       'cannot recover: the kernel failed at segment-000001.jsonl line 3: plain',
     );
+    // A recovery stopped halfway through a segment lets go of it, also one longer than a read.
+    const long = journal([
+      header(),
+      input('a', 1001),
+      input('b', 1002),
+      ...Array.from({ length: 3000 }, (_, i) => input(`x${'x'.repeat(1000)}${i}`, 2000 + i)),
+    ]);
+    expect(thrown(() => recover(long, VERSION, failing(new Error('boom')))).message).toMatch(/line 3: boom$/);
+    expect(openFilesUnder(dirname(long[0] ?? ''))).toEqual([]);
   });
 
   it('stops at the first memory divergence, after the input that shows it', () => {

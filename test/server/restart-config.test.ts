@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ServeSettings } from '../../src/server/settings.ts';
+import { openFilesUnder } from '../support/open-files.ts';
 import { ScriptedProvider } from './scripted-provider.ts';
 import { postJson, serveLines, startTestServer } from './support.ts';
 
@@ -95,6 +96,8 @@ describe('serve: a restart keeps its tree and adds only what the configuration a
         `segment-000001.jsonl line ${lines} was torn (${torn.length} bytes: the process died while appending it) and is dropped`,
       );
       expect(s.server.recovered).toMatch(/^recovered [1-9][0-9]* events from /);
+      // The cut segment is let go: the only one held is this run's.
+      expect(openFilesUnder(join(dataDir, 'journal'))).toEqual([segment(dataDir, 2)]);
     } finally {
       await s.stop();
     }
