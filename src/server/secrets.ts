@@ -125,7 +125,9 @@ export class Redactor {
       needles.add(value);
       needles.add(encodeURIComponent(value));
     }
-    this.needles = [...needles].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+    // Longest first, so a secret inside a longer one is not cut out of it; then code-point order (they are unique).
+    // Stryker disable next-line EqualityOperator: two needles are never equal
+    this.needles = [...needles].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   }
 
   /** False when no secret is long enough to search for: redaction is then the identity. */
@@ -135,7 +137,7 @@ export class Redactor {
 
   redact(text: string): string {
     let out = text;
-    for (const needle of this.needles) if (out.includes(needle)) out = out.split(needle).join(REDACTED);
+    for (const needle of this.needles) out = out.split(needle).join(REDACTED);
     return out;
   }
 
@@ -147,11 +149,9 @@ export class Redactor {
       return items.every((x, i) => x === v[i]) ? v : items;
     }
     if (typeof v !== 'object' || v === null) return v;
-    const entries = Object.entries(v).map(([k, x]) => [this.redact(k), this.value(x)] as const);
-    const same = entries.every(([k, x], i) => {
-      const [k0, x0] = Object.entries(v)[i] ?? [];
-      return k === k0 && x === x0;
-    });
+    const original = Object.entries(v);
+    const entries = original.map(([k, x]) => [this.redact(k), this.value(x)] as const);
+    const same = entries.every(([k, x], i) => k === original[i]?.[0] && x === original[i]?.[1]);
     return same ? v : Object.fromEntries(entries);
   }
 

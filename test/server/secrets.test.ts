@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { answerJson, startEventStream, startLoopback, type Loopback } from '../models/loopback.ts';
 import { chatEnd, chatText } from '../models/openai-wire.ts';
 import type { ProviderConfig } from '../../src/models/index.ts';
-import { publicURL, Redactor, secretsOf } from '../../src/server/secrets.ts';
+import { publicURL, Redactor, secretsOf, shortSecretWarnings } from '../../src/server/secrets.ts';
 import type { ServeSettings } from '../../src/server/settings.ts';
 import { replayJournal } from '../../src/sim/replay/replay.ts';
 import { HOMEAGENT_VERSION } from '../../src/server/version.ts';
@@ -186,6 +186,58 @@ describe('secrets.ts', () => {
       'pa%40ss-word-1',
       'query-secret-1',
     ]);
+    // Where each is configured, for the warning about a short one (never the value).
+    expect(found.map((s) => s.where)).toEqual([
+      'the token',
+      'the key in K',
+      'providers "p" baseURL userinfo',
+      'providers "p" baseURL userinfo',
+      'providers "p" baseURL userinfo',
+      'providers "p" baseURL key',
+    ]);
+    // An empty key is no key.
+    expect(secretsOf(settings('http://h/v1'), { K: ' \n' })).toEqual([]);
+  });
+
+  it('warns of each place whose secret is shorter than 8 characters, once; 8 are enough', () => {
+    expect(
+      shortSecretWarnings([
+        { where: 'the token', value: '1234567' },
+        { where: 'the key in K', value: '12345678' },
+        { where: 'the token', value: 'abcdefg' },
+      ]),
+    ).toEqual([
+      'the token is shorter than 8 characters: it is never written by itself, but text that quotes it is not redacted; use a longer one',
+    ]);
+  });
+
+  it('publicURL hides a user name alone and a password alone', () => {
+    expect(publicURL('http://someone@h:1/v1')).toBe('http://[redacted]@h:1/v1');
+    expect(publicURL('http://:pass-word@h:1/v1')).toBe('http://[redacted]@h:1/v1');
+  });
+
+  it('of two secrets of one length that overlap in a text, the first in code-point order is redacted', () => {
+    const r = new Redactor([
+      { where: 'b', value: 'bcdefghi' },
+      { where: 'a', value: 'abcdefgh' },
+    ]);
+    expect(r.redact('abcdefghi')).toBe('[redacted]i');
+    expect(r.redact('xbcdefghi')).toBe('x[redacted]');
+  });
+
+  it('redacts streamed text, and a tool list whose description alone or schema key alone holds a secret', () => {
+    const r = new Redactor([{ where: 'k', value: 'key/12345' }]);
+    const chunk = { type: 'model.chunk', callId: 'c', chunk: { type: 'text', text: 'it is key/12345' } } as const;
+    expect(r.input(chunk)).toEqual({ ...chunk, chunk: { type: 'text', text: 'it is [redacted]' } });
+    const described = { name: 'd', description: 'key/12345', parameters: { type: 'object' }, parallelSafe: false };
+    const keyed = { name: 'k', description: 'plain', parameters: { 'key/12345': 'x' }, parallelSafe: false };
+    expect(r.input({ type: 'tools.set', tools: [described, keyed] })).toEqual({
+      type: 'tools.set',
+      tools: [
+        { ...described, description: '[redacted]' },
+        { ...keyed, parameters: { '[redacted]': 'x' } },
+      ],
+    });
   });
 
   it('redacts every text input at the door, as written and percent-encoded, and leaves the rest as it is', () => {
