@@ -80,6 +80,50 @@ describe('serve: settings', () => {
     for (const host of ['0.0.0.0', '192.168.1.2', '::', 'example.org']) expect(isLoopbackHost(host), host).toBe(false);
   });
 
+  it('loopback in every form the resolver reads, and nothing one past it', () => {
+    const loopback = [
+      '127.1',
+      '0x7f.1',
+      '0X7F.0.0.1',
+      '0177.0.0.1',
+      '2130706433',
+      '0x7f000001',
+      '127.0.65535',
+      '127.16777215',
+      '127.255.255.255',
+      'LOCALHOST',
+      'localhost.',
+      '[::ffff:127.0.0.1]',
+      '::ffff:7f00:1',
+      '0:0:0:0:0:0:0:1',
+    ];
+    for (const host of loopback) expect(isLoopbackHost(host), host).toBe(true);
+    const elsewhere = [
+      '127.0.0.256',
+      '127.256.0.1',
+      '127.0.65536',
+      '127.16777216',
+      '4294967296',
+      '127.0.0.1.1',
+      '127.0.0.1.0',
+      'ab0x7f.0.0.1',
+      '0177x.0.0.1',
+      '08.0.0.1',
+      '0x7g.0.0.1',
+      'x0x7f.0.0.1',
+      '127.0.0.1x',
+      '1127.0.0.1',
+      '0127.0.0.1',
+      '128.0.0.1',
+      '::ffff:8000:1',
+      '::ffff:7f00:1:0',
+      '::2',
+      '[localhost]x',
+      '',
+    ];
+    for (const host of elsewhere) expect(isLoopbackHost(host), host).toBe(false);
+  });
+
   it('config problems are all reported, each with its path and what to do', () => {
     const config = configFile({
       providers: [{ name: 'a', kind: 'openai', model: 'm', apiKey: 'sk-secret' }],
