@@ -4,7 +4,7 @@
  * configuration, and a non-loopback bind without a token refused.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isLoopbackHost, resolveSettings, type Resolved } from '../../src/server/settings.ts';
@@ -78,6 +78,40 @@ describe('serve: settings', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
       expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ['0.0.0.0', '192.168.1.2', '::', 'example.org']) expect(isLoopbackHost(host), host).toBe(false);
+  });
+
+  it('defaults: ~/.homeagent, durable, no allowed hosts or built-in plugins; --no-journal turns durability off', () => {
+    const r = resolveSettings({ model: 'demo' }, {});
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.settings).toMatchObject({
+      dataDir: join(homedir(), '.homeagent'),
+      durable: true,
+      allowedHosts: [],
+      builtinPlugins: [],
+      token: null,
+    });
+    const off = resolveSettings({ model: 'demo', journal: false }, {});
+    expect(off.ok && off.settings.durable).toBe(false);
+  });
+
+  it('a non-loopback host needs a token, and an empty HOMEAGENT_TOKEN is none; an empty host is one problem', () => {
+    expect(problems(resolveSettings({ model: 'demo', host: '0.0.0.0' }, { HOMEAGENT_TOKEN: '' }))).toEqual([
+      {
+        path: '--host',
+        message:
+          '0.0.0.0 is not a loopback address, and without a token anyone who reaches it can talk to the agent; set --token or HOMEAGENT_TOKEN, or bind to 127.0.0.1',
+      },
+    ]);
+    expect(problems(resolveSettings({ model: 'demo', host: '' }, {}))).toEqual([
+      { path: '--host', message: 'must name a host, like 127.0.0.1' },
+    ]);
+    expect(problems(resolveSettings({ model: 'demo', token: 'tab\there' }, {}))).toEqual([
+      {
+        path: '--token',
+        message:
+          'must be printable ASCII (letters, digits, punctuation; spaces only inside): an HTTP header carries nothing else, so no client could send this token',
+      },
+    ]);
   });
 
   it('loopback in every form the resolver reads, and nothing one past it', () => {
