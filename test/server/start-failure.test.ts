@@ -8,25 +8,16 @@ import { createServer as listenOn, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServer } from '../../src/server/create-server.ts';
 import type { ServeSettings } from '../../src/server/settings.ts';
 import { StartError } from '../../src/server/start-error.ts';
 import { openFilesUnder } from '../support/open-files.ts';
-import { testSettings } from './support.ts';
+import { createQuietServer } from './support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'homeagent-start-failure-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const start = (dir: string, overrides: Partial<ServeSettings>) =>
-  createServer(testSettings(dir, overrides), {
-    log: () => undefined,
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    env: {},
-    onFatal: () => undefined,
-  });
+const start = createQuietServer;
 
 async function failedStart(dir: string, overrides: Partial<ServeSettings>): Promise<unknown> {
   return start(dir, overrides).then(

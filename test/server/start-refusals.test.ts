@@ -7,29 +7,19 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServer } from '../../src/server/create-server.ts';
 import type { ServeSettings } from '../../src/server/settings.ts';
 import { StartError } from '../../src/server/start-error.ts';
 import { TASK_IDS_FILE } from '../../src/server/task-ids.ts';
 import type { OutputFile } from '../../src/trace-file/index.ts';
 import { openFilesUnder } from '../support/open-files.ts';
 import { FillableFiles } from './failing-file.ts';
-import { testSettings } from './support.ts';
+import { createQuietServer } from './support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'homeagent-start-refusals-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const start = (dir: string, overrides: Partial<ServeSettings>, openOutputFile?: (path: string) => OutputFile) =>
-  createServer(testSettings(dir, overrides), {
-    log: () => undefined,
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    env: {},
-    onFatal: () => undefined,
-    ...(openOutputFile === undefined ? {} : { openOutputFile }),
-  });
+const start = createQuietServer;
 
 /** The StartError of a start that must fail; a start that succeeds is shut down and fails the test. */
 async function refusal(

@@ -58,6 +58,26 @@ export function testSettings(dir: string, overrides: Partial<ServeSettings> = {}
   };
 }
 
+/**
+ * `createServer` as a library user calls it, for the tests of starts that may fail: the data under
+ * `dir`, nothing logged, no terminal. Unlike startTestServer it leaves the directory and the server to
+ * the test.
+ */
+export function createQuietServer(
+  dir: string,
+  overrides: Partial<ServeSettings>,
+  openOutputFile?: ServerIo['openOutputFile'],
+): Promise<RunningServer> {
+  return createServer(testSettings(dir, overrides), {
+    log: () => undefined,
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    env: {},
+    onFatal: () => undefined,
+    ...(openOutputFile === undefined ? {} : { openOutputFile }),
+  });
+}
+
 export async function startTestServer(
   overrides: Partial<ServeSettings> = {},
   provider?: Provider,
