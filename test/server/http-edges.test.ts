@@ -89,6 +89,17 @@ describe('serve: the edges of the HTTP API', () => {
         expect(res.headers.get('allow'), `${method} ${path}`).toBe('GET, HEAD');
         await res.text();
       }
+    // The routes that submit take POST only; the task routes read.
+    for (const path of ['/v1/inputs', '/v1/interrupts', '/v1/chat/completions']) {
+      const res = await fetch(`${s.url}${path}`, { headers: auth });
+      expect(res.status, path).toBe(405);
+      expect(res.headers.get('allow'), path).toBe('POST');
+      expect(await res.json()).toMatchObject({ error: { message: 'method not allowed; use POST' } });
+    }
+    const write = await fetch(`${s.url}/v1/tasks/t-1/events`, { method: 'POST', headers: auth });
+    expect(write.status).toBe(405);
+    expect(write.headers.get('allow')).toBe('GET, HEAD');
+    await write.text();
     const elsewhere = await fetch(`${s.url}/v2/inputs`);
     expect(elsewhere.status).toBe(404);
     expect(await elsewhere.json()).toMatchObject({

@@ -108,6 +108,8 @@ describe('serve: task ids are never reused', () => {
       );
       const health = await fetch(`${s.url}/healthz`);
       expect(health.status).toBe(503);
+      expect(health.headers.get('retry-after')).toBe('5');
+      expect(health.headers.get('content-type')).toBe('text/plain; charset=utf-8');
       expect(await health.text()).toMatch(/^unavailable: data_dir_unwritable: cannot write /);
 
       rmdirSync(`${counter}.tmp`);
