@@ -137,7 +137,10 @@ export class Redactor {
 
   redact(text: string): string {
     let out = text;
-    for (const needle of this.needles) out = out.split(needle).join(REDACTED);
+    // Every log line and every streamed chunk passes here, nearly all without a secret: includes() is
+    // about ten times cheaper than a split that finds nothing.
+    // Stryker disable next-line ConditionalExpression: a split without a match gives the text back unchanged
+    for (const needle of this.needles) if (out.includes(needle)) out = out.split(needle).join(REDACTED);
     return out;
   }
 
