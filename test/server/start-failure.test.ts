@@ -17,10 +17,8 @@ import { createQuietServer } from './support.ts';
 const root = mkdtempSync(join(tmpdir(), 'homeagent-start-failure-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const start = createQuietServer;
-
 async function failedStart(dir: string, overrides: Partial<ServeSettings>): Promise<unknown> {
-  return start(dir, overrides).then(
+  return createQuietServer(dir, overrides).then(
     async (server) => {
       await server.shutdown('unexpected start');
       return null;
@@ -69,10 +67,10 @@ describe('serve: a start that fails leaves no file open', () => {
 describe('serve: a recovered start holds no segment but the one it writes', () => {
   it('the segments read to recover are let go once read', async () => {
     const dir = mkdtempSync(join(root, 'recovered-'));
-    const first = await start(dir, {});
+    const first = await createQuietServer(dir, {});
     await first.shutdown('first run over');
     await first.closeConnections(100);
-    const second = await start(dir, {});
+    const second = await createQuietServer(dir, {});
     try {
       const journalDir = join(dir, 'data', 'journal');
       expect(openFilesUnder(journalDir)).toEqual([join(journalDir, 'segment-000002.jsonl')]);

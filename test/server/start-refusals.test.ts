@@ -19,15 +19,13 @@ import { createQuietServer } from './support.ts';
 const root = mkdtempSync(join(tmpdir(), 'homeagent-start-refusals-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const start = createQuietServer;
-
 /** The StartError of a start that must fail; a start that succeeds is shut down and fails the test. */
 async function refusal(
   dir: string,
   overrides: Partial<ServeSettings> = {},
   openOutputFile?: (path: string) => OutputFile,
 ): Promise<string> {
-  const outcome = await start(dir, overrides, openOutputFile).then(
+  const outcome = await createQuietServer(dir, overrides, openOutputFile).then(
     async (server) => {
       await server.shutdown('unexpected start');
       await server.closeConnections(100);
@@ -42,7 +40,7 @@ async function refusal(
 
 /** A clean run in `dir`'s data directory, so that the next start recovers from its snapshot. */
 async function oneRun(dir: string): Promise<string> {
-  const server = await start(dir, {});
+  const server = await createQuietServer(dir, {});
   await server.shutdown('first run over');
   await server.closeConnections(100);
   return join(dir, 'data', 'journal');
