@@ -49,7 +49,8 @@ export const LIVE_PAGE_HTML = [
   '',
 ].join('\n');
 
-export function getLivePage(res: ServerResponse, head: boolean): void {
+/** Answers GET and HEAD alike: node leaves the body out of a HEAD answer itself. */
+export function getLivePage(res: ServerResponse): void {
   res.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
     'content-length': Buffer.byteLength(LIVE_PAGE_HTML),
@@ -58,7 +59,7 @@ export function getLivePage(res: ServerResponse, head: boolean): void {
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
   });
-  res.end(head ? undefined : LIVE_PAGE_HTML);
+  res.end(LIVE_PAGE_HTML);
 }
 
 function css(): string {

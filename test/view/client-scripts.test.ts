@@ -53,7 +53,7 @@ describe('the browser programs in their pages', () => {
       writeHead: (_status: number, h: Record<string, string | number>) => (headers = h),
       end: () => undefined,
     };
-    getLivePage(res as unknown as ServerResponse, true);
+    getLivePage(res as unknown as ServerResponse);
     const hash = createHash('sha256').update(script, 'utf8').digest('base64');
     expect(headers['content-security-policy']).toContain(`script-src 'sha256-${hash}'`);
   });
