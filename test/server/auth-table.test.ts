@@ -55,6 +55,16 @@ describe('serve: the bearer token on every /v1 route', () => {
     expect(await statusOf(row, row.method, `Bearer ${TOKEN}`)).not.toBe(401);
   });
 
+  it('reads the scheme case-blind and any run of spaces after it; nothing may come before it', async () => {
+    const status = ROWS.find((row) => row.path === '/v1/status');
+    if (status === undefined) throw new Error('the table has no /v1/status row');
+    expect(await statusOf(status, 'GET', `bearer ${TOKEN}`)).toBe(200);
+    expect(await statusOf(status, 'GET', `Bearer    ${TOKEN}`)).toBe(200);
+    expect(await statusOf(status, 'GET', `Bearer\t${TOKEN}`)).toBe(200);
+    expect(await statusOf(status, 'GET', `XBearer ${TOKEN}`)).toBe(401);
+    expect(await statusOf(status, 'GET', `Basic Bearer ${TOKEN}`)).toBe(401);
+  });
+
   it('a 401 names the scheme in WWW-Authenticate', async () => {
     const res = await fetch(`${s.url}/v1/tasks/t-unknown`);
     expect(res.status).toBe(401);

@@ -47,15 +47,20 @@ function ask(url: string, path: string, host: string, method = 'GET', body?: str
   });
 }
 
-/** The status code of a raw request written on a socket to the server. */
-function rawStatus(url: string, raw: string): Promise<number> {
+/** The answer to a raw request written on a socket to the server. */
+function rawAnswer(url: string, raw: string): Promise<Answer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.write(raw));
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (d: string) => (text += d));
-    socket.on('end', () => resolve(Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0)));
+    socket.on('end', () =>
+      resolve({
+        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0),
+        body: text.slice(text.indexOf('\r\n\r\n') + 4),
+      }),
+    );
     socket.on('error', reject);
   });
 }
@@ -72,9 +77,21 @@ describe('serve: the Host check (DNS rebinding)', () => {
     expect(JSON.parse(posted.body)).toMatchObject({ error: { message: expect.stringContaining('http.allowedHosts') } });
     expect(s.logs.some((l) => l.includes('"task.submitted"'))).toBe(false);
     // HTTP/1.0 allows a request without Host (node refuses such an HTTP/1.1 request itself, with 400).
-    expect(await rawStatus(s.url, 'GET /healthz HTTP/1.0\r\n\r\n')).toBe(403);
+    expect((await rawAnswer(s.url, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(403);
     expect((await ask(s.url, '/healthz', 'localhost.evil.example')).status).toBe(403);
     expect((await ask(s.url, '/healthz', '127.0.0.1.evil.example')).status).toBe(403);
+  });
+
+  it('names the Host it refused, or its absence, and what the server answers to', async () => {
+    const s = await start();
+    const answers =
+      'is not a name of this server; it answers loopback names (localhost, 127.0.0.1, [::1]) and the names listed in http.allowedHosts';
+    const foreign = await ask(s.url, '/v1/status', 'evil.example:8787');
+    expect(JSON.parse(foreign.body)).toMatchObject({
+      error: { message: `the Host "evil.example:8787" ${answers}`, param: 'Host' },
+    });
+    const none = await rawAnswer(s.url, 'GET /v1/status HTTP/1.0\r\n\r\n');
+    expect(JSON.parse(none.body)).toMatchObject({ error: { message: `no Host header ${answers}`, param: 'Host' } });
   });
 
   it('answers loopback names and addresses, with or without the port', async () => {

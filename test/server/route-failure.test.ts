@@ -4,9 +4,9 @@
  * server goes on serving. Driven through an HttpChannel whose ports fail on purpose.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpChannel, type HttpPorts } from '../../src/server/http-channel.ts';
-import { TaskBoard } from '../../src/server/task-board.ts';
+import { HttpChannel } from '../../src/server/http-channel.ts';
 import { TraceFeed } from '../../src/server/trace-feed.ts';
+import { channelPorts } from './channel-ports.ts';
 
 /** A feed whose listening fails after `/v1/events` has sent its head. */
 class BrokenFeed extends TraceFeed {
@@ -27,24 +27,13 @@ afterEach(async () => {
 });
 
 async function open(): Promise<string> {
-  const ports: HttpPorts = {
-    board: new TaskBoard(),
-    bodyTimeoutMs: 2000,
-    token: null,
-    hostCheck: null,
-    submit: () => {
-      throw new Error('not used');
-    },
-    unavailable: () => null,
-    durable: () => Promise.resolve(),
-    nextId: (prefix) => `${prefix}-1`,
+  const ports = channelPorts({
     status: () => {
       throw new Error('the status broke');
     },
     feed: new BrokenFeed(() => ({})),
-    maxWatchers: 4,
     routeFailed: (route, err) => failures.push({ route, err }),
-  };
+  });
   const channel = new HttpChannel(ports);
   channels.push(channel);
   const { port } = await channel.listen('127.0.0.1', 0);
