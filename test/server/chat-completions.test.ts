@@ -22,17 +22,24 @@ async function clientFor(provider?: ScriptedProvider): Promise<{ s: TestServer; 
 describe('serve: the OpenAI-compatible endpoint', () => {
   it('answers a chat.completion with the reply to the last user message', async () => {
     const { client } = await clientFor();
-    const completion = await client.chat.completions.create({
-      model: 'anything',
-      temperature: 0.2,
-      messages: [
-        { role: 'system', content: 'ignored: the agent keeps its own context' },
-        { role: 'user', content: 'first, ignored' },
-        { role: 'assistant', content: 'ignored too' },
-        { role: 'user', content: 'what is on the menu?' },
-      ],
-    });
+    const before = Math.floor(Date.now() / 1000);
+    const { data: completion, response } = await client.chat.completions
+      .create({
+        model: 'anything',
+        temperature: 0.2,
+        messages: [
+          { role: 'system', content: 'ignored: the agent keeps its own context' },
+          { role: 'user', content: 'first, ignored' },
+          { role: 'assistant', content: 'ignored too' },
+          { role: 'user', content: 'what is on the menu?' },
+        ],
+      })
+      .withResponse();
     expect(completion.object).toBe('chat.completion');
+    expect(completion.id).toBe(`chatcmpl-${response.headers.get('homeagent-task')}`);
+    expect(completion.created).toBeGreaterThanOrEqual(before);
+    expect(completion.created).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+    expect(completion.choices[0]?.message).toMatchObject({ role: 'assistant', refusal: null });
     expect(completion.model).toBe('anything');
     expect(completion.choices[0]?.finish_reason).toBe('stop');
     expect(completion.choices[0]?.message.content).toContain('You said: "what is on the menu?"');
@@ -40,21 +47,45 @@ describe('serve: the OpenAI-compatible endpoint', () => {
 
   it('streams chat.completion.chunk events, one per text chunk, ending in [DONE]', async () => {
     const { client } = await clientFor(new ScriptedProvider());
-    const stream = await client.chat.completions.create({
-      model: 'm',
-      stream: true,
-      messages: [{ role: 'user', content: 'slow chat' }],
-    });
+    const before = Math.floor(Date.now() / 1000);
+    const { data: stream, response } = await client.chat.completions
+      .create({
+        model: 'm',
+        stream: true,
+        messages: [{ role: 'user', content: 'slow chat' }],
+      })
+      .withResponse();
     const deltas: string[] = [];
+    const firsts: unknown[] = [];
     let finish: string | null = null;
     for await (const chunk of stream) {
+      if (firsts.length === 0) firsts.push(chunk.choices[0]?.delta);
       expect(chunk.object).toBe('chat.completion.chunk');
+      expect(chunk.id).toBe(`chatcmpl-${response.headers.get('homeagent-task')}`);
+      expect(chunk.created).toBeGreaterThanOrEqual(before);
+      expect(chunk.created).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
       const choice = chunk.choices[0];
       if (choice?.delta.content) deltas.push(choice.delta.content);
       finish = choice?.finish_reason ?? finish;
     }
+    expect(firsts).toEqual([{ role: 'assistant', content: '' }]);
     expect(deltas).toEqual(SLOW_CHUNKS);
     expect(finish).toBe('stop');
+  });
+
+  it('a task that failed without a reason is named by its terminal and its reply alone', async () => {
+    const { client } = await clientFor(new ScriptedProvider());
+    const err = await client.chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: 'fail now' }] })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).status).toBe(500);
+    expect((err as APIError).error).toMatchObject({
+      message: expect.stringMatching(/^task http-1 ended failed: processing error: model call failed: /),
+    });
   });
 
   it('a task that ends otherwise than done is an error naming its terminal, and is not retried', async () => {

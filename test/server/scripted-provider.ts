@@ -6,6 +6,7 @@
  *  - "recall …"    a memory_recall of "alice", then text;
  *  - "shout …"     a call of the command-line tool `shout` with {"word":"hey"}, then its result as text;
  *  - "chatty …"    the same, but the first turn says "let me check " before its tool call;
+ *  - "fail …"      a model call that fails before its first chunk;
  *  - anything else two quick chunks echoing the message.
  * It honours the abort signal like a real provider.
  */
@@ -61,6 +62,8 @@ export class ScriptedProvider implements Provider {
         return;
       }
       yield { type: 'text', text: `tool said ${request.messages.at(-2)?.content ?? ''}` };
+    } else if (said.startsWith('fail')) {
+      throw new Error('the model is down');
     } else if (said.startsWith('remember')) {
       yield* remember(request.replyIndex);
       return;
