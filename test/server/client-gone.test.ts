@@ -5,9 +5,8 @@
  * counts its live listeners; the tasks it is asked for never end.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpChannel } from '../../src/server/http-channel.ts';
 import { TaskBoard, type TaskListener } from '../../src/server/task-board.ts';
-import { channelPorts } from './channel-ports.ts';
+import { closeChannels, openChannel } from './channel-ports.ts';
 
 /** A board that counts the listeners that have not stopped listening. */
 class CountingBoard extends TaskBoard {
@@ -26,30 +25,19 @@ class CountingBoard extends TaskBoard {
   }
 }
 
-const channels: HttpChannel[] = [];
-
-afterEach(async () => {
-  for (const channel of channels.splice(0)) {
-    channel.stopAccepting();
-    await channel.closed(100);
-  }
-});
+afterEach(closeChannels);
 
 async function open(board: CountingBoard): Promise<string> {
   let n = 0;
-  const channel = new HttpChannel(
-    channelPorts({
-      board,
-      nextId: (prefix) => `${prefix}-${++n}`,
-      submit: (sub) => {
-        board.open(sub.id, 'root');
-        return { kind: 'accepted' };
-      },
-    }),
-  );
-  channels.push(channel);
-  const { port } = await channel.listen('127.0.0.1', 0);
-  return `http://127.0.0.1:${port}`;
+  const { url } = await openChannel({
+    board,
+    nextId: (prefix) => `${prefix}-${++n}`,
+    submit: (sub) => {
+      board.open(sub.id, 'root');
+      return { kind: 'accepted' };
+    },
+  });
+  return url;
 }
 
 async function until(done: () => boolean): Promise<void> {

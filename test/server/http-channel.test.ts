@@ -5,24 +5,9 @@
  */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpChannel, type HttpPorts } from '../../src/server/http-channel.ts';
-import { channelPorts } from './channel-ports.ts';
+import { closeChannels, openChannel } from './channel-ports.ts';
 
-const channels: HttpChannel[] = [];
-
-afterEach(async () => {
-  for (const channel of channels.splice(0)) {
-    channel.stopAccepting();
-    await channel.closed(100);
-  }
-});
-
-async function open(overrides: Partial<HttpPorts> = {}): Promise<{ channel: HttpChannel; port: number }> {
-  const channel = new HttpChannel(channelPorts(overrides));
-  channels.push(channel);
-  const { port } = await channel.listen('127.0.0.1', 0);
-  return { channel, port };
-}
+afterEach(closeChannels);
 
 /** Writes `raw` on a new connection and resolves with everything the server sent before it closed. */
 function exchange(port: number, raw: string): Promise<string> {
@@ -40,20 +25,20 @@ describe('HttpChannel', () => {
   // Node checks its timeouts every connectionsCheckingInterval; left at its default (30 s) a client
   // holding its headers back would keep its connection for up to 30 s, past this test's own limit.
   it('cuts a client whose headers do not arrive within the body timeout with 408', { timeout: 10_000 }, async () => {
-    const { port } = await open({ bodyTimeoutMs: 300 });
+    const { port } = await openChannel({ bodyTimeoutMs: 300 });
     const answer = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   });
 
   it('answers an unknown path under /v1/ 404, naming it', async () => {
-    const { port } = await open();
+    const { port } = await openChannel();
     const res = await fetch(`http://127.0.0.1:${port}/v1/nothing/here?x=1`);
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { message: 'no route /v1/nothing/here' } });
   });
 
   it('closed() resolves when the last connection is gone, not at the end of its wait', { timeout: 5_000 }, async () => {
-    const { channel, port } = await open();
+    const { channel, port } = await openChannel();
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     channel.stopAccepting();
     await channel.closed(60_000);

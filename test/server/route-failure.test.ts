@@ -4,9 +4,8 @@
  * server goes on serving. Driven through an HttpChannel whose ports fail on purpose.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpChannel } from '../../src/server/http-channel.ts';
 import { TraceFeed } from '../../src/server/trace-feed.ts';
-import { channelPorts } from './channel-ports.ts';
+import { closeChannels, openChannel } from './channel-ports.ts';
 
 /** A feed whose listening fails after `/v1/events` has sent its head. */
 class BrokenFeed extends TraceFeed {
@@ -16,28 +15,21 @@ class BrokenFeed extends TraceFeed {
 }
 
 const failures: { route: string; err: unknown }[] = [];
-const channels: HttpChannel[] = [];
 
 afterEach(async () => {
   failures.length = 0;
-  for (const channel of channels.splice(0)) {
-    channel.stopAccepting();
-    await channel.closed(100);
-  }
+  await closeChannels();
 });
 
 async function open(): Promise<string> {
-  const ports = channelPorts({
+  const { url } = await openChannel({
     status: () => {
       throw new Error('the status broke');
     },
     feed: new BrokenFeed(() => ({})),
     routeFailed: (route, err) => failures.push({ route, err }),
   });
-  const channel = new HttpChannel(ports);
-  channels.push(channel);
-  const { port } = await channel.listen('127.0.0.1', 0);
-  return `http://127.0.0.1:${port}`;
+  return url;
 }
 
 describe('HttpChannel: a route that throws', () => {
