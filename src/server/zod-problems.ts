@@ -36,10 +36,11 @@ export function check<S extends z.ZodType>(
 function problemsOf(iss: z.core.$ZodIssue): FieldProblem[] {
   const path = iss.path.map((s) => (typeof s === 'number' ? s : String(s)));
   if (iss.code === 'unrecognized_keys') {
-    const allowed = iss.message.startsWith(ALLOWED) ? iss.message.slice(ALLOWED.length) : '';
+    // Every strict object at these boundaries is made by strictObject(), whose issue carries its keys.
+    const allowed = iss.message.slice(ALLOWED.length);
     return iss.keys.map((key) => ({
       path: formatPath([...path, key]),
-      message: `unknown field${allowed === '' ? '' : `; the allowed fields here are: ${allowed}`}`,
+      message: `unknown field; the allowed fields here are: ${allowed}`,
     }));
   }
   return [{ path: formatPath(path), message: iss.message }];
