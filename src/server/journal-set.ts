@@ -19,7 +19,7 @@ export class JournalSet {
   /** Settles once every line written so far is durable in the write-ahead log (its `journal.sync`). */
   durable(): Promise<void> {
     const waits = this.journals.flatMap(({ commit }) => (commit === undefined ? [] : [commit.durable()]));
-    return waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined);
+    return Promise.all(waits).then(() => undefined);
   }
 
   get empty(): boolean {
