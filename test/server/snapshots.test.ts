@@ -147,6 +147,25 @@ describe('serve: snapshots', () => {
     ]);
   });
 
+  it('a snapshot that lets several segments go names each of them, in order', async () => {
+    const dataDir = join(root, 'several');
+    for (let run = 1; run <= 2; run += 1) {
+      const s = await start(dataDir, { keepSegments: 9 });
+      expect(await ask(s, `run ${run}`)).toMatchObject({ terminal: 'done' });
+      await s.stop();
+    }
+    const last = await start(dataDir, { keepSegments: 0 });
+    await last.stop();
+    const message = serveLines(last.logs, 'snapshot').at(-1)?.message ?? '';
+    const dir = join(dataDir, 'journal');
+    expect(message).toMatch(
+      new RegExp(
+        `; deleted the segments it covers: ${join(dir, 'segment-000001.jsonl')}, ${join(dir, 'segment-000002.jsonl')}$`,
+      ),
+    );
+    expect(files(dataDir, 'segment-')).toEqual(['segment-000003.jsonl']);
+  });
+
   it('a start from a snapshot counts only the events after it toward the next snapshot', async () => {
     const dataDir = join(root, 'counting');
     const first = await start(dataDir);
