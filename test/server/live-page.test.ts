@@ -66,7 +66,12 @@ describe('GET /, the live page', () => {
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'self'");
+    // Never cached, no referrer sent on, no content sniffing.
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     const html = await res.text();
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(html)));
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('/v1/events');
     expect(html).not.toMatch(/(src|href)="?https?:/);
