@@ -5,14 +5,13 @@
  * fetch cannot send a Host of its choosing, so these requests go through node:http.
  */
 import { request } from 'node:http';
-import { connect } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostCheck, hostName } from '../../src/server/host-check.ts';
 import { resolveSettings } from '../../src/server/settings.ts';
-import { startTestServer, type TestServer } from './support.ts';
+import { rawRequest, startTestServer, type TestServer } from './support.ts';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -47,24 +46,6 @@ function ask(url: string, path: string, host: string, method = 'GET', body?: str
   });
 }
 
-/** The answer to a raw request written on a socket to the server. */
-function rawAnswer(url: string, raw: string): Promise<Answer> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(raw));
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (d: string) => (text += d));
-    socket.on('end', () =>
-      resolve({
-        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0),
-        body: text.slice(text.indexOf('\r\n\r\n') + 4),
-      }),
-    );
-    socket.on('error', reject);
-  });
-}
-
 describe('serve: the Host check (DNS rebinding)', () => {
   it('refuses a foreign Host with 403 on every route, the live page and /healthz included, and submits nothing', async () => {
     const s = await start();
@@ -77,7 +58,7 @@ describe('serve: the Host check (DNS rebinding)', () => {
     expect(JSON.parse(posted.body)).toMatchObject({ error: { message: expect.stringContaining('http.allowedHosts') } });
     expect(s.logs.some((l) => l.includes('"task.submitted"'))).toBe(false);
     // HTTP/1.0 allows a request without Host (node refuses such an HTTP/1.1 request itself, with 400).
-    expect((await rawAnswer(s.url, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(403);
+    expect((await rawRequest(s.url, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(403);
     expect((await ask(s.url, '/healthz', 'localhost.evil.example')).status).toBe(403);
     expect((await ask(s.url, '/healthz', '127.0.0.1.evil.example')).status).toBe(403);
   });
@@ -90,7 +71,7 @@ describe('serve: the Host check (DNS rebinding)', () => {
     expect(JSON.parse(foreign.body)).toMatchObject({
       error: { message: `the Host "evil.example:8787" ${answers}`, param: 'Host' },
     });
-    const none = await rawAnswer(s.url, 'GET /v1/status HTTP/1.0\r\n\r\n');
+    const none = await rawRequest(s.url, 'GET /v1/status HTTP/1.0\r\n\r\n');
     expect(JSON.parse(none.body)).toMatchObject({ error: { message: `no Host header ${answers}`, param: 'Host' } });
   });
 

@@ -3,31 +3,19 @@
  * unknown /v1 path, and a close that resolves as soon as the last connection is gone. Real sockets;
  * no kernel behind the ports.
  */
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeChannels, openChannel } from './channel-ports.ts';
+import { rawRequest } from './support.ts';
 
 afterEach(closeChannels);
-
-/** Writes `raw` on a new connection and resolves with everything the server sent before it closed. */
-function exchange(port: number, raw: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (d: string) => (text += d));
-    socket.on('close', () => resolve(text));
-    socket.on('error', reject);
-  });
-}
 
 describe('HttpChannel', () => {
   // Node checks its timeouts every connectionsCheckingInterval; left at its default (30 s) a client
   // holding its headers back would keep its connection for up to 30 s, past this test's own limit.
   it('cuts a client whose headers do not arrive within the body timeout with 408', { timeout: 10_000 }, async () => {
-    const { port } = await openChannel({ bodyTimeoutMs: 300 });
-    const answer = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    const { url } = await openChannel({ bodyTimeoutMs: 300 });
+    const answer = await rawRequest(url, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+    expect(answer.status).toBe(408);
   });
 
   it('answers an unknown path under /v1/ 404, naming it', async () => {

@@ -7,13 +7,12 @@
  * by channel), the model id, and the ids serve gives (the counter file reserved ID_BLOCK at a time).
  */
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDED_TASKS_KEPT } from '../../src/server/task-board.ts';
 import { ID_BLOCK, TASK_IDS_FILE } from '../../src/server/task-ids.ts';
 import { ScriptedProvider } from './scripted-provider.ts';
-import { parseSse, postJson, startTestServer, type TestServer } from './support.ts';
+import { parseSse, postJson, rawRequest, startTestServer, type TestServer } from './support.ts';
 
 interface Answer {
   readonly status: number;
@@ -147,10 +146,10 @@ describe('serve: the ids a request names', () => {
   it("a task id up to Node's 16 KiB request head is an unknown task (404); a longer one is 431 without a body", async () => {
     const head = (id: string): string => `GET /v1/tasks/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
     const long = 'a'.repeat(16 * 1024 - 512);
-    const fits = await rawRequest(s, head(long));
+    const fits = await rawRequest(s.url, head(long));
     expect(fits.status).toBe(404);
     expect(JSON.parse(fits.body)).toEqual(notFound(long));
-    const over = await rawRequest(s, head('a'.repeat(16 * 1024)));
+    const over = await rawRequest(s.url, head('a'.repeat(16 * 1024)));
     expect(over).toEqual({ status: 431, body: '' });
   });
 
@@ -180,7 +179,7 @@ describe('serve: the ids a request names', () => {
   it('an Idempotency-Key with a character outside printable ASCII is 400 naming the header', async () => {
     for (const key of ['tab\there', 'caf\u00e9']) {
       const refused = await rawRequest(
-        s,
+        s.url,
         `POST /v1/inputs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nIdempotency-Key: ${key}\r\n` +
           `Content-Length: 12\r\nConnection: close\r\n\r\n{"text":"x"}`,
         'latin1',
@@ -234,23 +233,3 @@ describe('serve: the ids a request names', () => {
     expect(await other.json()).toMatchObject({ error: { type: 'not_found_error', param: 'model' } });
   });
 });
-
-/** Sends a request's bytes as they are on a fresh connection; the status and body of the answer. */
-function rawRequest(
-  s: TestServer,
-  text: string,
-  encoding: BufferEncoding = 'utf8',
-): Promise<{ status: number; body: string }> {
-  const url = new URL(s.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(Buffer.from(text, encoding)));
-    let received = '';
-    socket.on('data', (part: Buffer) => (received += part.toString('utf8')));
-    socket.on('end', () => {
-      // Every answer here has a Content-Length (or no body at all): the body is what follows the head.
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0);
-      resolve({ status, body: received.slice(received.indexOf('\r\n\r\n') + 4) });
-    });
-    socket.on('error', reject);
-  });
-}

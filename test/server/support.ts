@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Provider } from '../../src/kernel/index.ts';
@@ -145,6 +146,28 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
+  });
+}
+
+/**
+ * Writes a request's bytes as they are on a fresh connection to the server at `url`, and resolves once
+ * the server closes it: the status, and the body after the head.
+ */
+export function rawRequest(
+  url: string,
+  text: string,
+  encoding: BufferEncoding = 'utf8',
+): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(Buffer.from(text, encoding)));
+    let received = '';
+    socket.on('data', (part: Buffer) => (received += part.toString('utf8')));
+    socket.on('close', () => {
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(received)?.[1] ?? 0);
+      resolve({ status, body: received.slice(received.indexOf('\r\n\r\n') + 4) });
+    });
+    socket.on('error', reject);
   });
 }
 
