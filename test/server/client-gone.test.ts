@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskBoard, type TaskListener } from '../../src/server/task-board.ts';
 import { closeChannels, openChannel } from './channel-ports.ts';
+import { waitFor } from './support.ts';
 
 /** A board that counts the listeners that have not stopped listening. */
 class CountingBoard extends TaskBoard {
@@ -40,21 +41,17 @@ async function open(board: CountingBoard): Promise<string> {
   return url;
 }
 
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 /** Asks, waits until the request listens, goes away, and gives the listeners left after that. */
 async function goAway(board: CountingBoard, url: string, init: RequestInit): Promise<number> {
   const abort = new AbortController();
   const answer = fetch(url, { ...init, signal: abort.signal })
     .then((res) => res.text())
     .catch(() => 'aborted');
-  await until(() => board.live === 1);
+  await waitFor(() => board.live === 1);
   abort.abort();
   await answer;
   // The server sees the connection close a moment after the client: give it up to a second.
-  for (let i = 0; i < 200 && board.live > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(() => board.live === 0, 1000).catch(() => undefined);
   return board.live;
 }
 
